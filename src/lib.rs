@@ -1,0 +1,15 @@
+//! argon-sandbox: a real-time, interactive Lennard-Jones argon fluid sandbox.
+//!
+//! Data flows one way: `scene` describes a system, `sim` backends advance it (`physics`
+//! holds the contract they share), `analysis` turns state into observables, `io` reads and
+//! writes files, and `cli` drives it all from the command line. See ARCHITECTURE.md.
+
+pub mod analysis;
+pub mod cli;
+pub mod io;
+pub mod physics;
+pub mod rng;
+pub mod scene;
+pub mod shapes;
+pub mod sim;
+pub mod units;

@@ -1,0 +1,10 @@
+//! The physics contract every backend meets: parameters, the LJ pair evaluator, the 9-3 wall
+//! evaluator, the obstacle signed-distance field, initial states and thermostat arithmetic.
+//! Backends call into these; nothing here knows which backend runs.
+
+pub mod init;
+pub mod lj;
+pub mod obstacles;
+pub mod params;
+pub mod real;
+pub mod wall;

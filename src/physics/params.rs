@@ -1,0 +1,431 @@
+//! The physical parameters every backend obeys: box and boundaries, pair potential, walls,
+//! obstacles, body forces, thermostat, integrator, and the numerical choices (algorithm,
+//! precision, block size). All values are in reduced LJ units.
+//!
+//! Plain data only: no backend state, no UI. Validation of user-facing values lives in
+//! [`SimParams::validate`], so the CLI, scene loader and app share one set of rules.
+
+use serde::{Deserialize, Serialize};
+
+/// Periodic or walled, per axis.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Boundary {
+    Periodic,
+    Wall,
+}
+
+/// The simulation box `[lo, hi)` with a boundary kind per axis.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SimBox {
+    pub lo: [f64; 3],
+    pub hi: [f64; 3],
+    pub periodic: [bool; 3],
+}
+
+impl SimBox {
+    /// A box from the origin with the given edge lengths.
+    pub fn new(size: [f64; 3], periodic: [bool; 3]) -> Self {
+        SimBox { lo: [0.0; 3], hi: size, periodic }
+    }
+
+    pub fn length(&self) -> [f64; 3] {
+        [self.hi[0] - self.lo[0], self.hi[1] - self.lo[1], self.hi[2] - self.lo[2]]
+    }
+
+    pub fn volume(&self) -> f64 {
+        let l = self.length();
+        l[0] * l[1] * l[2]
+    }
+
+    pub fn fully_periodic(&self) -> bool {
+        self.periodic.iter().all(|&p| p)
+    }
+
+    /// Displacement a - b under the minimum-image convention on periodic axes.
+    pub fn min_image(&self, a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
+        let l = self.length();
+        let mut d = [a[0] - b[0], a[1] - b[1], a[2] - b[2]];
+        for k in 0..3 {
+            if self.periodic[k] {
+                d[k] -= l[k] * (d[k] / l[k]).round();
+            }
+        }
+        d
+    }
+
+    /// Wrap a position into `[lo, hi)` on periodic axes; walled axes are left alone.
+    pub fn wrap(&self, mut x: [f64; 3]) -> [f64; 3] {
+        let l = self.length();
+        for k in 0..3 {
+            if self.periodic[k] {
+                let mut v = x[k] - self.lo[k];
+                v -= l[k] * (v / l[k]).floor();
+                if v >= l[k] {
+                    v -= l[k];
+                }
+                x[k] = self.lo[k] + v;
+            }
+        }
+        x
+    }
+}
+
+/// How temperature is controlled. Target temperatures live in [`SimParams::temperature`].
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub enum Thermostat {
+    /// Plain velocity Verlet, constant energy.
+    Nve,
+    /// Berendsen weak coupling with time constant `tau` (reduced time).
+    Berendsen { tau: f64 },
+    /// Bussi-Donadio-Parrinello stochastic velocity rescaling with time constant `tau`.
+    Csvr { tau: f64 },
+    /// Langevin dynamics with damping time `damp` (friction 1/damp).
+    Langevin { damp: f64 },
+}
+
+impl Thermostat {
+    pub fn name(&self) -> &'static str {
+        match self {
+            Thermostat::Nve => "nve",
+            Thermostat::Berendsen { .. } => "berendsen",
+            Thermostat::Csvr { .. } => "csvr",
+            Thermostat::Langevin { .. } => "langevin",
+        }
+    }
+}
+
+/// The force algorithm. The CPU backend maps `AllPairsGlobal` to a plain O(N^2) loop and
+/// `AllPairsTiled` to a cache-blocked one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, clap::ValueEnum)]
+pub enum Algorithm {
+    /// Pick by atom count.
+    Auto,
+    /// All pairs, every other atom read from (global) memory.
+    #[value(name = "allpairs-global")]
+    AllPairsGlobal,
+    /// All pairs, positions staged in tiles (shared memory on the GPU, cache blocks on the CPU).
+    #[value(name = "allpairs-tiled")]
+    AllPairsTiled,
+    /// Cell list, 27 neighbouring cells scanned every step.
+    Cells,
+    /// Verlet neighbour list with a skin, built from a cell list.
+    Neighbors,
+}
+
+impl Algorithm {
+    pub const CONCRETE: [Algorithm; 4] =
+        [Algorithm::AllPairsGlobal, Algorithm::AllPairsTiled, Algorithm::Cells, Algorithm::Neighbors];
+
+    pub fn name(&self) -> &'static str {
+        match self {
+            Algorithm::Auto => "auto",
+            Algorithm::AllPairsGlobal => "allpairs-global",
+            Algorithm::AllPairsTiled => "allpairs-tiled",
+            Algorithm::Cells => "cells",
+            Algorithm::Neighbors => "neighbors",
+        }
+    }
+
+    /// The algorithm `Auto` stands for at `n` atoms in `sim_box` with interaction range `range`.
+    pub fn resolve(self, n: usize, sim_box: &SimBox, range: f64) -> Algorithm {
+        match self {
+            Algorithm::Auto => {
+                let l = sim_box.length();
+                let cells_fit = l.iter().all(|&x| x >= 3.0 * range);
+                if n < 2_000 || !cells_fit { Algorithm::AllPairsTiled } else { Algorithm::Neighbors }
+            }
+            other => other,
+        }
+    }
+}
+
+/// Floating-point precision of the force and integration arithmetic.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, clap::ValueEnum)]
+pub enum Precision {
+    /// f32 throughout.
+    Single,
+    /// f32 forces; f64 positions, velocities and energy/virial accumulation.
+    Mixed,
+    /// f64 throughout.
+    Double,
+}
+
+impl Precision {
+    pub const ALL: [Precision; 3] = [Precision::Single, Precision::Mixed, Precision::Double];
+
+    pub fn name(&self) -> &'static str {
+        match self {
+            Precision::Single => "single",
+            Precision::Mixed => "mixed",
+            Precision::Double => "double",
+        }
+    }
+}
+
+/// The smooth 9-3 LJ wall (LAMMPS `fix wall/lj93`):
+/// E(d) = epsilon [ (2/15) (sigma/d)^9 - (sigma/d)^3 ] - E(cutoff), for d < cutoff.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct WallParams {
+    pub epsilon: f64,
+    pub sigma: f64,
+    /// The distance where the wall potential ends. At [`WallParams::repulsive_cutoff`] the wall
+    /// is purely repulsive; beyond it the wall attracts (wetting).
+    pub cutoff: f64,
+}
+
+impl WallParams {
+    /// The minimum of the 9-3 potential, (2/5)^(1/6) sigma: cutting there leaves only repulsion.
+    pub fn repulsive_cutoff(sigma: f64) -> f64 {
+        0.4f64.powf(1.0 / 6.0) * sigma
+    }
+
+    pub fn repulsive(epsilon: f64, sigma: f64) -> Self {
+        WallParams { epsilon, sigma, cutoff: Self::repulsive_cutoff(sigma) }
+    }
+}
+
+impl Default for WallParams {
+    fn default() -> Self {
+        WallParams::repulsive(1.0, 1.0)
+    }
+}
+
+/// One atom species: LJ sigma and epsilon (relative to argon) and mass.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Species {
+    pub name: String,
+    pub sigma: f64,
+    pub epsilon: f64,
+    pub mass: f64,
+}
+
+impl Species {
+    pub fn argon() -> Self {
+        Species { name: "Ar".into(), sigma: 1.0, epsilon: 1.0, mass: 1.0 }
+    }
+}
+
+/// Every live-changeable parameter of a simulation.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SimParams {
+    /// Time step (tau).
+    pub dt: f64,
+    /// LJ cutoff radius (sigma), the same for every pair of species.
+    pub cutoff: f64,
+    /// Shift the pair energy to zero at the cutoff.
+    pub shift: bool,
+    /// Neighbour-list skin (sigma).
+    pub skin: f64,
+    /// Target temperature (reduced) for the thermostats.
+    pub temperature: f64,
+    pub thermostat: Thermostat,
+    /// Gravitational acceleration along -y (sigma / tau^2).
+    pub gravity: f64,
+    /// Driving acceleration along +x (sigma / tau^2).
+    pub drive: f64,
+    pub wall: WallParams,
+    /// The obstacles' repulsive 9-3 potential (its cutoff is always the repulsive one).
+    pub obstacle: WallParams,
+    pub species: Vec<Species>,
+    pub algorithm: Algorithm,
+    pub precision: Precision,
+    /// CUDA threads per block (a multiple of 32, at most 1024). The CPU backend ignores it.
+    pub block_size: u32,
+    /// Telemetry (T, energies, pressure) is computed every this many steps.
+    pub telemetry_every: u64,
+    /// Seed of the counter-based random streams (thermostats, velocities).
+    pub seed: u64,
+}
+
+impl Default for SimParams {
+    fn default() -> Self {
+        SimParams {
+            dt: 0.005,
+            cutoff: 2.5,
+            shift: true,
+            skin: 0.3,
+            temperature: 1.0,
+            thermostat: Thermostat::Nve,
+            gravity: 0.0,
+            drive: 0.0,
+            wall: WallParams::default(),
+            obstacle: WallParams::default(),
+            species: vec![Species::argon()],
+            algorithm: Algorithm::Auto,
+            precision: Precision::Double,
+            block_size: 128,
+            telemetry_every: 100,
+            seed: 1,
+        }
+    }
+}
+
+/// A parameter value a person supplied that the physics cannot use.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+#[error("{field} = {value}: {reason}")]
+pub struct ParamError {
+    pub field: &'static str,
+    pub value: String,
+    pub reason: String,
+}
+
+fn check(ok: bool, field: &'static str, value: impl ToString, reason: impl Into<String>) -> Result<(), ParamError> {
+    if ok { Ok(()) } else { Err(ParamError { field, value: value.to_string(), reason: reason.into() }) }
+}
+
+impl SimParams {
+    /// Interaction range used for cells and lists: cutoff + skin.
+    pub fn list_range(&self) -> f64 {
+        self.cutoff + self.skin
+    }
+
+    /// Checks every value against its allowed range, and the cutoff against the box.
+    pub fn validate(&self, sim_box: &SimBox) -> Result<(), ParamError> {
+        check(
+            self.dt.is_finite() && self.dt > 0.0 && self.dt <= 0.05,
+            "dt",
+            self.dt,
+            "allowed range is (0, 0.05] tau; 0.005 is the usual choice",
+        )?;
+        check(
+            self.cutoff.is_finite() && (1.0..=10.0).contains(&self.cutoff),
+            "cutoff",
+            self.cutoff,
+            "allowed range is [1, 10] sigma; 2.5 is the usual choice",
+        )?;
+        check(
+            self.skin.is_finite() && (0.0..=2.0).contains(&self.skin),
+            "skin",
+            self.skin,
+            "allowed range is [0, 2] sigma",
+        )?;
+        check(
+            self.temperature.is_finite() && self.temperature > 0.0 && self.temperature <= 100.0,
+            "temperature",
+            self.temperature,
+            "allowed range is (0, 100] in reduced units (0 to 11,980 K)",
+        )?;
+        match self.thermostat {
+            Thermostat::Nve => {}
+            Thermostat::Berendsen { tau } | Thermostat::Csvr { tau } => check(
+                tau.is_finite() && tau >= self.dt,
+                "thermostat.tau",
+                tau,
+                format!("must be at least one time step ({})", self.dt),
+            )?,
+            Thermostat::Langevin { damp } => check(
+                damp.is_finite() && damp >= self.dt,
+                "thermostat.damp",
+                damp,
+                format!("must be at least one time step ({})", self.dt),
+            )?,
+        }
+        check(
+            self.gravity.is_finite() && self.gravity.abs() <= 10.0,
+            "gravity",
+            self.gravity,
+            "allowed range is [-10, 10] sigma/tau^2",
+        )?;
+        check(
+            self.drive.is_finite() && self.drive.abs() <= 10.0,
+            "drive",
+            self.drive,
+            "allowed range is [-10, 10] sigma/tau^2",
+        )?;
+        for (field, w) in [("wall", &self.wall), ("obstacle", &self.obstacle)] {
+            check(
+                w.epsilon.is_finite() && w.epsilon > 0.0 && w.epsilon <= 100.0,
+                field,
+                w.epsilon,
+                "epsilon must be in (0, 100]",
+            )?;
+            check(w.sigma.is_finite() && (0.1..=5.0).contains(&w.sigma), field, w.sigma, "sigma must be in [0.1, 5]")?;
+            check(
+                w.cutoff.is_finite() && w.cutoff >= 0.5 * w.sigma && w.cutoff <= 5.0 * w.sigma,
+                field,
+                w.cutoff,
+                "cutoff must be in [0.5, 5] wall sigma (0.858 sigma for a purely repulsive wall)",
+            )?;
+        }
+        check(
+            !self.species.is_empty() && self.species.len() <= 16,
+            "species",
+            self.species.len(),
+            "between 1 and 16 species",
+        )?;
+        for s in &self.species {
+            check(
+                s.sigma.is_finite() && (0.2..=5.0).contains(&s.sigma),
+                "species.sigma",
+                s.sigma,
+                "allowed range is [0.2, 5]",
+            )?;
+            check(
+                s.epsilon.is_finite() && s.epsilon > 0.0 && s.epsilon <= 100.0,
+                "species.epsilon",
+                s.epsilon,
+                "allowed range is (0, 100]",
+            )?;
+            check(
+                s.mass.is_finite() && s.mass > 0.0 && s.mass <= 1e4,
+                "species.mass",
+                s.mass,
+                "allowed range is (0, 10000]",
+            )?;
+        }
+        check(
+            self.block_size >= 32 && self.block_size <= 1024 && self.block_size % 32 == 0,
+            "block_size",
+            self.block_size,
+            "must be a multiple of 32 between 32 and 1024",
+        )?;
+        check(self.telemetry_every >= 1, "telemetry_every", self.telemetry_every, "must be at least 1")?;
+        let l = sim_box.length();
+        for k in 0..3 {
+            check(l[k].is_finite() && l[k] > 0.0, "box", l[k], "every box length must be positive")?;
+            if sim_box.periodic[k] {
+                check(
+                    self.cutoff <= 0.5 * l[k],
+                    "cutoff",
+                    self.cutoff,
+                    format!(
+                        "larger than half the periodic box along {} ({:.4} sigma): make the box at least {:.4} sigma long or the cutoff smaller",
+                        ["x", "y", "z"][k],
+                        0.5 * l[k],
+                        2.0 * self.cutoff
+                    ),
+                )?;
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wrap_and_min_image() {
+        let b = SimBox::new([10.0, 10.0, 10.0], [true, true, false]);
+        assert_eq!(b.wrap([-0.5, 10.5, 12.0]), [9.5, 0.5, 12.0]);
+        let d = b.min_image([9.5, 0.5, 9.0], [0.5, 9.5, 1.0]);
+        assert!((d[0] + 1.0).abs() < 1e-12 && (d[1] - 1.0).abs() < 1e-12 && (d[2] - 8.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn cutoff_larger_than_half_box_is_refused() {
+        let p = SimParams::default();
+        let b = SimBox::new([4.0, 10.0, 10.0], [true; 3]);
+        let e = p.validate(&b).unwrap_err();
+        assert_eq!(e.field, "cutoff");
+        assert!(e.reason.contains("half the periodic box along x"), "{e}");
+    }
+
+    #[test]
+    fn block_size_must_be_a_warp_multiple() {
+        let p = SimParams { block_size: 100, ..SimParams::default() };
+        let e = p.validate(&SimBox::new([10.0; 3], [true; 3])).unwrap_err();
+        assert_eq!(e.field, "block_size");
+    }
+}

@@ -1,0 +1,72 @@
+//! The floating-point abstraction the force loops and integrators are generic over, and the
+//! three precision modes as type-level choices (state, force and accumulator types).
+//!
+//! Owns nothing but these traits; every numeric kernel on the CPU is written once over them.
+
+use std::fmt::Debug;
+use std::ops::{AddAssign, SubAssign};
+
+/// f32 or f64.
+pub trait Real: num_traits::Float + AddAssign + SubAssign + Default + Debug + Send + Sync + 'static {
+    fn of(x: f64) -> Self;
+    fn f64(self) -> f64;
+}
+
+impl Real for f32 {
+    #[inline(always)]
+    fn of(x: f64) -> Self {
+        x as f32
+    }
+    #[inline(always)]
+    fn f64(self) -> f64 {
+        self as f64
+    }
+}
+
+impl Real for f64 {
+    #[inline(always)]
+    fn of(x: f64) -> Self {
+        x
+    }
+    #[inline(always)]
+    fn f64(self) -> f64 {
+        self
+    }
+}
+
+/// A precision mode: the type of the integration state, of the force arithmetic, and of
+/// energy/virial accumulation.
+pub trait PrecisionMode: Send + Sync + 'static {
+    type State: Real;
+    type Force: Real;
+    type Accum: Real;
+    const MODE: crate::physics::params::Precision;
+}
+
+/// f32 throughout.
+pub struct Single;
+/// f32 forces, f64 state and accumulation.
+pub struct Mixed;
+/// f64 throughout.
+pub struct Double;
+
+impl PrecisionMode for Single {
+    type State = f32;
+    type Force = f32;
+    type Accum = f32;
+    const MODE: crate::physics::params::Precision = crate::physics::params::Precision::Single;
+}
+
+impl PrecisionMode for Mixed {
+    type State = f64;
+    type Force = f32;
+    type Accum = f64;
+    const MODE: crate::physics::params::Precision = crate::physics::params::Precision::Mixed;
+}
+
+impl PrecisionMode for Double {
+    type State = f64;
+    type Force = f64;
+    type Accum = f64;
+    const MODE: crate::physics::params::Precision = crate::physics::params::Precision::Double;
+}

@@ -1,0 +1,226 @@
+//! The backend-neutral simulation API: the [`Backend`] trait that the CPU and CUDA backends
+//! implement, and the plain data that crosses it (atom state, snapshots, telemetry,
+//! histograms, position targets).
+//!
+//! The trait is shaped for a GPU that keeps all state on the device: one call advances many
+//! steps, telemetry is produced every k steps and drained in batches, analysis is computed
+//! where the atoms live, and positions are written into a buffer the caller owns.
+//! This module must not know about any UI, renderer or file format.
+
+pub mod cpu;
+mod select;
+
+pub use select::{BackendChoice, open_backend};
+
+use std::sync::Arc;
+
+use crate::physics::obstacles::ObstacleField;
+use crate::physics::params::{ParamError, SimBox, SimParams};
+
+/// Positions, velocities and species of every atom, in canonical order, on the host (f64).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct AtomState {
+    pub positions: Vec<[f64; 3]>,
+    pub velocities: Vec<[f64; 3]>,
+    /// Index into [`SimParams::species`].
+    pub types: Vec<u32>,
+}
+
+impl AtomState {
+    pub fn len(&self) -> usize {
+        self.positions.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.positions.is_empty()
+    }
+
+    /// Appends all atoms of `other`.
+    pub fn extend(&mut self, other: &AtomState) {
+        self.positions.extend_from_slice(&other.positions);
+        self.velocities.extend_from_slice(&other.velocities);
+        self.types.extend_from_slice(&other.types);
+    }
+}
+
+/// Everything needed to resume a trajectory exactly: state, clock and random-stream position.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Snapshot {
+    pub sim_box: SimBox,
+    pub atoms: AtomState,
+    pub step: u64,
+    /// Simulated time (tau) since the start.
+    pub time: f64,
+}
+
+/// Observables at one step. Energies are totals (not per atom); see the `_per_atom` helpers.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Telemetry {
+    pub step: u64,
+    pub time: f64,
+    pub n_atoms: usize,
+    /// Degrees of freedom used for the temperature.
+    pub dof: f64,
+    pub temperature: f64,
+    pub kinetic_energy: f64,
+    /// Pair (LJ) energy.
+    pub pair_energy: f64,
+    /// Energy of walls, obstacles and gravity (drive too, along a walled x).
+    pub external_energy: f64,
+    /// Virial sum over pairs plus wall and obstacle terms, sum of r . f.
+    pub virial: f64,
+    pub pressure: f64,
+    pub momentum: [f64; 3],
+    /// Speed of the last `advance` call.
+    pub steps_per_s: f64,
+}
+
+impl Telemetry {
+    pub fn potential_energy(&self) -> f64 {
+        self.pair_energy + self.external_energy
+    }
+
+    pub fn total_energy(&self) -> f64 {
+        self.kinetic_energy + self.potential_energy()
+    }
+
+    fn per_atom(&self, x: f64) -> f64 {
+        if self.n_atoms == 0 { 0.0 } else { x / self.n_atoms as f64 }
+    }
+
+    pub fn ke_per_atom(&self) -> f64 {
+        self.per_atom(self.kinetic_energy)
+    }
+
+    pub fn pe_per_atom(&self) -> f64 {
+        self.per_atom(self.potential_energy())
+    }
+
+    pub fn etotal_per_atom(&self) -> f64 {
+        self.per_atom(self.total_energy())
+    }
+}
+
+/// A histogram over `[lo, hi)` with equal bins; `values` are already normalised as described
+/// by the function that made it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Histogram {
+    pub lo: f64,
+    pub hi: f64,
+    pub values: Vec<f64>,
+}
+
+impl Histogram {
+    pub fn bin_width(&self) -> f64 {
+        (self.hi - self.lo) / self.values.len() as f64
+    }
+
+    pub fn bin_centre(&self, i: usize) -> f64 {
+        self.lo + (i as f64 + 0.5) * self.bin_width()
+    }
+}
+
+/// Which scalar goes into the fourth component of each published position.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+pub enum ColourScalar {
+    /// |v| in sigma/tau.
+    #[default]
+    Speed,
+    /// m v^2 / 2 in epsilon.
+    KineticEnergy,
+    /// y in sigma.
+    Height,
+    /// The species index.
+    Species,
+}
+
+/// Where [`Backend::write_positions`] puts the `[x, y, z, colour]` f32 quadruples.
+pub enum PositionTarget<'a> {
+    /// Host memory (the fallback path).
+    Host(&'a mut [[f32; 4]]),
+    /// A device pointer the backend's own device can write (zero-copy interop), with room
+    /// for `len` quadruples.
+    Device { ptr: u64, len: usize },
+}
+
+/// What to do with atoms found inside a newly placed obstacle.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+pub enum CaughtAtoms {
+    /// Delete them.
+    #[default]
+    Remove,
+    /// Move them out along the distance gradient to just outside the surface.
+    PushOut,
+}
+
+/// Which atoms an edit applies to.
+#[derive(Clone, Debug, PartialEq)]
+pub enum AtomSelection {
+    /// Canonical indices.
+    Indices(Vec<usize>),
+    /// Atoms whose (x, y) lies within `radius` of `centre` (a brush in the front view).
+    Disc { centre: [f64; 2], radius: f64 },
+}
+
+/// Describes the backend and device for status lines.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BackendInfo {
+    /// "cpu" or "cuda".
+    pub kind: &'static str,
+    /// A human description: CPU model and threads, or GPU name.
+    pub device: String,
+}
+
+/// Everything that can go wrong inside a backend.
+#[derive(Debug, thiserror::Error)]
+pub enum SimError {
+    #[error("invalid parameter {0}")]
+    Param(#[from] ParamError),
+    #[error("the simulation blew up at step {step}: {what}. {hint}")]
+    BlowUp { step: u64, what: String, hint: String },
+    #[error("{0}")]
+    Invalid(String),
+    #[error(
+        "{what} needs {needed_mb:.0} MB but only {available_mb:.0} MB are available; the largest system that fits has about {max_atoms} atoms"
+    )]
+    OutOfMemory { what: String, needed_mb: f64, available_mb: f64, max_atoms: usize },
+    #[error("device error: {0}")]
+    Device(String),
+}
+
+/// The simulation engine interface shared by the CPU and CUDA backends.
+pub trait Backend: Send {
+    fn info(&self) -> BackendInfo;
+    fn n_atoms(&self) -> usize;
+    /// Steps taken since the start (continues across snapshots).
+    fn step(&self) -> u64;
+    fn sim_box(&self) -> SimBox;
+    fn params(&self) -> &SimParams;
+    /// Changes any parameter live: dt, cutoff, thermostat, target T, body forces, walls,
+    /// algorithm, precision, block size. State is kept; invalid values are refused.
+    fn set_params(&mut self, params: SimParams) -> Result<(), SimError>;
+    /// Advances `steps` velocity-Verlet steps, producing telemetry every
+    /// `params.telemetry_every` steps (step numbers divisible by it).
+    fn advance(&mut self, steps: u64) -> Result<(), SimError>;
+    /// Telemetry produced since the last drain, oldest first.
+    fn drain_telemetry(&mut self) -> Vec<Telemetry>;
+    /// Telemetry of the current state, computed now.
+    fn measure(&mut self) -> Result<Telemetry, SimError>;
+    /// Replaces the obstacle field (None: no obstacles). Returns how many atoms were caught
+    /// inside and removed or pushed out.
+    fn set_obstacles(&mut self, field: Option<Arc<ObstacleField>>, caught: CaughtAtoms) -> Result<usize, SimError>;
+    /// Appends atoms (velocities included) after the existing ones.
+    fn add_atoms(&mut self, atoms: &AtomState) -> Result<(), SimError>;
+    /// Removes the selected atoms; returns how many were removed.
+    fn remove_atoms(&mut self, which: &AtomSelection) -> Result<usize, SimError>;
+    fn snapshot(&mut self) -> Result<Snapshot, SimError>;
+    fn restore(&mut self, snapshot: &Snapshot) -> Result<(), SimError>;
+    /// Radial distribution function g(r) over `bins` bins up to `r_max`.
+    fn rdf(&mut self, bins: usize, r_max: f64) -> Result<Histogram, SimError>;
+    /// Probability density of the speed over `bins` bins up to `v_max`.
+    fn speed_histogram(&mut self, bins: usize, v_max: f64) -> Result<Histogram, SimError>;
+    /// Number density along y over `bins` slabs spanning the box.
+    fn density_profile(&mut self, bins: usize) -> Result<Histogram, SimError>;
+    /// Writes `[x, y, z, colour]` for every atom in canonical order.
+    fn write_positions(&mut self, target: PositionTarget<'_>, colour: ColourScalar) -> Result<(), SimError>;
+}
