@@ -4,12 +4,14 @@
 //! Owns nothing but these traits; every numeric kernel on the CPU is written once over them.
 
 use std::fmt::Debug;
-use std::ops::{AddAssign, SubAssign};
+use std::ops::{AddAssign, MulAssign, SubAssign};
 
 /// f32 or f64.
-pub trait Real: num_traits::Float + AddAssign + SubAssign + Default + Debug + Send + Sync + 'static {
+pub trait Real: num_traits::Float + AddAssign + SubAssign + MulAssign + Default + Debug + Send + Sync + 'static {
     fn of(x: f64) -> Self;
     fn f64(self) -> f64;
+    /// Round to nearest, ties to even (one SIMD instruction, unlike `round`).
+    fn rint(self) -> Self;
 }
 
 impl Real for f32 {
@@ -21,6 +23,10 @@ impl Real for f32 {
     fn f64(self) -> f64 {
         self as f64
     }
+    #[inline(always)]
+    fn rint(self) -> Self {
+        self.round_ties_even()
+    }
 }
 
 impl Real for f64 {
@@ -31,6 +37,10 @@ impl Real for f64 {
     #[inline(always)]
     fn f64(self) -> f64 {
         self
+    }
+    #[inline(always)]
+    fn rint(self) -> Self {
+        self.round_ties_even()
     }
 }
 

@@ -1,1 +1,257 @@
-//! The multithreaded CPU backend.
+//! The multithreaded CPU backend (rayon), generic over single / mixed / double precision,
+//! with all four force algorithms. Implements [`Backend`] for machines without a usable GPU
+//! and serves as the reference the CUDA backend is checked against.
+//!
+//! Owns the CPU-side state; it never touches UI or rendering code.
+
+mod cells;
+mod external;
+mod forces;
+mod kernels;
+mod neighbors;
+mod observe;
+pub mod simd;
+mod state;
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use self::state::{CpuSim, Ctx};
+use super::{
+    AtomSelection, AtomState, Backend, BackendInfo, CaughtAtoms, ColourScalar, Histogram, PositionTarget, SimError,
+    Snapshot, Telemetry,
+};
+use crate::analysis;
+use crate::physics::obstacles::ObstacleField;
+use crate::physics::params::{Precision, SimBox, SimParams};
+use crate::physics::real::{Double, Mixed, Single};
+
+enum Engine {
+    Single(CpuSim<Single>),
+    Mixed(CpuSim<Mixed>),
+    Double(CpuSim<Double>),
+}
+
+macro_rules! with_sim {
+    ($engine:expr, $s:ident => $body:expr) => {
+        match $engine {
+            Engine::Single($s) => $body,
+            Engine::Mixed($s) => $body,
+            Engine::Double($s) => $body,
+        }
+    };
+}
+
+impl Engine {
+    fn new(precision: Precision, s: &Snapshot) -> Engine {
+        match precision {
+            Precision::Single => Engine::Single(CpuSim::from_snapshot(s)),
+            Precision::Mixed => Engine::Mixed(CpuSim::from_snapshot(s)),
+            Precision::Double => Engine::Double(CpuSim::from_snapshot(s)),
+        }
+    }
+}
+
+/// The CPU backend.
+pub struct CpuBackend {
+    params: SimParams,
+    engine: Engine,
+    field: Option<Arc<ObstacleField>>,
+    telemetry: Vec<Telemetry>,
+}
+
+/// Checks atoms against the box and species before they enter a backend.
+pub fn check_atoms(atoms: &AtomState, params: &SimParams) -> Result<(), SimError> {
+    let n = atoms.len();
+    if atoms.velocities.len() != n || atoms.types.len() != n {
+        return Err(SimError::Invalid(format!(
+            "atom arrays differ in length: {n} positions, {} velocities, {} types",
+            atoms.velocities.len(),
+            atoms.types.len()
+        )));
+    }
+    if n > u32::MAX as usize / 2 {
+        return Err(SimError::Invalid(format!("{n} atoms is more than this program supports (2^31)")));
+    }
+    for i in 0..n {
+        let (p, v) = (atoms.positions[i], atoms.velocities[i]);
+        if !p.iter().chain(v.iter()).all(|x| x.is_finite()) {
+            return Err(SimError::Invalid(format!("atom {i} has a non-finite position or velocity")));
+        }
+        if atoms.types[i] as usize >= params.species.len() {
+            return Err(SimError::Invalid(format!(
+                "atom {i} has species {} but only {} species are defined",
+                atoms.types[i],
+                params.species.len()
+            )));
+        }
+    }
+    Ok(())
+}
+
+fn make_ctx<'a>(params: &'a SimParams, field: Option<&'a ObstacleField>, engine: &Engine) -> Ctx<'a> {
+    let (n, b) = with_sim!(engine, s => (s.n(), s.sim_box));
+    Ctx {
+        params,
+        algorithm: params.algorithm.resolve(n, &b, params.list_range()),
+        field,
+        masses: params.species.iter().map(|s| s.mass).collect(),
+        dof: analysis::degrees_of_freedom(n, &b, params, field.is_some()),
+    }
+}
+
+impl CpuBackend {
+    /// A backend for `atoms` in `sim_box` with `params`, optionally with obstacles.
+    pub fn new(
+        sim_box: SimBox,
+        params: SimParams,
+        atoms: &AtomState,
+        field: Option<Arc<ObstacleField>>,
+    ) -> Result<CpuBackend, SimError> {
+        params.validate(&sim_box)?;
+        check_atoms(atoms, &params)?;
+        let snap = Snapshot { sim_box, atoms: atoms.clone(), step: 0, time: 0.0 };
+        Ok(CpuBackend { engine: Engine::new(params.precision, &snap), params, field, telemetry: Vec::new() })
+    }
+
+    /// The algorithm that actually runs (Auto resolved).
+    pub fn resolved_algorithm(&self) -> crate::physics::params::Algorithm {
+        self.params.algorithm.resolve(self.n_atoms(), &self.sim_box(), self.params.list_range())
+    }
+
+    /// Rebuilds the engine from a snapshot, keeping the precision.
+    fn reload(&mut self, snap: &Snapshot) {
+        self.engine = Engine::new(self.params.precision, snap);
+    }
+}
+
+impl Backend for CpuBackend {
+    fn info(&self) -> BackendInfo {
+        BackendInfo {
+            kind: "cpu",
+            device: format!("CPU, {} threads, {}", rayon::current_num_threads(), simd::level().name()),
+        }
+    }
+
+    fn n_atoms(&self) -> usize {
+        with_sim!(&self.engine, s => s.n())
+    }
+
+    fn step(&self) -> u64 {
+        with_sim!(&self.engine, s => s.step)
+    }
+
+    fn sim_box(&self) -> SimBox {
+        with_sim!(&self.engine, s => s.sim_box)
+    }
+
+    fn params(&self) -> &SimParams {
+        &self.params
+    }
+
+    fn set_params(&mut self, params: SimParams) -> Result<(), SimError> {
+        params.validate(&self.sim_box())?;
+        if params.species.len() < self.params.species.len() {
+            let snap = self.snapshot()?;
+            check_atoms(&snap.atoms, &params)?;
+        }
+        let precision_changed = params.precision != self.params.precision;
+        self.params = params;
+        if precision_changed {
+            let snap = with_sim!(&self.engine, s => s.snapshot());
+            self.reload(&snap);
+        } else {
+            with_sim!(&mut self.engine, s => s.invalidate());
+        }
+        Ok(())
+    }
+
+    fn advance(&mut self, steps: u64) -> Result<(), SimError> {
+        let start = Instant::now();
+        let mut out = Vec::new();
+        let ctx = make_ctx(&self.params, self.field.as_deref(), &self.engine);
+        let result = with_sim!(&mut self.engine, s => s.advance(steps, &ctx, &mut out));
+        let rate = steps as f64 / start.elapsed().as_secs_f64().max(1e-9);
+        for t in out.iter_mut() {
+            t.steps_per_s = rate;
+        }
+        self.telemetry.extend(out);
+        result
+    }
+
+    fn drain_telemetry(&mut self) -> Vec<Telemetry> {
+        std::mem::take(&mut self.telemetry)
+    }
+
+    fn measure(&mut self) -> Result<Telemetry, SimError> {
+        let ctx = make_ctx(&self.params, self.field.as_deref(), &self.engine);
+        Ok(with_sim!(&mut self.engine, s => s.measure(&ctx)))
+    }
+
+    fn set_obstacles(&mut self, field: Option<Arc<ObstacleField>>, caught: CaughtAtoms) -> Result<usize, SimError> {
+        let mut snap = self.snapshot()?;
+        let n_caught = match field.as_deref() {
+            Some(f) => observe::resolve_caught(&mut snap.atoms, f, &self.params, caught),
+            None => 0,
+        };
+        self.field = field;
+        self.reload(&snap);
+        Ok(n_caught)
+    }
+
+    fn add_atoms(&mut self, atoms: &AtomState) -> Result<(), SimError> {
+        let mut snap = self.snapshot()?;
+        check_atoms(atoms, &self.params)?;
+        snap.atoms.extend(atoms);
+        self.reload(&snap);
+        Ok(())
+    }
+
+    fn remove_atoms(&mut self, which: &AtomSelection) -> Result<usize, SimError> {
+        let mut snap = self.snapshot()?;
+        let removed = observe::remove(&mut snap.atoms, which);
+        if removed > 0 {
+            self.reload(&snap);
+        }
+        Ok(removed)
+    }
+
+    fn snapshot(&mut self) -> Result<Snapshot, SimError> {
+        Ok(with_sim!(&self.engine, s => s.snapshot()))
+    }
+
+    fn restore(&mut self, snapshot: &Snapshot) -> Result<(), SimError> {
+        self.params.validate(&snapshot.sim_box)?;
+        check_atoms(&snapshot.atoms, &self.params)?;
+        self.reload(snapshot);
+        Ok(())
+    }
+
+    fn rdf(&mut self, bins: usize, r_max: f64) -> Result<Histogram, SimError> {
+        let snap = self.snapshot()?;
+        observe::rdf(&snap, &self.params, self.field.as_deref(), bins, r_max)
+    }
+
+    fn speed_histogram(&mut self, bins: usize, v_max: f64) -> Result<Histogram, SimError> {
+        let snap = self.snapshot()?;
+        observe::speed_histogram(&snap.atoms, bins, v_max)
+    }
+
+    fn density_profile(&mut self, bins: usize) -> Result<Histogram, SimError> {
+        let snap = self.snapshot()?;
+        observe::density_profile(&snap, bins)
+    }
+
+    fn write_positions(&mut self, target: PositionTarget<'_>, colour: ColourScalar) -> Result<(), SimError> {
+        let out = match target {
+            PositionTarget::Host(out) => out,
+            PositionTarget::Device { .. } => {
+                return Err(SimError::Invalid(
+                    "the CPU backend cannot write into device memory; use a host buffer".into(),
+                ));
+            }
+        };
+        let masses: Vec<f64> = self.params.species.iter().map(|s| s.mass).collect();
+        with_sim!(&self.engine, s => observe::publish(&s.pos, &s.vel, &s.types, &s.ids, &masses, colour, out))
+    }
+}

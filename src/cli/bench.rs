@@ -1,0 +1,158 @@
+//! `argon-sandbox bench`: throughput of the LAMMPS `in.lj` system (fcc rho* = 0.8442,
+//! T* = 1.44, r_c = 2.5, skin 0.3) over the backends, algorithms, precisions and sizes given.
+//! Prints a table, and with `--json` one JSON object per case per line.
+//!
+//! `pair_interactions_per_s`: for all-pairs algorithms, N^2 per step (the effective rate the
+//! seed paper and OpenMM quote); for cell and neighbour lists, the ordered pairs inside the
+//! cutoff, N * rho * (4/3) pi r_c^3, per step.
+
+use std::time::Instant;
+
+use anyhow::{Context, Result};
+use clap::Args;
+
+use crate::physics::init::{LatticeKind, lattice_box, maxwell_boltzmann};
+use crate::physics::params::{Algorithm, Precision, SimParams, Thermostat};
+use crate::sim::{AtomState, BackendChoice, open_backend};
+
+#[derive(Args, Debug, Clone)]
+pub struct BenchArgs {
+    /// Backends to measure.
+    #[arg(long, value_enum, num_args = 1.., default_values = ["auto"])]
+    pub backend: Vec<BackendChoice>,
+    /// Force algorithms to measure.
+    #[arg(long, value_enum, num_args = 1.., default_values = ["neighbors"])]
+    pub algorithm: Vec<Algorithm>,
+    /// Precisions to measure.
+    #[arg(long, value_enum, num_args = 1.., default_values = ["single", "double"])]
+    pub precision: Vec<Precision>,
+    /// Atom counts (each rounded to a whole fcc lattice, 4 n^3).
+    #[arg(long = "n", num_args = 1.., default_values = ["32000"])]
+    pub sizes: Vec<usize>,
+    /// Timed steps per repeat.
+    #[arg(long, default_value_t = 200)]
+    pub steps: u64,
+    /// Repeats per case; the median is reported.
+    #[arg(long, default_value_t = 3)]
+    pub repeats: usize,
+    /// Untimed steps before timing.
+    #[arg(long, default_value_t = 20)]
+    pub warmup: u64,
+    /// CUDA threads per block.
+    #[arg(long, default_value_t = 128)]
+    pub block_size: u32,
+    /// Print one JSON object per case per line.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// The in.lj system with about `n` atoms.
+pub fn in_lj_system(n: usize) -> (crate::physics::params::SimBox, AtomState) {
+    let cells = ((n as f64 / 4.0).cbrt().round() as usize).max(3);
+    let (b, pos) = lattice_box(LatticeKind::Fcc, 0.8442, [cells; 3]);
+    let n = pos.len();
+    let vel = maxwell_boltzmann(&vec![1.0; n], 1.44, 3.0 * n as f64 - 3.0, 87287, 0);
+    (b, AtomState { positions: pos, velocities: vel, types: vec![0; n] })
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(|a, b| a.total_cmp(b));
+    let m = v.len() / 2;
+    if v.len() % 2 == 1 { v[m] } else { 0.5 * (v[m - 1] + v[m]) }
+}
+
+/// Peak resident memory of this process in MB (Linux), if known.
+pub fn peak_rss_mb() -> Option<f64> {
+    let s = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = s.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kb: f64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb / 1024.0)
+}
+
+pub fn run(args: &BenchArgs) -> Result<()> {
+    if args.steps == 0 || args.repeats == 0 {
+        anyhow::bail!("--steps and --repeats must be at least 1");
+    }
+    if !args.json {
+        println!(
+            "{:<6} {:<16} {:<7} {:>9} {:>7} {:>10} {:>14} {:>14}",
+            "backend", "algorithm", "prec", "atoms", "steps", "ms/step", "atom-steps/s", "pairs/s"
+        );
+    }
+    for &n_req in &args.sizes {
+        let (sim_box, atoms) = in_lj_system(n_req);
+        let n = atoms.len();
+        for &backend in &args.backend {
+            for &algorithm in &args.algorithm {
+                for &precision in &args.precision {
+                    let params = SimParams {
+                        cutoff: 2.5,
+                        shift: false,
+                        skin: 0.3,
+                        temperature: 1.44,
+                        thermostat: Thermostat::Nve,
+                        algorithm,
+                        precision,
+                        block_size: args.block_size,
+                        telemetry_every: args.steps.max(1),
+                        ..SimParams::default()
+                    };
+                    let (mut sim, _why) = open_backend(backend, sim_box, params, &atoms, None)
+                        .with_context(|| format!("opening the {backend:?} backend"))?;
+                    let info = sim.info();
+                    sim.advance(args.warmup).context("warm-up steps")?;
+                    let mut times = Vec::with_capacity(args.repeats);
+                    for _ in 0..args.repeats {
+                        let t0 = Instant::now();
+                        sim.advance(args.steps).context("timed steps")?;
+                        times.push(t0.elapsed().as_secs_f64() / args.steps as f64);
+                    }
+                    let per_step = median(times);
+                    let resolved = algorithm.resolve(n, &sim_box, 2.8);
+                    let pairs_per_step = match resolved {
+                        Algorithm::AllPairsGlobal | Algorithm::AllPairsTiled => (n as f64) * (n as f64),
+                        _ => n as f64 * 0.8442 * 4.0 / 3.0 * std::f64::consts::PI * 2.5f64.powi(3),
+                    };
+                    let atom_steps = n as f64 / per_step;
+                    let pairs = pairs_per_step / per_step;
+                    if args.json {
+                        let obj = serde_json::json!({
+                            "backend": info.kind,
+                            "device": info.device,
+                            "algorithm": resolved.name(),
+                            "precision": precision.name(),
+                            "n": n,
+                            "steps": args.steps,
+                            "repeats": args.repeats,
+                            "block_size": args.block_size,
+                            "threads": rayon::current_num_threads(),
+                            "ms_per_step": per_step * 1e3,
+                            "atom_steps_per_s": atom_steps,
+                            "pair_interactions_per_s": pairs,
+                            "peak_rss_mb": peak_rss_mb(),
+                        });
+                        println!("{obj}");
+                    } else {
+                        println!(
+                            "{:<6} {:<16} {:<7} {:>9} {:>7} {:>10.4} {:>14.4e} {:>14.4e}",
+                            info.kind,
+                            resolved.name(),
+                            precision.name(),
+                            n,
+                            args.steps,
+                            per_step * 1e3,
+                            atom_steps,
+                            pairs
+                        );
+                    }
+                }
+            }
+        }
+    }
+    if !args.json {
+        if let Some(mb) = peak_rss_mb() {
+            println!("peak resident memory: {mb:.0} MB");
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,416 @@
+//! One CPU simulation at one precision: the atom arrays, velocity-Verlet stepping with the
+//! thermostats, force computation through the chosen algorithm, neighbour-list upkeep
+//! (rebuild past skin/2 with spatial re-sorting), and telemetry.
+//!
+//! Atoms live in "slots" that are re-sorted by cell for locality; `ids` maps each slot to the
+//! atom's canonical index, which is what leaves this type (snapshots, positions, RNG streams).
+
+use num_traits::Zero;
+use rayon::prelude::*;
+
+use super::cells::CellGrid;
+use super::external::External;
+use super::forces::{self, CellScratch, TILE};
+use super::kernels::{EnergyVirial, MinImage};
+use super::neighbors::NeighborList;
+use crate::analysis;
+use crate::physics::lj::{LjPair, PairCoeffs, Table, Uniform};
+use crate::physics::obstacles::ObstacleField;
+use crate::physics::params::{Algorithm, SimBox, SimParams, Thermostat};
+use crate::physics::real::{PrecisionMode, Real};
+use crate::rng::{Sequence, Stream, normal4};
+use crate::sim::{AtomState, SimError, Snapshot, Telemetry};
+
+/// Largest distance an atom may move in one step before the run is declared blown up (sigma).
+pub const RUNAWAY_STEP: f64 = 0.5;
+
+/// The per-call context: parameters and what is derived from them.
+pub struct Ctx<'a> {
+    pub params: &'a SimParams,
+    pub algorithm: Algorithm,
+    pub field: Option<&'a ObstacleField>,
+    pub masses: Vec<f64>,
+    pub dof: f64,
+}
+
+/// Sums from the last force computation with energies: (pair, external).
+type Sums = (EnergyVirial<f64>, EnergyVirial<f64>);
+
+pub struct CpuSim<P: PrecisionMode> {
+    pub sim_box: SimBox,
+    pub pos: Vec<[P::State; 3]>,
+    pub vel: Vec<[P::State; 3]>,
+    pub types: Vec<u32>,
+    pub ids: Vec<u32>,
+    pub step: u64,
+    pub time: f64,
+    force: Vec<[P::Force; 3]>,
+    pos_f: Vec<[P::Force; 4]>,
+    forces_valid: bool,
+    cells: CellScratch<P::Force>,
+    cells_range: f64,
+    nl: NeighborList,
+    nl_grid: Option<CellGrid>,
+    nl_range: f64,
+    nl_valid: bool,
+    bufs: Vec<Vec<[P::Force; 3]>>,
+}
+
+fn permute<T: Copy>(v: &mut Vec<T>, order: &[u32]) {
+    let next: Vec<T> = order.iter().map(|&i| v[i as usize]).collect();
+    *v = next;
+}
+
+impl<P: PrecisionMode> CpuSim<P> {
+    pub fn from_snapshot(s: &Snapshot) -> Self {
+        let st = |x: &[f64; 3]| x.map(P::State::of);
+        let n = s.atoms.len();
+        CpuSim {
+            sim_box: s.sim_box,
+            pos: s.atoms.positions.iter().map(|p| st(&s.sim_box.wrap(*p))).collect(),
+            vel: s.atoms.velocities.iter().map(st).collect(),
+            types: s.atoms.types.clone(),
+            ids: (0..n as u32).collect(),
+            step: s.step,
+            time: s.time,
+            force: vec![[P::Force::zero(); 3]; n],
+            pos_f: Vec::with_capacity(n),
+            forces_valid: false,
+            cells: CellScratch::default(),
+            cells_range: 0.0,
+            nl: NeighborList::default(),
+            nl_grid: None,
+            nl_range: 0.0,
+            nl_valid: false,
+            bufs: Vec::new(),
+        }
+    }
+
+    pub fn n(&self) -> usize {
+        self.pos.len()
+    }
+
+    /// Forces must be recomputed (parameters, obstacles or algorithm changed).
+    pub fn invalidate(&mut self) {
+        self.forces_valid = false;
+        self.nl_valid = false;
+    }
+
+    pub fn snapshot(&self) -> Snapshot {
+        let n = self.n();
+        let mut atoms = AtomState {
+            positions: vec![[0.0; 3]; n],
+            velocities: vec![[0.0; 3]; n],
+            types: vec![0; n],
+        };
+        for s in 0..n {
+            let i = self.ids[s] as usize;
+            atoms.positions[i] = self.pos[s].map(|x| x.f64());
+            atoms.velocities[i] = self.vel[s].map(|x| x.f64());
+            atoms.types[i] = self.types[s];
+        }
+        Snapshot { sim_box: self.sim_box, atoms, step: self.step, time: self.time }
+    }
+
+    fn sync_pos_f(&mut self) {
+        let (pos, types) = (&self.pos, &self.types);
+        self.pos_f.resize(pos.len(), [P::Force::zero(); 4]);
+        self.pos_f.par_iter_mut().enumerate().with_min_len(4096).for_each(|(i, q)| {
+            let p = pos[i];
+            *q = [P::Force::of(p[0].f64()), P::Force::of(p[1].f64()), P::Force::of(p[2].f64()), P::Force::of(types[i] as f64)];
+        });
+    }
+
+    /// Largest squared displacement since the neighbour list was built.
+    fn max_disp_sq_since_build(&self) -> f64 {
+        let b = &self.sim_box;
+        self.pos
+            .par_iter()
+            .zip(self.nl.pos_at_build.par_iter())
+            .with_min_len(4096)
+            .map(|(p, q)| {
+                let d = b.min_image([p[0].f64(), p[1].f64(), p[2].f64()], *q);
+                d[0] * d[0] + d[1] * d[1] + d[2] * d[2]
+            })
+            .reduce(|| 0.0, f64::max)
+    }
+
+    fn rebuild_neighbors(&mut self, params: &SimParams) {
+        let range = params.list_range();
+        if !self.nl_valid && (self.nl_range != range || self.nl.builds == 0) {
+            self.nl_grid = CellGrid::new(&self.sim_box, range);
+            self.nl_range = range;
+        }
+        if let Some(g) = self.nl_grid.as_mut() {
+            let pf = &self.pos_f;
+            g.bin_by(pf.len(), |i| [pf[i][0].f64(), pf[i][1].f64(), pf[i][2].f64()]);
+            let order = &g.order;
+            permute(&mut self.pos, order);
+            permute(&mut self.vel, order);
+            permute(&mut self.types, order);
+            permute(&mut self.ids, order);
+            permute(&mut self.force, order);
+            permute(&mut self.pos_f, order);
+        }
+        let img = MinImage::new(&self.sim_box);
+        self.nl.build(&self.pos_f, self.nl_grid.as_ref(), range, &img);
+        self.nl_valid = true;
+    }
+
+    /// Computes forces at the current positions; with `EV`, also energies and virials.
+    pub fn compute_forces<const EV: bool>(&mut self, ctx: &Ctx) -> Sums {
+        self.sync_pos_f();
+        let p = ctx.params;
+        let sums = if p.species.len() == 1 {
+            let s = &p.species[0];
+            let c = Uniform(LjPair::<P::Force>::new(s.epsilon, s.sigma, p.cutoff, p.shift));
+            self.pair_forces::<_, EV>(ctx, &c)
+        } else {
+            let c = Table::<P::Force>::from_params(p);
+            self.pair_forces::<_, EV>(ctx, &c)
+        };
+        let ext = External::<P::Force>::new(&self.sim_box, p, ctx.field);
+        let e: EnergyVirial<P::Accum> = ext.apply(&self.pos, &self.types, &ctx.masses, &mut self.force);
+        self.forces_valid = true;
+        (sums, EnergyVirial { energy: e.energy.f64(), virial: e.virial.f64() })
+    }
+
+    fn pair_forces<C: PairCoeffs<P::Force>, const EV: bool>(&mut self, ctx: &Ctx, c: &C) -> EnergyVirial<f64> {
+        type A<P> = <P as PrecisionMode>::Accum;
+        let img = MinImage::<P::Force>::new(&self.sim_box);
+        let mut algorithm = ctx.algorithm;
+        if algorithm == Algorithm::Cells {
+            let range = ctx.params.cutoff;
+            if self.cells.grid.is_none() || self.cells_range != range {
+                self.cells.grid = CellGrid::new(&self.sim_box, range);
+                self.cells_range = range;
+            }
+            if self.cells.grid.is_none() {
+                algorithm = Algorithm::AllPairsTiled;
+            }
+        }
+        if algorithm == Algorithm::Neighbors {
+            let half_skin = 0.5 * ctx.params.skin;
+            if !self.nl_valid || self.max_disp_sq_since_build() > half_skin * half_skin {
+                self.rebuild_neighbors(ctx.params);
+            }
+        }
+        let ev: EnergyVirial<A<P>> = match algorithm {
+            Algorithm::AllPairsGlobal => forces::all_pairs::<_, _, C, EV>(&self.pos_f, None, c, &img, &mut self.force),
+            Algorithm::Cells => forces::cell_list::<_, _, C, EV>(&self.pos_f, &mut self.cells, c, &img, &mut self.force),
+            Algorithm::Neighbors => {
+                forces::neighbor_list::<_, _, C, EV>(&self.pos_f, &self.nl, &mut self.bufs, c, &img, &mut self.force)
+            }
+            Algorithm::AllPairsTiled | Algorithm::Auto => {
+                forces::all_pairs::<_, _, C, EV>(&self.pos_f, Some(TILE), c, &img, &mut self.force)
+            }
+        };
+        EnergyVirial { energy: ev.energy.f64(), virial: ev.virial.f64() }
+    }
+
+    /// Half kick and drift; returns the largest squared distance moved this step.
+    fn kick_drift(&mut self, dt: f64, masses: &[f64]) -> f64 {
+        let b = self.sim_box;
+        let (force, types) = (&self.force, &self.types);
+        let dt_s = P::State::of(dt);
+        self.pos
+            .par_iter_mut()
+            .zip(self.vel.par_iter_mut())
+            .enumerate()
+            .with_min_len(2048)
+            .map(|(i, (x, v))| {
+                let dtfm = P::State::of(0.5 * dt / masses[types[i] as usize]);
+                let mut moved = P::State::zero();
+                for k in 0..3 {
+                    v[k] += dtfm * P::State::of(force[i][k].f64());
+                    let dx = dt_s * v[k];
+                    x[k] += dx;
+                    moved += dx * dx;
+                    if b.periodic[k] {
+                        let lo = P::State::of(b.lo[k]);
+                        let hi = P::State::of(b.hi[k]);
+                        let len = P::State::of(b.hi[k] - b.lo[k]);
+                        if x[k] < lo {
+                            x[k] += len;
+                        } else if x[k] >= hi {
+                            x[k] -= len;
+                        }
+                    }
+                }
+                let m = moved.f64();
+                if m.is_nan() { f64::INFINITY } else { m }
+            })
+            .reduce(|| 0.0, f64::max)
+    }
+
+    /// Second half kick, with the Langevin velocity update fused in; returns sum m v^2.
+    fn kick(&mut self, ctx: &Ctx, step: u64) -> f64 {
+        let dt = ctx.params.dt;
+        let masses = &ctx.masses;
+        let (force, types, ids) = (&self.force, &self.types, &self.ids);
+        let langevin = match ctx.params.thermostat {
+            Thermostat::Langevin { damp } => {
+                let c1 = (-dt / damp).exp();
+                Some((c1, (1.0 - c1 * c1).sqrt(), ctx.params.temperature, ctx.params.seed))
+            }
+            _ => None,
+        };
+        self.vel
+            .par_iter_mut()
+            .enumerate()
+            .with_min_len(2048)
+            .map(|(i, v)| {
+                let m = masses[types[i] as usize];
+                let dtfm = P::State::of(0.5 * dt / m);
+                for k in 0..3 {
+                    v[k] += dtfm * P::State::of(force[i][k].f64());
+                }
+                if let Some((c1, c2, t, seed)) = langevin {
+                    let xi = normal4(seed, Stream::Langevin, ids[i], step);
+                    let sd = c2 * (t / m).sqrt();
+                    for k in 0..3 {
+                        v[k] = P::State::of(c1 * v[k].f64() + sd * xi[k]);
+                    }
+                }
+                m * (v[0].f64() * v[0].f64() + v[1].f64() * v[1].f64() + v[2].f64() * v[2].f64())
+            })
+            .sum()
+    }
+
+    fn scale_velocities(&mut self, lambda: f64) {
+        let l = P::State::of(lambda);
+        self.vel.par_iter_mut().with_min_len(4096).for_each(|v| {
+            for x in v.iter_mut() {
+                *x *= l;
+            }
+        });
+    }
+
+    /// Velocity rescaling of Berendsen or Bussi (CSVR) after the step, from sum m v^2.
+    fn thermostat(&mut self, ctx: &Ctx, twice_ke: f64, step: u64) {
+        let p = ctx.params;
+        if twice_ke <= 0.0 {
+            return;
+        }
+        let lambda = match p.thermostat {
+            Thermostat::Berendsen { tau } => {
+                let t = twice_ke / ctx.dof;
+                (1.0 + p.dt / tau * (p.temperature / t - 1.0)).max(0.0).sqrt().clamp(0.8, 1.25)
+            }
+            Thermostat::Csvr { tau } => {
+                let mut rng = Sequence::new(p.seed, Stream::Csvr, 0, step.wrapping_mul(64));
+                let ke = 0.5 * twice_ke;
+                let target = 0.5 * ctx.dof * p.temperature;
+                let factor = (-p.dt / tau).exp();
+                let rr = rng.normal();
+                let noises = rng.chi_squared(ctx.dof - 1.0);
+                let new_ke = ke
+                    + (1.0 - factor) * (target * (noises + rr * rr) / ctx.dof - ke)
+                    + 2.0 * rr * (ke * target / ctx.dof * (1.0 - factor) * factor).sqrt();
+                (new_ke.max(0.0) / ke).sqrt()
+            }
+            Thermostat::Nve | Thermostat::Langevin { .. } => return,
+        };
+        if lambda != 1.0 {
+            self.scale_velocities(lambda);
+        }
+    }
+
+    /// Sum m v^2 and total momentum.
+    fn kinetic(&self, masses: &[f64]) -> (f64, [f64; 3]) {
+        let types = &self.types;
+        self.vel
+            .par_iter()
+            .enumerate()
+            .with_min_len(4096)
+            .map(|(i, v)| {
+                let m = masses[types[i] as usize];
+                let v = [v[0].f64(), v[1].f64(), v[2].f64()];
+                (m * (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]), [m * v[0], m * v[1], m * v[2]])
+            })
+            .reduce(|| (0.0, [0.0; 3]), |a, b| (a.0 + b.0, [a.1[0] + b.1[0], a.1[1] + b.1[1], a.1[2] + b.1[2]]))
+    }
+
+    /// Telemetry from sums computed at the current positions.
+    pub fn telemetry(&self, ctx: &Ctx, sums: Sums) -> Telemetry {
+        let (twice_ke, momentum) = self.kinetic(&ctx.masses);
+        let (pair, ext) = sums;
+        let virial = pair.virial + ext.virial;
+        Telemetry {
+            step: self.step,
+            time: self.time,
+            n_atoms: self.n(),
+            dof: ctx.dof,
+            temperature: analysis::temperature(twice_ke, ctx.dof),
+            kinetic_energy: 0.5 * twice_ke,
+            pair_energy: pair.energy,
+            external_energy: ext.energy,
+            virial,
+            pressure: analysis::pressure(twice_ke, virial, self.sim_box.volume()),
+            momentum,
+            steps_per_s: 0.0,
+        }
+    }
+
+    /// Telemetry of the current state (forces recomputed with energies; the state is unchanged).
+    pub fn measure(&mut self, ctx: &Ctx) -> Telemetry {
+        let sums = self.compute_forces::<true>(ctx);
+        self.telemetry(ctx, sums)
+    }
+
+    /// Advances `steps` steps, pushing telemetry at every step divisible by `telemetry_every`.
+    pub fn advance(&mut self, steps: u64, ctx: &Ctx, out: &mut Vec<Telemetry>) -> Result<(), SimError> {
+        if self.n() == 0 {
+            self.step += steps;
+            self.time += steps as f64 * ctx.params.dt;
+            return Ok(());
+        }
+        if !self.forces_valid {
+            self.compute_forces::<false>(ctx);
+        }
+        let every = ctx.params.telemetry_every.max(1);
+        let limit = RUNAWAY_STEP * RUNAWAY_STEP;
+        for _ in 0..steps {
+            let next = self.step + 1;
+            let moved = self.kick_drift(ctx.params.dt, &ctx.masses);
+            if moved > limit {
+                self.forces_valid = false;
+                return Err(blow_up(next, moved));
+            }
+            let sums = if next % every == 0 { Some(self.compute_forces::<true>(ctx)) } else {
+                self.compute_forces::<false>(ctx);
+                None
+            };
+            let twice_ke = self.kick(ctx, next);
+            self.thermostat(ctx, twice_ke, next);
+            self.step = next;
+            self.time += ctx.params.dt;
+            if let Some(sums) = sums {
+                let t = self.telemetry(ctx, sums);
+                if !(t.total_energy().is_finite() && t.pressure.is_finite()) {
+                    self.forces_valid = false;
+                    return Err(SimError::BlowUp {
+                        step: next,
+                        what: "the energy or pressure is not a finite number".into(),
+                        hint: "Use a smaller time step (dt), or remove overlapping atoms.".into(),
+                    });
+                }
+                out.push(t);
+            }
+        }
+        Ok(())
+    }
+}
+
+fn blow_up(step: u64, moved_sq: f64) -> SimError {
+    let what = if moved_sq.is_finite() {
+        format!("an atom moved {:.3} sigma in one step (more than {RUNAWAY_STEP} sigma)", moved_sq.sqrt())
+    } else {
+        "a position or velocity became NaN or infinite".to_string()
+    };
+    SimError::BlowUp {
+        step,
+        what,
+        hint: "Use a smaller time step (dt, e.g. 0.002), a lower temperature, or remove overlapping atoms.".into(),
+    }
+}
