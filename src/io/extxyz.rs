@@ -1,0 +1,67 @@
+//! Extended XYZ, the text format OVITO, ASE and VMD read: the reader behind `--init` (first
+//! frame only) and the multi-frame trajectory writer behind `--xyz`.
+//!
+//! A frame is a count line, a comment line of `key=value` pairs and one line per atom:
+//! ```text
+//! 2
+//! Lattice="10.0 0.0 0.0 0.0 10.0 0.0 0.0 0.0 10.0" Origin="0.0 0.0 0.0" Properties=species:S:1:pos:R:3:velo:R:3 pbc="T T T" Time=0.5 Step=100 units=lj
+//! Ar 1.0 2.0 3.0 0.1 0.2 0.3
+//! Ar 4.0 5.0 6.0 0.4 0.5 0.6
+//! ```
+//! Only orthogonal boxes are supported. Numbers are written in Rust's shortest round-trip
+//! form, so reading a written frame gives back bit-identical `f64`s.
+//!
+//! Velocity column name: the writer uses `velo`, the libAtoms/QUIP convention that OVITO maps
+//! to its standard `Velocity` property (OVITO maps `vel` only to a custom property of that
+//! name). ASE (checked with 3.29) maps neither `velo` nor `vel` to `Atoms.get_velocities()`:
+//! it keeps the columns as `atoms.arrays["velo"]`; only a `momenta` column sets ASE's
+//! velocities, divided by ASE's own masses (39.948 u for Ar), which is wrong for reduced units.
+//! ASE also ignores `Origin` (kept in `atoms.info`), so its cell starts at 0. The reader accepts
+//! `velo`, `vel`, `velocity` and `velocities`.
+
+mod comment;
+mod read;
+mod write;
+
+pub use read::{MAX_ATOMS, parse_extxyz, read_extxyz};
+pub use write::{ExtXyzWriter, write_extxyz};
+
+use crate::physics::params::SimBox;
+
+/// The error type of the extended XYZ reader (see [`crate::io::error::FileError`]).
+pub type XyzError = crate::io::error::FileError;
+
+/// One frame read from an extended XYZ file.
+#[derive(Clone, Debug, PartialEq)]
+pub struct XyzFrame {
+    /// `Origin` to `Origin + Lattice diagonal`, periodic where `pbc` says `T`.
+    pub sim_box: SimBox,
+    /// The species name of every atom.
+    pub species: Vec<String>,
+    pub positions: Vec<[f64; 3]>,
+    /// Present when the file has a velocity property.
+    pub velocities: Option<Vec<[f64; 3]>>,
+    /// The `units=` key, e.g. `lj`.
+    pub units: Option<String>,
+    /// The `Step=` key.
+    pub step: Option<u64>,
+    /// The `Time=` key.
+    pub time: Option<f64>,
+}
+
+/// One frame to write, borrowed from the caller's state.
+#[derive(Clone, Copy, Debug)]
+pub struct FrameRef<'a> {
+    pub sim_box: &'a SimBox,
+    /// Name of each species, indexed by type.
+    pub species_names: &'a [String],
+    /// Type of every atom (index into `species_names`).
+    pub types: &'a [u32],
+    pub positions: &'a [[f64; 3]],
+    pub velocities: Option<&'a [[f64; 3]]>,
+    pub step: u64,
+    /// Simulated time in `units`.
+    pub time: f64,
+    /// Written as `units=`; `lj` for reduced units.
+    pub units: &'a str,
+}
