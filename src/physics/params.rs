@@ -374,7 +374,7 @@ impl SimParams {
             )?;
         }
         check(
-            self.block_size >= 32 && self.block_size <= 1024 && self.block_size % 32 == 0,
+            self.block_size >= 32 && self.block_size <= 1024 && self.block_size.is_multiple_of(32),
             "block_size",
             self.block_size,
             "must be a multiple of 32 between 32 and 1024",
