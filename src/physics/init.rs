@@ -108,14 +108,15 @@ pub fn gas_positions(
         let mut ok = true;
         'search: for dz in -1i64..=1 {
             for dy in -1i64..=1 {
-                for dx in -1i64..=1 {
+                'neighbour: for dx in -1i64..=1 {
                     let d = [dx, dy, dz];
                     let mut n = [0usize; 3];
                     for k in 0..3 {
                         let v = c[k] as i64 + d[k];
                         if v < 0 || v >= dims[k] as i64 {
                             if !sim_box.periodic[k] {
-                                continue 'search;
+                                // No cell beyond a wall: skip this neighbour only.
+                                continue 'neighbour;
                             }
                             n[k] = v.rem_euclid(dims[k] as i64) as usize;
                         } else {
@@ -200,6 +201,18 @@ mod tests {
         assert!(p.iter().all(|x| x.abs() < 1e-10));
         let t = v.iter().map(|x| x[0] * x[0] + x[1] * x[1] + x[2] * x[2]).sum::<f64>() / 1497.0;
         assert!((t - 1.5).abs() < 1e-12);
+    }
+
+    #[test]
+    fn gas_respects_separation_next_to_walls() {
+        let b = SimBox::new([8.0, 8.0, 8.0], [false, false, true]);
+        let pts = gas_positions(&b, b.lo, b.hi, 2000, 0.9, &[], 5);
+        for i in 0..pts.len() {
+            for j in 0..i {
+                let d = b.min_image(pts[i], pts[j]);
+                assert!(d[0] * d[0] + d[1] * d[1] + d[2] * d[2] >= 0.81, "{:?} {:?}", pts[i], pts[j]);
+            }
+        }
     }
 
     #[test]

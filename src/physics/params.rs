@@ -7,6 +7,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::physics::obstacles::ObstacleField;
+
 /// Periodic or walled, per axis.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Boundary {
@@ -72,6 +74,7 @@ impl SimBox {
 
 /// How temperature is controlled. Target temperatures live in [`SimParams::temperature`].
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub enum Thermostat {
     /// Plain velocity Verlet, constant energy.
     Nve,
@@ -332,21 +335,37 @@ impl SimParams {
             self.drive,
             "allowed range is [-10, 10] sigma/tau^2",
         )?;
-        for (field, w) in [("wall", &self.wall), ("obstacle", &self.obstacle)] {
+        // Obstacles keep sigma <= 2 so their repulsive cutoff stays inside the baked field's range.
+        let walls = [
+            (["wall.epsilon", "wall.sigma", "wall.cutoff"], &self.wall, 5.0),
+            (["obstacle.epsilon", "obstacle.sigma", "obstacle.cutoff"], &self.obstacle, 2.0),
+        ];
+        for (fields, w, sigma_max) in walls {
             check(
                 w.epsilon.is_finite() && w.epsilon > 0.0 && w.epsilon <= 100.0,
-                field,
+                fields[0],
                 w.epsilon,
-                "epsilon must be in (0, 100]",
+                "allowed range is (0, 100] epsilon",
             )?;
-            check(w.sigma.is_finite() && (0.1..=5.0).contains(&w.sigma), field, w.sigma, "sigma must be in [0.1, 5]")?;
+            check(
+                w.sigma.is_finite() && (0.1..=sigma_max).contains(&w.sigma),
+                fields[1],
+                w.sigma,
+                format!("allowed range is [0.1, {sigma_max}] sigma"),
+            )?;
             check(
                 w.cutoff.is_finite() && w.cutoff >= 0.5 * w.sigma && w.cutoff <= 5.0 * w.sigma,
-                field,
+                fields[2],
                 w.cutoff,
-                "cutoff must be in [0.5, 5] wall sigma (0.858 sigma for a purely repulsive wall)",
+                "allowed range is [0.5, 5] wall sigma (0.858 wall sigma for a purely repulsive wall)",
             )?;
         }
+        check(
+            self.obstacle.cutoff < ObstacleField::FAR,
+            "obstacle.cutoff",
+            self.obstacle.cutoff,
+            format!("must be below the obstacle field's range, {} sigma", ObstacleField::FAR),
+        )?;
         check(
             !self.species.is_empty() && self.species.len() <= 16,
             "species",

@@ -4,6 +4,30 @@
 //! Owns the file schema, strict parsing and validation (every error with line/column and
 //! the allowed range), and turning a scene into a [`SimSetup`] for a backend. It must not
 //! touch backends or the UI.
+//!
+//! - `mod.rs`: the schema (what a file may contain). The presets in `assets/scenes/` document it.
+//! - `parse.rs`: [`Scene::load`], [`Scene::from_str`], [`Scene::to_ron`], [`Scene::save`].
+//! - `validate.rs`, `validate_shapes.rs`: ranges and consistency, reusing [`SimParams::validate`].
+//! - `locate.rs`: finds a field's line and column in the text, for errors found after parsing.
+//! - `build.rs`: [`Scene::build`], fills in order, then Maxwell-Boltzmann velocities.
+//! - `grid.rs`: the cell grid behind overlap checks. `error.rs`: [`SceneError`].
+
+mod build;
+mod error;
+mod grid;
+mod locate;
+mod parse;
+mod validate;
+mod validate_shapes;
+
+pub use build::{EXPLICIT_SEPARATION, GAS_SEPARATION, LATTICE_SEPARATION, SURFACE_CLEARANCE};
+pub use error::{Location, SceneError};
+pub use grid::find_close_pair;
+pub use parse::MAX_FILE_BYTES;
+pub use validate::{
+    MAX_ATOMS, MAX_BOX_LENGTH, MAX_BOX_VOLUME, MAX_DENSITY, MAX_OBSTACLES, MAX_POLYGON_POINTS, MAX_SHAPE_COORDINATE,
+    MAX_STROKE_POINTS, MIN_EXPLICIT_SEPARATION,
+};
 
 use serde::{Deserialize, Serialize};
 

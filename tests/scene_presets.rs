@@ -1,0 +1,133 @@
+//! The preset scenes in `assets/scenes/`: each parses, validates and builds into a sane
+//! system (atom count, no overlaps, exact temperature, zero momentum), and survives a
+//! save/load round trip unchanged.
+
+use std::path::{Path, PathBuf};
+
+use argon_sandbox::analysis::degrees_of_freedom;
+use argon_sandbox::scene::{Scene, SimSetup, find_close_pair};
+
+const PRESETS: [&str; 4] = ["default", "in_lj", "channel_flow", "droplet"];
+
+fn preset_path(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/scenes").join(format!("{name}.ron"))
+}
+
+fn load(name: &str) -> Scene {
+    Scene::load(&preset_path(name)).unwrap_or_else(|e| panic!("{name}: {e}"))
+}
+
+fn build(name: &str) -> SimSetup {
+    load(name).build().unwrap_or_else(|e| panic!("{name}: {e}"))
+}
+
+fn kinetic_temperature(setup: &SimSetup) -> f64 {
+    let twice_ke: f64 = setup.atoms.velocities.iter().map(|v| v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sum();
+    let dof = degrees_of_freedom(setup.atoms.len(), &setup.sim_box, &setup.params, !setup.shapes.is_empty());
+    twice_ke / dof
+}
+
+#[test]
+fn every_preset_scene_builds_a_sane_system() {
+    for (name, lo, hi) in [
+        ("default", 5_000, 8_000),
+        ("in_lj", 32_000, 32_000),
+        ("channel_flow", 4_000, 9_000),
+        ("droplet", 1_000, 2_000),
+    ] {
+        let setup = build(name);
+        let n = setup.atoms.len();
+        assert!((lo..=hi).contains(&n), "{name}: {n} atoms, expected {lo}..={hi}");
+        assert_eq!(setup.atoms.velocities.len(), n);
+        assert_eq!(setup.atoms.types, vec![0; n]);
+        if let Some((a, b, d)) = find_close_pair(&setup.sim_box, &setup.atoms.positions, 0.8) {
+            panic!("{name}: atoms {a} and {b} are only {d} sigma apart");
+        }
+        let len = setup.sim_box.length();
+        for p in &setup.atoms.positions {
+            for k in 0..3 {
+                assert!(p[k] >= 0.0 && p[k] < len[k], "{name}: {p:?} outside the box");
+                if !setup.sim_box.periodic[k] {
+                    let clearance = 0.8 * setup.params.wall.sigma - 1e-12;
+                    assert!(p[k] >= clearance && p[k] <= len[k] - clearance, "{name}: {p:?} on a wall");
+                }
+            }
+            for s in &setup.shapes {
+                assert!(s.signed_distance([p[0], p[1]]) > 0.7, "{name}: {p:?} inside a {}", s.kind());
+            }
+        }
+        let t = kinetic_temperature(&setup);
+        assert!((t - setup.params.temperature).abs() < 1e-9, "{name}: T = {t}, want {}", setup.params.temperature);
+        for k in 0..3 {
+            let p: f64 = setup.atoms.velocities.iter().map(|v| v[k]).sum();
+            assert!(p.abs() < 1e-9, "{name}: momentum {p} along axis {k}");
+        }
+        setup.params.validate(&setup.sim_box).unwrap();
+    }
+}
+
+#[test]
+fn in_lj_scene_is_exactly_the_lammps_benchmark() {
+    let setup = build("in_lj");
+    assert_eq!(setup.atoms.len(), 32_000);
+    let a = (4.0f64 / 0.8442).powf(1.0 / 3.0);
+    for l in setup.sim_box.length() {
+        assert!((l - 20.0 * a).abs() < 1e-12, "{l}");
+    }
+    assert!((setup.atoms.len() as f64 / setup.sim_box.volume() - 0.8442).abs() < 1e-12);
+    assert!((setup.params.temperature - 1.44).abs() < 1e-12);
+    assert!(!setup.params.shift);
+    assert_eq!(setup.params.cutoff, 2.5);
+    assert_eq!(setup.params.dt, 0.005);
+    assert_eq!(setup.params.skin, 0.3);
+    assert_eq!(setup.params.thermostat, argon_sandbox::physics::params::Thermostat::Nve);
+    assert!(setup.sim_box.fully_periodic());
+}
+
+#[test]
+fn preset_scenes_match_their_descriptions() {
+    let default = build("default");
+    assert_eq!(default.sim_box.periodic, [false, false, true]);
+    assert!(default.params.gravity > 0.0 && default.shapes.len() >= 3);
+    assert!((default.params.temperature - 0.75).abs() < 0.01);
+    let below = default.atoms.positions.iter().filter(|p| p[1] < 20.0).count();
+    assert!(below as f64 > 0.95 * default.atoms.len() as f64, "the liquid is in the lower half");
+    let channel = build("channel_flow");
+    assert_eq!(channel.sim_box.periodic, [true, false, true]);
+    assert!(channel.params.drive > 0.0 && channel.shapes.len() == 1);
+    let droplet = build("droplet");
+    assert_eq!(droplet.sim_box.periodic, [false; 3]);
+    assert!(droplet.params.wall.cutoff > 2.0, "attractive walls");
+}
+
+#[test]
+fn scene_building_is_deterministic() {
+    assert_eq!(build("default"), build("default"));
+}
+
+#[test]
+fn preset_scenes_round_trip_through_to_ron() {
+    for name in PRESETS {
+        let scene = load(name);
+        let text = scene.to_ron();
+        assert!(text.starts_with("// argon-sandbox scene"), "{text}");
+        let again = Scene::from_str(&text, name).unwrap_or_else(|e| panic!("{name}: {e}\n{text}"));
+        assert_eq!(again, scene, "{name}");
+    }
+}
+
+#[test]
+fn save_and_load_a_running_state_as_a_scene() {
+    let scene = load("droplet");
+    let setup = scene.build().unwrap();
+    let saved = scene.with_atoms(&setup.atoms);
+    let dir = std::env::temp_dir().join(format!("argon-scene-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("state.ron");
+    saved.save(&path).unwrap();
+    let loaded = Scene::load(&path).unwrap();
+    assert_eq!(loaded, saved);
+    let rebuilt = loaded.build().unwrap();
+    assert_eq!(rebuilt.atoms, setup.atoms, "explicit positions and velocities come back exactly");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
