@@ -62,6 +62,10 @@ impl<F: Real> LjPair<F> {
 /// Pair coefficients for every species pair, looked up by the two atoms' types.
 pub trait PairCoeffs<F>: Sync {
     fn get(&self, ti: u32, tj: u32) -> &LjPair<F>;
+    /// The one coefficient set when every pair shares it (enables specialised loops).
+    fn uniform(&self) -> Option<&LjPair<F>> {
+        None
+    }
 }
 
 /// One species: the types are ignored (the fast path).
@@ -72,6 +76,9 @@ impl<F: Sync> PairCoeffs<F> for Uniform<F> {
     #[inline(always)]
     fn get(&self, _ti: u32, _tj: u32) -> &LjPair<F> {
         &self.0
+    }
+    fn uniform(&self) -> Option<&LjPair<F>> {
+        Some(&self.0)
     }
 }
 

@@ -49,7 +49,7 @@ impl SimBox {
         let mut d = [a[0] - b[0], a[1] - b[1], a[2] - b[2]];
         for k in 0..3 {
             if self.periodic[k] {
-                d[k] -= l[k] * (d[k] / l[k]).round();
+                d[k] -= l[k] * crate::physics::real::Real::rint(d[k] / l[k]);
             }
         }
         d

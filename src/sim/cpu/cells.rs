@@ -13,6 +13,8 @@ const MAX_CELLS: usize = 1 << 23;
 #[derive(Clone, Debug)]
 pub struct CellGrid {
     pub dims: [usize; 3],
+    /// How many cells away partners can be.
+    pub reach: usize,
     pub lo: [f64; 3],
     pub inv_cell: [f64; 3],
     pub periodic: [bool; 3],
@@ -23,20 +25,23 @@ pub struct CellGrid {
 }
 
 impl CellGrid {
-    /// A grid with cells no smaller than `range` along each axis. None when a periodic axis
-    /// would have fewer than three cells (the stencil would see a cell twice).
-    pub fn new(b: &SimBox, range: f64) -> Option<CellGrid> {
+    /// A grid whose cells are at least `range / reach` wide, so that all partners within
+    /// `range` lie within `reach` cells. None when a periodic axis would have fewer than
+    /// `2 reach + 1` cells (a stencil would see a cell twice).
+    pub fn new(b: &SimBox, range: f64, reach: usize) -> Option<CellGrid> {
         let len = b.length();
-        let mut range = range;
+        let reach = reach.max(1);
+        let mut cell = range / reach as f64;
         loop {
-            let dims: [usize; 3] = std::array::from_fn(|k| ((len[k] / range).floor() as usize).max(1));
-            if (0..3).any(|k| b.periodic[k] && dims[k] < 3) {
+            let dims: [usize; 3] = std::array::from_fn(|k| ((len[k] / cell).floor() as usize).max(1));
+            if (0..3).any(|k| b.periodic[k] && dims[k] < 2 * reach + 1) {
                 return None;
             }
             let total = dims[0] * dims[1] * dims[2];
             if total <= MAX_CELLS {
                 return Some(CellGrid {
                     dims,
+                    reach,
                     lo: b.lo,
                     inv_cell: std::array::from_fn(|k| dims[k] as f64 / len[k]),
                     periodic: b.periodic,
@@ -45,8 +50,13 @@ impl CellGrid {
                     cell_of: Vec::new(),
                 });
             }
-            range *= 1.26;
+            cell *= 1.26;
         }
+    }
+
+    /// The finest grid for `range` among reach 2 and 1.
+    pub fn finest(b: &SimBox, range: f64) -> Option<CellGrid> {
+        CellGrid::new(b, range, 2).or_else(|| CellGrid::new(b, range, 1))
     }
 
     pub fn n_cells(&self) -> usize {
@@ -96,41 +106,61 @@ impl CellGrid {
         }
     }
 
-    /// The cells around cell `c` (itself included): all 27, or with `forward_only` the 13
-    /// lexicographically later offsets (without `c` itself). Out-of-range cells on walled
-    /// axes are skipped; periodic axes wrap. Writes into `out` and returns how many.
-    pub fn stencil(&self, c: [usize; 3], forward_only: bool, out: &mut [usize; 27]) -> usize {
-        let mut n = 0;
-        for dz in -1i64..=1 {
-            for dy in -1i64..=1 {
-                for dx in -1i64..=1 {
-                    if forward_only && (dz, dy, dx) <= (0, 0, 0) {
-                        continue;
-                    }
-                    let d = [dx, dy, dz];
-                    let mut nc = [0usize; 3];
-                    let mut ok = true;
-                    for k in 0..3 {
-                        let v = c[k] as i64 + d[k];
-                        let m = self.dims[k] as i64;
-                        if v < 0 || v >= m {
-                            if self.periodic[k] {
-                                nc[k] = v.rem_euclid(m) as usize;
-                            } else {
-                                ok = false;
-                            }
+    /// Appends the atom-slot ranges (atoms sorted by cell) of the cells around cell `c`:
+    /// whole rows along x of `2 reach + 1` cells for every (dy, dz) within reach, so each row
+    /// is one or two contiguous ranges. With `forward_only`, only the rows after `c`'s own row
+    /// in (dz, dy) order plus the cells after `c` in its own row; `c` itself is left out.
+    pub fn row_ranges(&self, c: [usize; 3], forward_only: bool, out: &mut Vec<std::ops::Range<usize>>) {
+        let r = self.reach as i64;
+        let (nx, ny, nz) = (self.dims[0] as i64, self.dims[1] as i64, self.dims[2] as i64);
+        let wrap = |v: i64, n: i64, k: usize| -> Option<i64> {
+            if (0..n).contains(&v) {
+                Some(v)
+            } else if self.periodic[k] {
+                Some(v.rem_euclid(n))
+            } else {
+                None
+            }
+        };
+        let (x, y, z) = (c[0] as i64, c[1] as i64, c[2] as i64);
+        let mut push_row = |yy: i64, zz: i64, x0: i64, x1: i64| {
+            // Cells x0..=x1 of row (yy, zz), clipped on a walled x, split where a periodic x wraps.
+            let row = (zz * ny + yy) * nx;
+            let mut a = x0;
+            while a <= x1 {
+                let Some(ca) = wrap(a, nx, 0) else {
+                    a += 1;
+                    continue;
+                };
+                // Extend while the wrapped cells stay consecutive.
+                let mut b = a;
+                while b < x1 && wrap(b + 1, nx, 0) == Some(ca + (b + 1 - a)) {
+                    b += 1;
+                }
+                let first = (row + ca) as usize;
+                let last = (row + ca + (b - a)) as usize;
+                let range = self.start[first] as usize..self.start[last + 1] as usize;
+                if !range.is_empty() {
+                    out.push(range);
+                }
+                a = b + 1;
+            }
+        };
+        for dz in -r..=r {
+            for dy in -r..=r {
+                if forward_only && (dz, dy) < (0, 0) {
+                    continue;
+                }
+                let (Some(yy), Some(zz)) = (wrap(y + dy, ny, 1), wrap(z + dz, nz, 2)) else {
+                    continue;
+                };
+                if forward_only && (dz, dy) == (0, 0) {
+                    push_row(yy, zz, x + 1, x + r);
                         } else {
-                            nc[k] = v as usize;
-                        }
-                    }
-                    if ok {
-                        out[n] = self.index(nc);
-                        n += 1;
-                    }
+                    push_row(yy, zz, x - r, x + r);
                 }
             }
         }
-        n
     }
 
     /// Coordinates of cell index `i`.
@@ -150,10 +180,69 @@ impl CellGrid {
 mod tests {
     use super::*;
 
+    /// Every unordered pair of cells within reach is covered exactly once by the forward
+    /// rows (plus the own cell), and the full rows cover each neighbour cell once.
+    #[test]
+    fn row_ranges_cover_each_neighbour_once() {
+        for (size, periodic, reach) in [
+            ([14.0, 10.0, 7.0], [true, true, true], 2),
+            ([9.0, 9.0, 9.0], [true, false, true], 1),
+            ([12.0, 7.0, 11.0], [false, true, false], 2),
+        ] {
+            let b = SimBox::new(size, periodic);
+            let mut g = CellGrid::new(&b, 2.5, reach).unwrap();
+            // One atom per cell, at its centre.
+            let pos: Vec<[f64; 3]> = (0..g.n_cells())
+                .map(|i| {
+                    let c = g.coords_of(i);
+                    std::array::from_fn(|k| (c[k] as f64 + 0.5) / g.inv_cell[k])
+                })
+                .collect();
+            g.bin(&pos);
+            let near = |a: usize, b2: usize| {
+                let (ca, cb) = (g.coords_of(a), g.coords_of(b2));
+                (0..3).all(|k| {
+                    let d = ca[k] as i64 - cb[k] as i64;
+                    let n = g.dims[k] as i64;
+                    let d = if periodic[k] { d.rem_euclid(n).min((-d).rem_euclid(n)) } else { d.abs() };
+                    d <= reach as i64
+                })
+            };
+            let mut seen = std::collections::HashMap::new();
+            let mut full = Vec::new();
+            for c in 0..g.n_cells() {
+                let mut out = Vec::new();
+                g.row_ranges(g.coords_of(c), true, &mut out);
+                for r in out {
+                    for s in r {
+                        let other = g.order[s] as usize;
+                        let key = (c.min(other), c.max(other));
+                        *seen.entry(key).or_insert(0) += 1;
+                    }
+                }
+                full.clear();
+                g.row_ranges(g.coords_of(c), false, &mut full);
+                let mut cells: Vec<usize> = full.iter().flat_map(|r| r.clone()).map(|s| g.order[s] as usize).collect();
+                let count = cells.len();
+                cells.sort();
+                cells.dedup();
+                assert_eq!(cells.len(), count, "full rows repeat a cell");
+                assert!(cells.iter().all(|&o| near(c, o)));
+                assert_eq!(cells.len(), (0..g.n_cells()).filter(|&o| near(c, o)).count());
+            }
+            for a in 0..g.n_cells() {
+                for b2 in a + 1..g.n_cells() {
+                    let want = near(a, b2) as i32;
+                    assert_eq!(seen.get(&(a, b2)).copied().unwrap_or(0), want, "cells {a} {b2}");
+                }
+            }
+        }
+    }
+
     #[test]
     fn binning_is_a_permutation_grouped_by_cell() {
         let b = SimBox::new([9.0, 9.0, 9.0], [true; 3]);
-        let g0 = CellGrid::new(&b, 2.5).unwrap();
+        let g0 = CellGrid::new(&b, 2.5, 1).unwrap();
         assert_eq!(g0.dims, [3, 3, 3]);
         let mut g = g0.clone();
         let pos: Vec<[f64; 3]> = (0..100).map(|i| [(i * 7 % 9) as f64 + 0.5, (i % 9) as f64, (i * 3 % 9) as f64]).collect();
@@ -169,13 +258,10 @@ mod tests {
     }
 
     #[test]
-    fn stencils() {
-        let b = SimBox::new([9.0, 9.0, 9.0], [true, true, false]);
-        let g = CellGrid::new(&b, 3.0).unwrap();
-        let mut out = [0; 27];
-        assert_eq!(g.stencil([0, 0, 0], false, &mut out), 18);
-        assert_eq!(g.stencil([1, 1, 1], false, &mut out), 27);
-        assert_eq!(g.stencil([1, 1, 1], true, &mut out), 13);
-        assert!(CellGrid::new(&SimBox::new([5.0, 9.0, 9.0], [true; 3]), 2.5).is_none());
+    fn too_small_periodic_boxes_have_no_grid() {
+        assert!(CellGrid::new(&SimBox::new([5.0, 9.0, 9.0], [true; 3]), 2.5, 1).is_none());
+        assert!(CellGrid::new(&SimBox::new([6.0, 9.0, 9.0], [true; 3]), 2.5, 2).is_none());
+        assert!(CellGrid::finest(&SimBox::new([6.0, 9.0, 9.0], [true; 3]), 2.5).is_none());
+        assert_eq!(CellGrid::finest(&SimBox::new([8.0, 9.0, 9.0], [true; 3]), 2.5).unwrap().reach, 2);
     }
 }

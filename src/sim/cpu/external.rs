@@ -88,7 +88,7 @@ impl<'a, F: Real> External<'a, F> {
         pos: &[[S; 3]],
         types: &[u32],
         masses: &[f64],
-        force: &mut [[F; 3]],
+        force: &mut [[F; 4]],
     ) -> EnergyVirial<A> {
         if self.is_empty() {
             return EnergyVirial::default();

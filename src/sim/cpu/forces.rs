@@ -21,7 +21,7 @@ pub const TILE: usize = 1024;
 #[inline(always)]
 fn rows_body<F: Real, A: Real, C: PairCoeffs<F>, const EV: bool>(
     first: usize,
-    out: &mut [[F; 3]],
+    out: &mut [[F; 4]],
     pos: &[[F; 4]],
     tile: usize,
     coeffs: &C,
@@ -29,7 +29,7 @@ fn rows_body<F: Real, A: Real, C: PairCoeffs<F>, const EV: bool>(
 ) -> EnergyVirial<A> {
     let mut ev = EnergyVirial::default();
     for o in out.iter_mut() {
-        *o = [F::zero(); 3];
+        *o = [F::zero(); 4];
     }
     for part in pos.chunks(tile.max(1)) {
         for (k, o) in out.iter_mut().enumerate() {
@@ -43,7 +43,7 @@ fn rows_body<F: Real, A: Real, C: PairCoeffs<F>, const EV: bool>(
 }
 
 multiversion!(fn rows<F: Real, A: Real, C: PairCoeffs<F>; const EV: bool>(
-    first: usize, out: &mut [[F; 3]], pos: &[[F; 4]], tile: usize, coeffs: &C, img: &MinImage<F>
+    first: usize, out: &mut [[F; 4]], pos: &[[F; 4]], tile: usize, coeffs: &C, img: &MinImage<F>
 ) -> EnergyVirial<A> = rows_body);
 
 /// All pairs. `tile = None` streams every partner for each row (plain); `Some(t)` walks the
@@ -53,7 +53,7 @@ pub fn all_pairs<F: Real, A: Real, C: PairCoeffs<F>, const EV: bool>(
     tile: Option<usize>,
     coeffs: &C,
     img: &MinImage<F>,
-    force: &mut [[F; 3]],
+    force: &mut [[F; 4]],
 ) -> EnergyVirial<A> {
     let tile = tile.unwrap_or(pos.len());
     force
@@ -70,7 +70,7 @@ pub fn all_pairs<F: Real, A: Real, C: PairCoeffs<F>, const EV: bool>(
 #[allow(clippy::too_many_arguments)]
 fn cells_body<F: Real, A: Real, C: PairCoeffs<F>, const EV: bool>(
     first: usize,
-    out: &mut [[F; 3]],
+    out: &mut [[F; 4]],
     sorted: &[[F; 4]],
     sorted_cell: &[u32],
     grid: &CellGrid,
@@ -78,19 +78,19 @@ fn cells_body<F: Real, A: Real, C: PairCoeffs<F>, const EV: bool>(
     img: &MinImage<F>,
 ) -> EnergyVirial<A> {
     let mut ev = EnergyVirial::default();
-    let mut stencil = [0usize; 27];
+    let mut rows = Vec::with_capacity(32);
     let mut last_cell = usize::MAX;
-    let mut n_st = 0;
     for (k, o) in out.iter_mut().enumerate() {
         let s = first + k;
         let c = sorted_cell[s] as usize;
         if c != last_cell {
-            n_st = grid.stencil(grid.coords_of(c), false, &mut stencil);
+            rows.clear();
+            grid.row_ranges(grid.coords_of(c), false, &mut rows);
             last_cell = c;
         }
-        let mut f = [F::zero(); 3];
-        for &nc in &stencil[..n_st] {
-            let g = full_contiguous::<F, A, C, EV>(sorted[s], &sorted[grid.range(nc)], coeffs, img, &mut ev);
+        let mut f = [F::zero(); 4];
+        for r in &rows {
+            let g = full_contiguous::<F, A, C, EV>(sorted[s], &sorted[r.clone()], coeffs, img, &mut ev);
             f[0] += g[0];
             f[1] += g[1];
             f[2] += g[2];
@@ -101,7 +101,7 @@ fn cells_body<F: Real, A: Real, C: PairCoeffs<F>, const EV: bool>(
 }
 
 multiversion!(fn cells_rows<F: Real, A: Real, C: PairCoeffs<F>; const EV: bool>(
-    first: usize, out: &mut [[F; 3]], sorted: &[[F; 4]], sorted_cell: &[u32], grid: &CellGrid,
+    first: usize, out: &mut [[F; 4]], sorted: &[[F; 4]], sorted_cell: &[u32], grid: &CellGrid,
     coeffs: &C, img: &MinImage<F>
 ) -> EnergyVirial<A> = cells_body);
 
@@ -111,7 +111,7 @@ pub struct CellScratch<F> {
     pub grid: Option<CellGrid>,
     sorted: Vec<[F; 4]>,
     sorted_cell: Vec<u32>,
-    sorted_force: Vec<[F; 3]>,
+    sorted_force: Vec<[F; 4]>,
 }
 
 /// Cell list: bins the atoms, then each atom scans its 27 neighbouring cells.
@@ -121,7 +121,7 @@ pub fn cell_list<F: Real, A: Real, C: PairCoeffs<F>, const EV: bool>(
     scratch: &mut CellScratch<F>,
     coeffs: &C,
     img: &MinImage<F>,
-    force: &mut [[F; 3]],
+    force: &mut [[F; 4]],
 ) -> EnergyVirial<A> {
     let grid = scratch.grid.as_mut().expect("cell grid prepared by the caller");
     grid.bin_by(pos.len(), |i| [pos[i][0].f64(), pos[i][1].f64(), pos[i][2].f64()]);
@@ -133,7 +133,7 @@ pub fn cell_list<F: Real, A: Real, C: PairCoeffs<F>, const EV: bool>(
         let r = grid.range(c);
         scratch.sorted_cell.extend(std::iter::repeat_n(c as u32, r.len()));
     }
-    scratch.sorted_force.resize(pos.len(), [F::zero(); 3]);
+    scratch.sorted_force.resize(pos.len(), [F::zero(); 4]);
     let (sorted, sorted_cell) = (&scratch.sorted, &scratch.sorted_cell);
     let ev = scratch
         .sorted_force
@@ -157,7 +157,7 @@ fn half_body<F: Real, A: Real, C: PairCoeffs<F>, const EV: bool>(
     nl: &NeighborList,
     coeffs: &C,
     img: &MinImage<F>,
-    buf: &mut [[F; 3]],
+    buf: &mut [[F; 4]],
 ) -> EnergyVirial<A> {
     let mut ev = EnergyVirial::default();
     assert!(pos.len() <= buf.len() && nl.start.len() == pos.len() + 1);
@@ -170,8 +170,41 @@ fn half_body<F: Real, A: Real, C: PairCoeffs<F>, const EV: bool>(
 }
 
 multiversion!(fn half_rows<F: Real, A: Real, C: PairCoeffs<F>; const EV: bool>(
-    range: (usize, usize), pos: &[[F; 4]], nl: &NeighborList, coeffs: &C, img: &MinImage<F>, buf: &mut [[F; 3]]
+    range: (usize, usize), pos: &[[F; 4]], nl: &NeighborList, coeffs: &C, img: &MinImage<F>, buf: &mut [[F; 4]]
 ) -> EnergyVirial<A> = half_body);
+
+/// The hand-vectorised AVX-512 loop when it applies (one species, f32 or f64, AVX-512
+/// present), else the portable one.
+fn half_rows_best<F: Real, A: Real, C: PairCoeffs<F>, const EV: bool>(
+    range: (usize, usize),
+    pos: &[[F; 4]],
+    nl: &NeighborList,
+    coeffs: &C,
+    img: &MinImage<F>,
+    buf: &mut [[F; 4]],
+) -> EnergyVirial<A> {
+    #[cfg(target_arch = "x86_64")]
+    if super::simd::level() == super::simd::SimdLevel::Avx512 {
+        use super::avx512;
+        use super::simd::{cast_ref, cast_slice, cast_slice_mut};
+        if let Some(lj) = coeffs.uniform() {
+            assert!(nl.start.len() == pos.len() + 1 && buf.len() >= pos.len());
+            let ev = |(e, w): (f64, f64)| EnergyVirial { energy: A::of(e), virial: A::of(w) };
+            if let (Some(p), Some(l), Some(m)) = (cast_slice::<_, [f64; 4]>(pos), cast_ref(lj), cast_ref(img)) {
+                let b = cast_slice_mut::<_, [f64; 4]>(buf).expect("same type as pos");
+                // SAFETY: AVX-512 was detected; the list was built for `pos` (indices in bounds,
+                // lengths padded to multiples of 8) and `buf` holds every atom.
+                return ev(unsafe { avx512::half_rows_f64::<EV>(range, p, &nl.start, &nl.nbrs, l, m, b) });
+            }
+            if let (Some(p), Some(l), Some(m)) = (cast_slice::<_, [f32; 4]>(pos), cast_ref(lj), cast_ref(img)) {
+                let b = cast_slice_mut::<_, [f32; 4]>(buf).expect("same type as pos");
+                // SAFETY: as above, lengths padded to multiples of 16 for f32.
+                return ev(unsafe { avx512::half_rows_f32::<EV>(range, p, &nl.start, &nl.nbrs, l, m, b) });
+            }
+        }
+    }
+    half_rows::<F, A, C, EV>(range, pos, nl, coeffs, img, buf)
+}
 
 /// Neighbour list: each thread takes a contiguous range of atoms with about the same number
 /// of pairs and accumulates into its own buffer (the first into `force`); the buffers are
@@ -179,27 +212,27 @@ multiversion!(fn half_rows<F: Real, A: Real, C: PairCoeffs<F>; const EV: bool>(
 pub fn neighbor_list<F: Real, A: Real, C: PairCoeffs<F>, const EV: bool>(
     pos: &[[F; 4]],
     nl: &NeighborList,
-    bufs: &mut Vec<Vec<[F; 3]>>,
+    bufs: &mut Vec<Vec<[F; 4]>>,
     coeffs: &C,
     img: &MinImage<F>,
-    force: &mut [[F; 3]],
+    force: &mut [[F; 4]],
 ) -> EnergyVirial<A> {
     let n = pos.len();
     let threads = rayon::current_num_threads().max(1);
     let ranges = nl.balanced_ranges(threads);
     bufs.resize_with(ranges.len().saturating_sub(1), Vec::new);
-    force.iter_mut().for_each(|f| *f = [F::zero(); 3]);
-    let mut targets: Vec<&mut [[F; 3]]> = Vec::with_capacity(ranges.len());
+    force.iter_mut().for_each(|f| *f = [F::zero(); 4]);
+    let mut targets: Vec<&mut [[F; 4]]> = Vec::with_capacity(ranges.len());
     targets.push(&mut *force);
     for b in bufs.iter_mut() {
         b.clear();
-        b.resize(n, [F::zero(); 3]);
+        b.resize(n, [F::zero(); 4]);
         targets.push(b.as_mut_slice());
     }
     let ev = targets
         .into_par_iter()
         .zip(ranges.par_iter())
-        .map(|(buf, &range)| half_rows::<F, A, C, EV>(range, pos, nl, coeffs, img, buf))
+        .map(|(buf, &range)| half_rows_best::<F, A, C, EV>(range, pos, nl, coeffs, img, buf))
         .reduce(EnergyVirial::default, |mut a, b| {
             a.add(b);
             a

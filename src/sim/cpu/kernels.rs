@@ -132,7 +132,7 @@ pub unsafe fn half_list<F: Real, A: Real, C: PairCoeffs<F>, const EV: bool>(
     nbrs: &[u32],
     coeffs: &C,
     img: &MinImage<F>,
-    force: &mut [[F; 3]],
+    force: &mut [[F; 4]],
     ev: &mut EnergyVirial<A>,
 ) {
     debug_assert_eq!(nbrs.len() % LANES, 0);

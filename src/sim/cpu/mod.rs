@@ -4,6 +4,8 @@
 //!
 //! Owns the CPU-side state; it never touches UI or rendering code.
 
+#[cfg(target_arch = "x86_64")]
+mod avx512;
 mod cells;
 mod external;
 mod forces;

@@ -8,6 +8,7 @@ use rayon::prelude::*;
 
 use super::cells::CellGrid;
 use super::kernels::{LANES, MinImage};
+use super::simd::multiversion;
 use crate::physics::real::Real;
 
 /// A half neighbour list (HOOMD calls the GPU's kind "full"; on the CPU we use half).
@@ -25,6 +26,96 @@ pub struct NeighborList {
 /// Atoms per parallel build task.
 const BUILD_CHUNK: usize = 512;
 
+
+/// Appends to `out` every j in `js` within `sqrt(range_sq)` of `pi` (minimum image).
+#[inline(always)]
+fn scan_candidates<F: Real>(
+    pi: [F; 4],
+    js: std::ops::Range<usize>,
+    pos: &[[F; 4]],
+    range_sq: F,
+    img: &MinImage<F>,
+    out: &mut Vec<u32>,
+) {
+    #[cfg(target_arch = "x86_64")]
+    if super::simd::level() == super::simd::SimdLevel::Avx512 && js.end <= pos.len() {
+        use super::simd::{cast_ref, cast_slice};
+        if let (Some(p), Some(m)) = (cast_slice::<_, [f64; 4]>(pos), cast_ref(img)) {
+            let q = [pi[0].f64(), pi[1].f64(), pi[2].f64(), 0.0];
+            // SAFETY: AVX-512 was detected and `js` lies within `pos`.
+            return unsafe { super::avx512::scan_f64(q, js, p, range_sq.f64(), m, out) };
+        }
+        if let (Some(p), Some(m)) = (cast_slice::<_, [f32; 4]>(pos), cast_ref(img)) {
+            let q = [pi[0].f64() as f32, pi[1].f64() as f32, pi[2].f64() as f32, 0.0];
+            // SAFETY: as above.
+            return unsafe { super::avx512::scan_f32(q, js, p, range_sq.f64() as f32, m, out) };
+        }
+    }
+    // Branch-free append: write every candidate, advance only past those in range.
+    out.reserve(js.len());
+    let mut len = out.len();
+    let base = out.as_mut_ptr();
+    for j in js {
+        let pj = pos[j];
+        let d = img.apply([pi[0] - pj[0], pi[1] - pj[1], pi[2] - pj[2]]);
+        let inside = d[0] * d[0] + d[1] * d[1] + d[2] * d[2] < range_sq;
+        // SAFETY: `reserve` made room for every candidate of this range.
+        unsafe { base.add(len).write(j as u32) };
+        len += inside as usize;
+    }
+    // SAFETY: the first `len` elements were written above or before.
+    unsafe { out.set_len(len) };
+}
+
+/// The padded lists and their lengths for atoms `range.0..range.1`.
+#[inline(always)]
+fn build_body<F: Real>(
+    range: (usize, usize),
+    pos: &[[F; 4]],
+    grid: Option<&CellGrid>,
+    range_sq: F,
+    img: &MinImage<F>,
+) -> (Vec<u32>, Vec<u32>) {
+    let (lo, hi) = range;
+    let n = pos.len();
+    let mut nbrs: Vec<u32> = Vec::with_capacity((hi - lo) * 48);
+    let mut counts = Vec::with_capacity(hi - lo);
+    let mut rows = Vec::with_capacity(32);
+    let mut last_cell = usize::MAX;
+    for i in lo..hi {
+        let before = nbrs.len();
+        let pi = pos[i];
+        match grid {
+            Some(g) => {
+                let c = g.cell_coords([pi[0].f64(), pi[1].f64(), pi[2].f64()]);
+                let ci = g.index(c);
+                if ci != last_cell {
+                    rows.clear();
+                    g.row_ranges(c, true, &mut rows);
+                    last_cell = ci;
+                }
+                let own = g.range(ci);
+                // The rest of the own cell and the following cells of its row are usually one
+                // contiguous run; row_ranges lists the latter first when so.
+                scan_candidates(pi, i + 1..own.end, pos, range_sq, img, &mut nbrs);
+                for r in &rows {
+                    scan_candidates(pi, r.clone(), pos, range_sq, img, &mut nbrs);
+                }
+            }
+            None => scan_candidates(pi, i + 1..n, pos, range_sq, img, &mut nbrs),
+        }
+        while (nbrs.len() - before) % LANES != 0 {
+            nbrs.push(i as u32);
+        }
+        counts.push((nbrs.len() - before) as u32);
+    }
+    (nbrs, counts)
+}
+
+multiversion!(fn build_chunk<F: Real;>(
+    range: (usize, usize), pos: &[[F; 4]], grid: Option<&CellGrid>, range_sq: F, img: &MinImage<F>
+) -> (Vec<u32>, Vec<u32>) = build_body);
+
 impl NeighborList {
     /// Builds the list for `pos`, which must be sorted by `grid` cell (cell c holds the atoms
     /// `grid.range(c)`), or with `grid = None` by brute force (boxes too small for cells).
@@ -35,40 +126,7 @@ impl NeighborList {
             .into_par_iter()
             .map(|chunk| {
                 let lo = chunk * BUILD_CHUNK;
-                let hi = (lo + BUILD_CHUNK).min(n);
-                let mut nbrs = Vec::with_capacity((hi - lo) * 48);
-                let mut counts = Vec::with_capacity(hi - lo);
-                let mut stencil = [0usize; 27];
-                for i in lo..hi {
-                    let before = nbrs.len();
-                    let pi = pos[i];
-                    let mut scan = |js: std::ops::Range<usize>| {
-                        for j in js {
-                            let pj = pos[j];
-                            let d = img.apply([pi[0] - pj[0], pi[1] - pj[1], pi[2] - pj[2]]);
-                            if d[0] * d[0] + d[1] * d[1] + d[2] * d[2] < range_sq {
-                                nbrs.push(j as u32);
-                            }
-                        }
-                    };
-                    match grid {
-                        Some(g) => {
-                            let c = g.cell_coords([pi[0].f64(), pi[1].f64(), pi[2].f64()]);
-                            let own = g.range(g.index(c));
-                            scan(i + 1..own.end);
-                            let k = g.stencil(c, true, &mut stencil);
-                            for &nc in &stencil[..k] {
-                                scan(g.range(nc));
-                            }
-                        }
-                        None => scan(i + 1..n),
-                    }
-                    while (nbrs.len() - before) % LANES != 0 {
-                        nbrs.push(i as u32);
-                    }
-                    counts.push((nbrs.len() - before) as u32);
-                }
-                (nbrs, counts)
+                build_chunk::<F>((lo, (lo + BUILD_CHUNK).min(n)), pos, grid, range_sq, img)
             })
             .collect();
         self.start.clear();
@@ -107,10 +165,5 @@ impl NeighborList {
             lo = hi;
         }
         out
-    }
-
-    /// Number of stored pairs, padding included.
-    pub fn stored(&self) -> usize {
-        self.nbrs.len()
     }
 }

@@ -77,7 +77,7 @@ pub fn rdf(
             }
             a
         };
-        hist = match CellGrid::new(b, r_max) {
+        hist = match CellGrid::finest(b, r_max) {
             Some(mut g) => {
                 g.bin(pos);
                 let g = &g;
@@ -86,15 +86,15 @@ pub fn rdf(
                     .fold(
                         || vec![0u64; bins],
                         |mut h, c| {
-                            let mut st = [0usize; 27];
-                            let k = g.stencil(g.coords_of(c), true, &mut st);
+                            let mut rows = Vec::new();
+                            g.row_ranges(g.coords_of(c), true, &mut rows);
                             let own = &g.order[g.range(c)];
                             for (a, &i) in own.iter().enumerate() {
                                 for &j in &own[a + 1..] {
                                     count_pair(&mut h, i as usize, j as usize);
                                 }
-                                for &nc in &st[..k] {
-                                    for &j in &g.order[g.range(nc)] {
+                                for r in &rows {
+                                    for &j in &g.order[r.clone()] {
                                         count_pair(&mut h, i as usize, j as usize);
                                     }
                                 }

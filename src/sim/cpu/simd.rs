@@ -89,3 +89,34 @@ macro_rules! multiversion {
 }
 
 pub(crate) use multiversion;
+
+/// `x` as a slice of `T` when `F` and `T` are the same type (used to hand generic data to
+/// the hand-vectorised f32 / f64 loops).
+pub fn cast_slice<F: 'static, T: 'static>(x: &[F]) -> Option<&[T]> {
+    if std::any::TypeId::of::<F>() == std::any::TypeId::of::<T>() {
+        // SAFETY: F and T are the same type, so layout and validity are identical.
+        Some(unsafe { std::slice::from_raw_parts(x.as_ptr() as *const T, x.len()) })
+    } else {
+        None
+    }
+}
+
+/// Mutable version of [`cast_slice`].
+pub fn cast_slice_mut<F: 'static, T: 'static>(x: &mut [F]) -> Option<&mut [T]> {
+    if std::any::TypeId::of::<F>() == std::any::TypeId::of::<T>() {
+        // SAFETY: F and T are the same type, so layout and validity are identical.
+        Some(unsafe { std::slice::from_raw_parts_mut(x.as_mut_ptr() as *mut T, x.len()) })
+    } else {
+        None
+    }
+}
+
+/// `x` as a `&T` when `F` and `T` are the same type.
+pub fn cast_ref<F: 'static, T: 'static>(x: &F) -> Option<&T> {
+    if std::any::TypeId::of::<F>() == std::any::TypeId::of::<T>() {
+        // SAFETY: F and T are the same type.
+        Some(unsafe { &*(x as *const F as *const T) })
+    } else {
+        None
+    }
+}

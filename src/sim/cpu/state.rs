@@ -44,7 +44,7 @@ pub struct CpuSim<P: PrecisionMode> {
     pub ids: Vec<u32>,
     pub step: u64,
     pub time: f64,
-    force: Vec<[P::Force; 3]>,
+    force: Vec<[P::Force; 4]>,
     pos_f: Vec<[P::Force; 4]>,
     forces_valid: bool,
     cells: CellScratch<P::Force>,
@@ -53,7 +53,7 @@ pub struct CpuSim<P: PrecisionMode> {
     nl_grid: Option<CellGrid>,
     nl_range: f64,
     nl_valid: bool,
-    bufs: Vec<Vec<[P::Force; 3]>>,
+    bufs: Vec<Vec<[P::Force; 4]>>,
 }
 
 fn permute<T: Copy>(v: &mut Vec<T>, order: &[u32]) {
@@ -73,7 +73,7 @@ impl<P: PrecisionMode> CpuSim<P> {
             ids: (0..n as u32).collect(),
             step: s.step,
             time: s.time,
-            force: vec![[P::Force::zero(); 3]; n],
+            force: vec![[P::Force::zero(); 4]; n],
             pos_f: Vec::with_capacity(n),
             forces_valid: false,
             cells: CellScratch::default(),
@@ -138,7 +138,7 @@ impl<P: PrecisionMode> CpuSim<P> {
     fn rebuild_neighbors(&mut self, params: &SimParams) {
         let range = params.list_range();
         if !self.nl_valid && (self.nl_range != range || self.nl.builds == 0) {
-            self.nl_grid = CellGrid::new(&self.sim_box, range);
+            self.nl_grid = CellGrid::finest(&self.sim_box, range);
             self.nl_range = range;
         }
         if let Some(g) = self.nl_grid.as_mut() {
@@ -154,6 +154,7 @@ impl<P: PrecisionMode> CpuSim<P> {
         }
         let img = MinImage::new(&self.sim_box);
         self.nl.build(&self.pos_f, self.nl_grid.as_ref(), range, &img);
+        if std::env::var_os("ARGON_DEBUG_NL").is_some() { eprintln!("nl build at step {} ({} stored)", self.step, self.nl.nbrs.len()); }
         self.nl_valid = true;
     }
 
@@ -182,7 +183,7 @@ impl<P: PrecisionMode> CpuSim<P> {
         if algorithm == Algorithm::Cells {
             let range = ctx.params.cutoff;
             if self.cells.grid.is_none() || self.cells_range != range {
-                self.cells.grid = CellGrid::new(&self.sim_box, range);
+                self.cells.grid = CellGrid::finest(&self.sim_box, range);
                 self.cells_range = range;
             }
             if self.cells.grid.is_none() {
