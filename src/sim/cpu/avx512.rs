@@ -178,7 +178,6 @@ pub unsafe fn half_rows_f32<const EV: bool>(
 ) -> (f64, f64) {
     let base = pos.as_ptr() as *const f32;
     let fbase = force.as_mut_ptr() as *mut f32;
-    let one = _mm512_set1_ps(1.0);
     let zero = _mm512_setzero_ps();
     let (lj1, lj2) = (_mm512_set1_ps(lj.lj1), _mm512_set1_ps(lj.lj2));
     let (lj3, lj4, off) = (_mm512_set1_ps(lj.lj3), _mm512_set1_ps(lj.lj4), _mm512_set1_ps(lj.offset));
@@ -187,7 +186,6 @@ pub unsafe fn half_rows_f32<const EV: bool>(
     let inv = [_mm512_set1_ps(img.inv[0]), _mm512_set1_ps(img.inv[1]), _mm512_set1_ps(img.inv[2])];
     let mut e_sum = 0.0f64;
     let mut w_sum = 0.0f64;
-    let mut js = [0u32; 16];
     for i in range.0..range.1 {
         let pi = *pos.get_unchecked(i);
         let (xi, yi, zi) = (_mm512_set1_ps(pi[0]), _mm512_set1_ps(pi[1]), _mm512_set1_ps(pi[2]));
@@ -198,9 +196,10 @@ pub unsafe fn half_rows_f32<const EV: bool>(
         while k < e {
             // Lists are padded to 8: the last vector may hold only 8 neighbours.
             let valid: u16 = if e - k >= 16 { 0xffff } else { 0x00ff };
-            let idx = _mm512_maskz_loadu_epi32(valid, nbrs.as_ptr().add(k) as *const i32);
-            _mm512_storeu_si512(js.as_mut_ptr() as *mut __m512i, idx);
-            let (xj, yj, zj) = load16_xyz(base, &js);
+            // Lists end at least 8 entries before the array does (NeighborList pads it), so
+            // 16 indices can be read; lanes past the list are masked off.
+            let js = &*(nbrs.as_ptr().add(k) as *const [u32; 16]);
+            let (xj, yj, zj) = load16_xyz(base, js);
             let mut dx = _mm512_sub_ps(xi, xj);
             let mut dy = _mm512_sub_ps(yi, yj);
             let mut dz = _mm512_sub_ps(zi, zj);
@@ -211,7 +210,9 @@ pub unsafe fn half_rows_f32<const EV: bool>(
             let mask = valid
                 & _mm512_cmp_ps_mask::<_CMP_LT_OQ>(rsq, rc2)
                 & _mm512_cmp_ps_mask::<_CMP_GT_OQ>(rsq, zero);
-            let r2inv = _mm512_maskz_div_ps(mask, one, rsq);
+            // rcp14 plus one Newton step: ~2^-28 relative error, below f32's ulp.
+            let approx = _mm512_maskz_rcp14_ps(mask, rsq);
+            let r2inv = _mm512_mul_ps(approx, _mm512_fnmadd_ps(rsq, approx, _mm512_set1_ps(2.0)));
             let r6inv = _mm512_mul_ps(_mm512_mul_ps(r2inv, r2inv), r2inv);
             let fd = _mm512_mul_ps(_mm512_mul_ps(r6inv, _mm512_sub_ps(_mm512_mul_ps(lj1, r6inv), lj2)), r2inv);
             let fx = _mm512_mul_ps(dx, fd);
@@ -263,14 +264,21 @@ pub unsafe fn half_rows_f32<const EV: bool>(
     (e_sum, w_sum)
 }
 
-/// Appends to `out` every j in `js` whose minimum-image distance to `pi` is below
+/// Appends to `out` every j in the `ranges` whose minimum-image distance to `pi` is below
 /// `range_sq` (f64 positions, 8 candidates per vector).
 ///
 /// # Safety
-/// AVX-512F/VL must be available and `js` must lie within `pos`.
+/// AVX-512F/VL must be available and every range must lie within `pos`.
 #[target_feature(enable = "avx512f,avx512vl,avx2,fma")]
-pub unsafe fn scan_f64(pi: [f64; 4], js: std::ops::Range<usize>, pos: &[[f64; 4]], range_sq: f64, img: &MinImage<f64>, out: &mut Vec<u32>) {
-    out.reserve(js.len() + 8);
+pub unsafe fn scan_f64(
+    pi: [f64; 4],
+    ranges: &[std::ops::Range<usize>],
+    pos: &[[f64; 4]],
+    range_sq: f64,
+    img: &MinImage<f64>,
+    out: &mut Vec<u32>,
+) {
+    out.reserve(ranges.iter().map(|r| r.len() + 8).sum());
     let base = pos.as_ptr() as *const f64;
     let (xi, yi, zi) = (_mm512_set1_pd(pi[0]), _mm512_set1_pd(pi[1]), _mm512_set1_pd(pi[2]));
     let len = [_mm512_set1_pd(img.len[0]), _mm512_set1_pd(img.len[1]), _mm512_set1_pd(img.len[2])];
@@ -280,6 +288,7 @@ pub unsafe fn scan_f64(pi: [f64; 4], js: std::ops::Range<usize>, pos: &[[f64; 4]
     let iota = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
     let mut n = out.len();
     let dst = out.as_mut_ptr() as *mut i32;
+    for js in ranges {
     let mut j = js.start;
     while j < js.end {
         let left = js.end - j;
@@ -302,16 +311,24 @@ pub unsafe fn scan_f64(pi: [f64; 4], js: std::ops::Range<usize>, pos: &[[f64; 4]
         n += hit.count_ones() as usize;
         j += 8;
     }
+    }
     out.set_len(n);
 }
 
 /// As [`scan_f64`] for f32 positions, 16 candidates per vector.
 ///
 /// # Safety
-/// AVX-512F/VL must be available and `js` must lie within `pos`.
+/// AVX-512F/VL must be available and every range must lie within `pos`.
 #[target_feature(enable = "avx512f,avx512vl,avx2,fma")]
-pub unsafe fn scan_f32(pi: [f32; 4], js: std::ops::Range<usize>, pos: &[[f32; 4]], range_sq: f32, img: &MinImage<f32>, out: &mut Vec<u32>) {
-    out.reserve(js.len() + 16);
+pub unsafe fn scan_f32(
+    pi: [f32; 4],
+    ranges: &[std::ops::Range<usize>],
+    pos: &[[f32; 4]],
+    range_sq: f32,
+    img: &MinImage<f32>,
+    out: &mut Vec<u32>,
+) {
+    out.reserve(ranges.iter().map(|r| r.len() + 16).sum());
     let base = pos.as_ptr() as *const f32;
     let (xi, yi, zi) = (_mm512_set1_ps(pi[0]), _mm512_set1_ps(pi[1]), _mm512_set1_ps(pi[2]));
     let len = [_mm512_set1_ps(img.len[0]), _mm512_set1_ps(img.len[1]), _mm512_set1_ps(img.len[2])];
@@ -321,6 +338,7 @@ pub unsafe fn scan_f32(pi: [f32; 4], js: std::ops::Range<usize>, pos: &[[f32; 4]
     let order = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
     let mut n = out.len();
     let dst = out.as_mut_ptr() as *mut i32;
+    for js in ranges {
     let mut j = js.start;
     while j < js.end {
         let left = js.end - j;
@@ -345,6 +363,7 @@ pub unsafe fn scan_f32(pi: [f32; 4], js: std::ops::Range<usize>, pos: &[[f32; 4]
         _mm512_mask_compressstoreu_epi32(dst.add(n), hit, idx);
         n += hit.count_ones() as usize;
         j += 16;
+    }
     }
     out.set_len(n);
 }

@@ -221,18 +221,19 @@ pub fn neighbor_list<F: Real, A: Real, C: PairCoeffs<F>, const EV: bool>(
     let threads = rayon::current_num_threads().max(1);
     let ranges = nl.balanced_ranges(threads);
     bufs.resize_with(ranges.len().saturating_sub(1), Vec::new);
-    force.iter_mut().for_each(|f| *f = [F::zero(); 4]);
     let mut targets: Vec<&mut [[F; 4]]> = Vec::with_capacity(ranges.len());
     targets.push(&mut *force);
     for b in bufs.iter_mut() {
-        b.clear();
         b.resize(n, [F::zero(); 4]);
         targets.push(b.as_mut_slice());
     }
     let ev = targets
         .into_par_iter()
         .zip(ranges.par_iter())
-        .map(|(buf, &range)| half_rows_best::<F, A, C, EV>(range, pos, nl, coeffs, img, buf))
+        .map(|(buf, &range)| {
+            buf.fill([F::zero(); 4]);
+            half_rows_best::<F, A, C, EV>(range, pos, nl, coeffs, img, buf)
+        })
         .reduce(EnergyVirial::default, |mut a, b| {
             a.add(b);
             a

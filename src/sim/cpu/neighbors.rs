@@ -27,44 +27,46 @@ pub struct NeighborList {
 const BUILD_CHUNK: usize = 512;
 
 
-/// Appends to `out` every j in `js` within `sqrt(range_sq)` of `pi` (minimum image).
+/// Appends to `out` every j in the `ranges` within `sqrt(range_sq)` of `pi` (minimum image).
 #[inline(always)]
 fn scan_candidates<F: Real>(
     pi: [F; 4],
-    js: std::ops::Range<usize>,
+    ranges: &[std::ops::Range<usize>],
     pos: &[[F; 4]],
     range_sq: F,
     img: &MinImage<F>,
     out: &mut Vec<u32>,
 ) {
     #[cfg(target_arch = "x86_64")]
-    if super::simd::level() == super::simd::SimdLevel::Avx512 && js.end <= pos.len() {
+    if super::simd::level() == super::simd::SimdLevel::Avx512 && ranges.iter().all(|r| r.end <= pos.len()) {
         use super::simd::{cast_ref, cast_slice};
         if let (Some(p), Some(m)) = (cast_slice::<_, [f64; 4]>(pos), cast_ref(img)) {
             let q = [pi[0].f64(), pi[1].f64(), pi[2].f64(), 0.0];
-            // SAFETY: AVX-512 was detected and `js` lies within `pos`.
-            return unsafe { super::avx512::scan_f64(q, js, p, range_sq.f64(), m, out) };
+            // SAFETY: AVX-512 was detected and every range lies within `pos`.
+            return unsafe { super::avx512::scan_f64(q, ranges, p, range_sq.f64(), m, out) };
         }
         if let (Some(p), Some(m)) = (cast_slice::<_, [f32; 4]>(pos), cast_ref(img)) {
             let q = [pi[0].f64() as f32, pi[1].f64() as f32, pi[2].f64() as f32, 0.0];
             // SAFETY: as above.
-            return unsafe { super::avx512::scan_f32(q, js, p, range_sq.f64() as f32, m, out) };
+            return unsafe { super::avx512::scan_f32(q, ranges, p, range_sq.f64() as f32, m, out) };
         }
     }
     // Branch-free append: write every candidate, advance only past those in range.
-    out.reserve(js.len());
-    let mut len = out.len();
-    let base = out.as_mut_ptr();
-    for j in js {
-        let pj = pos[j];
-        let d = img.apply([pi[0] - pj[0], pi[1] - pj[1], pi[2] - pj[2]]);
-        let inside = d[0] * d[0] + d[1] * d[1] + d[2] * d[2] < range_sq;
-        // SAFETY: `reserve` made room for every candidate of this range.
-        unsafe { base.add(len).write(j as u32) };
-        len += inside as usize;
+    for js in ranges {
+        out.reserve(js.len());
+        let mut len = out.len();
+        let base = out.as_mut_ptr();
+        for j in js.clone() {
+            let pj = pos[j];
+            let d = img.apply([pi[0] - pj[0], pi[1] - pj[1], pi[2] - pj[2]]);
+            let inside = d[0] * d[0] + d[1] * d[1] + d[2] * d[2] < range_sq;
+            // SAFETY: `reserve` made room for every candidate of this range.
+            unsafe { base.add(len).write(j as u32) };
+            len += inside as usize;
+        }
+        // SAFETY: the first `len` elements were written above or before.
+        unsafe { out.set_len(len) };
     }
-    // SAFETY: the first `len` elements were written above or before.
-    unsafe { out.set_len(len) };
 }
 
 /// The padded lists and their lengths for atoms `range.0..range.1`.
@@ -80,11 +82,13 @@ fn build_body<F: Real>(
     let n = pos.len();
     let mut nbrs: Vec<u32> = Vec::with_capacity((hi - lo) * 48);
     let mut counts = Vec::with_capacity(hi - lo);
-    let mut rows = Vec::with_capacity(32);
+    let mut rows: Vec<std::ops::Range<usize>> = Vec::with_capacity(32);
+    let mut ranges: Vec<std::ops::Range<usize>> = Vec::with_capacity(32);
     let mut last_cell = usize::MAX;
     for i in lo..hi {
         let before = nbrs.len();
         let pi = pos[i];
+        ranges.clear();
         match grid {
             Some(g) => {
                 let c = g.cell_coords([pi[0].f64(), pi[1].f64(), pi[2].f64()]);
@@ -94,16 +98,23 @@ fn build_body<F: Real>(
                     g.row_ranges(c, true, &mut rows);
                     last_cell = ci;
                 }
+                // The rest of the own cell usually runs straight into the next cells of its
+                // row (row_ranges lists those first): scan them as one range.
                 let own = g.range(ci);
-                // The rest of the own cell and the following cells of its row are usually one
-                // contiguous run; row_ranges lists the latter first when so.
-                scan_candidates(pi, i + 1..own.end, pos, range_sq, img, &mut nbrs);
-                for r in &rows {
-                    scan_candidates(pi, r.clone(), pos, range_sq, img, &mut nbrs);
+                match rows.first() {
+                    Some(r) if r.start == own.end => {
+                        ranges.push(i + 1..r.end);
+                        ranges.extend(rows[1..].iter().cloned());
+                    }
+                    _ => {
+                        ranges.push(i + 1..own.end);
+                        ranges.extend(rows.iter().cloned());
+                    }
                 }
             }
-            None => scan_candidates(pi, i + 1..n, pos, range_sq, img, &mut nbrs),
+            None => ranges.push(i + 1..n),
         }
+        scan_candidates(pi, &ranges, pos, range_sq, img, &mut nbrs);
         while (nbrs.len() - before) % LANES != 0 {
             nbrs.push(i as u32);
         }
@@ -142,6 +153,8 @@ impl NeighborList {
                 self.start.push(total);
             }
         }
+        // Tail padding: vector loops may read 16 indices from a list's last 8.
+        self.nbrs.extend(std::iter::repeat_n(0, 2 * LANES));
         self.pos_at_build.clear();
         self.pos_at_build.extend(pos.iter().map(|p| [p[0].f64(), p[1].f64(), p[2].f64()]));
         self.builds += 1;

@@ -54,6 +54,10 @@ pub struct CpuSim<P: PrecisionMode> {
     nl_range: f64,
     nl_valid: bool,
     bufs: Vec<Vec<[P::Force; 4]>>,
+    /// `pos_f` matches `pos` (set by the drift, cleared once forces use it).
+    pos_f_fresh: bool,
+    /// Largest squared displacement since the list was built, measured by the drift.
+    disp_since_build: Option<f64>,
 }
 
 fn permute<T: Copy>(v: &mut Vec<T>, order: &[u32]) {
@@ -83,6 +87,8 @@ impl<P: PrecisionMode> CpuSim<P> {
             nl_range: 0.0,
             nl_valid: false,
             bufs: Vec::new(),
+            pos_f_fresh: false,
+            disp_since_build: None,
         }
     }
 
@@ -94,6 +100,7 @@ impl<P: PrecisionMode> CpuSim<P> {
     pub fn invalidate(&mut self) {
         self.forces_valid = false;
         self.nl_valid = false;
+        self.pos_f_fresh = false;
     }
 
     pub fn snapshot(&self) -> Snapshot {
@@ -154,13 +161,16 @@ impl<P: PrecisionMode> CpuSim<P> {
         }
         let img = MinImage::new(&self.sim_box);
         self.nl.build(&self.pos_f, self.nl_grid.as_ref(), range, &img);
-        if std::env::var_os("ARGON_DEBUG_NL").is_some() { eprintln!("nl build at step {} ({} stored)", self.step, self.nl.nbrs.len()); }
         self.nl_valid = true;
     }
 
     /// Computes forces at the current positions; with `EV`, also energies and virials.
     pub fn compute_forces<const EV: bool>(&mut self, ctx: &Ctx) -> Sums {
-        self.sync_pos_f();
+        if !self.pos_f_fresh {
+            self.sync_pos_f();
+            self.disp_since_build = None;
+        }
+        self.pos_f_fresh = false;
         let p = ctx.params;
         let sums = if p.species.len() == 1 {
             let s = &p.species[0];
@@ -192,7 +202,12 @@ impl<P: PrecisionMode> CpuSim<P> {
         }
         if algorithm == Algorithm::Neighbors {
             let half_skin = 0.5 * ctx.params.skin;
-            if !self.nl_valid || self.max_disp_sq_since_build() > half_skin * half_skin {
+            let moved = match self.disp_since_build.take() {
+                Some(d) => d,
+                None if self.nl_valid => self.max_disp_sq_since_build(),
+                None => f64::INFINITY,
+            };
+            if !self.nl_valid || moved > half_skin * half_skin {
                 self.rebuild_neighbors(ctx.params);
             }
         }
@@ -209,17 +224,24 @@ impl<P: PrecisionMode> CpuSim<P> {
         EnergyVirial { energy: ev.energy.f64(), virial: ev.virial.f64() }
     }
 
-    /// Half kick and drift; returns the largest squared distance moved this step.
+    /// Half kick and drift; refreshes the force-precision positions and measures how far
+    /// atoms have moved since the neighbour list was built. Returns the largest squared
+    /// distance moved this step.
     fn kick_drift(&mut self, dt: f64, masses: &[f64]) -> f64 {
         let b = self.sim_box;
-        let (force, types) = (&self.force, &self.types);
+        let n = self.pos.len();
+        self.pos_f.resize(n, [P::Force::zero(); 4]);
+        let track = self.nl_valid && self.nl.pos_at_build.len() == n;
+        let (force, types, at_build) = (&self.force, &self.types, &self.nl.pos_at_build);
         let dt_s = P::State::of(dt);
-        self.pos
+        let (moved, since_build) = self
+            .pos
             .par_iter_mut()
             .zip(self.vel.par_iter_mut())
+            .zip(self.pos_f.par_iter_mut())
             .enumerate()
             .with_min_len(2048)
-            .map(|(i, (x, v))| {
+            .map(|(i, ((x, v), xf))| {
                 let dtfm = P::State::of(0.5 * dt / masses[types[i] as usize]);
                 let mut moved = P::State::zero();
                 for k in 0..3 {
@@ -238,10 +260,21 @@ impl<P: PrecisionMode> CpuSim<P> {
                         }
                     }
                 }
+                let xd = [x[0].f64(), x[1].f64(), x[2].f64()];
+                *xf = [P::Force::of(xd[0]), P::Force::of(xd[1]), P::Force::of(xd[2]), P::Force::of(types[i] as f64)];
+                let since = if track {
+                    let d = b.min_image(xd, at_build[i]);
+                    d[0] * d[0] + d[1] * d[1] + d[2] * d[2]
+                } else {
+                    f64::INFINITY
+                };
                 let m = moved.f64();
-                if m.is_nan() { f64::INFINITY } else { m }
+                (if m.is_nan() { f64::INFINITY } else { m }, since)
             })
-            .reduce(|| 0.0, f64::max)
+            .reduce(|| (0.0, 0.0), |a, b| (a.0.max(b.0), a.1.max(b.1)));
+        self.pos_f_fresh = true;
+        self.disp_since_build = if track && n > 0 { Some(since_build) } else { None };
+        moved
     }
 
     /// Second half kick, with the Langevin velocity update fused in; returns sum m v^2.
