@@ -2,6 +2,7 @@
 //! `bench` (throughput table). Every error names the file, field or flag and the fix.
 
 pub mod bench;
+pub mod run;
 
 use clap::{Parser, Subcommand};
 
@@ -17,6 +18,8 @@ pub struct Cli {
 
 #[derive(Subcommand, Debug)]
 pub enum Command {
+    /// Run a simulation headless, writing thermo and trajectory files.
+    Run(run::RunArgs),
     /// Measure throughput on the LAMMPS in.lj system.
     Bench(bench::BenchArgs),
 }
@@ -32,6 +35,7 @@ pub fn main() -> std::process::ExitCode {
         let _ = rayon::ThreadPoolBuilder::new().num_threads(t).build_global();
     }
     let result = match &cli.command {
+        Some(Command::Run(a)) => run::run(a),
         Some(Command::Bench(a)) => bench::run(a),
         None => {
             eprintln!("the desktop app is not built yet; try `argon-sandbox run` or `argon-sandbox bench`");

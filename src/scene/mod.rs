@@ -17,6 +17,7 @@ mod error;
 mod grid;
 mod locate;
 mod parse;
+pub mod presets;
 mod validate;
 mod validate_shapes;
 

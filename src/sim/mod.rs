@@ -206,6 +206,9 @@ pub trait Backend: Send {
     fn drain_telemetry(&mut self) -> Vec<Telemetry>;
     /// Telemetry of the current state, computed now.
     fn measure(&mut self) -> Result<Telemetry, SimError>;
+    /// Total force on every atom at the current positions, in canonical order (for tests and
+    /// cross-checks between backends; copies from the device).
+    fn forces(&mut self) -> Result<Vec<[f64; 3]>, SimError>;
     /// Replaces the obstacle field (None: no obstacles). Returns how many atoms were caught
     /// inside and removed or pushed out.
     fn set_obstacles(&mut self, field: Option<Arc<ObstacleField>>, caught: CaughtAtoms) -> Result<usize, SimError>;

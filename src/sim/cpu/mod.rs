@@ -190,6 +190,11 @@ impl Backend for CpuBackend {
         Ok(with_sim!(&mut self.engine, s => s.measure(&ctx)))
     }
 
+    fn forces(&mut self) -> Result<Vec<[f64; 3]>, SimError> {
+        let ctx = make_ctx(&self.params, self.field.as_deref(), &self.engine);
+        Ok(with_sim!(&mut self.engine, s => s.forces(&ctx)))
+    }
+
     fn set_obstacles(&mut self, field: Option<Arc<ObstacleField>>, caught: CaughtAtoms) -> Result<usize, SimError> {
         let mut snap = self.snapshot()?;
         let n_caught = match field.as_deref() {

@@ -392,6 +392,16 @@ impl<P: PrecisionMode> CpuSim<P> {
         self.telemetry(ctx, sums)
     }
 
+    /// Forces at the current positions in canonical order.
+    pub fn forces(&mut self, ctx: &Ctx) -> Vec<[f64; 3]> {
+        self.compute_forces::<false>(ctx);
+        let mut out = vec![[0.0; 3]; self.n()];
+        for (s, f) in self.force.iter().enumerate() {
+            out[self.ids[s] as usize] = [f[0].f64(), f[1].f64(), f[2].f64()];
+        }
+        out
+    }
+
     /// Advances `steps` steps, pushing telemetry at every step divisible by `telemetry_every`.
     pub fn advance(&mut self, steps: u64, ctx: &Ctx, out: &mut Vec<Telemetry>) -> Result<(), SimError> {
         if self.n() == 0 {

@@ -1,0 +1,414 @@
+//! `argon-sandbox run`: a headless simulation from a scene file and/or an extended XYZ
+//! state, with flags that override the scene, a thermo CSV, an extended XYZ trajectory and a
+//! progress bar. Flag values are read in the `--units` system (argon: K, fs, ps, Å; lj: reduced).
+
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Instant;
+
+use anyhow::{Context, Result, anyhow, bail};
+use clap::{Args, ValueEnum};
+
+use crate::analysis;
+use crate::io::extxyz::{ExtXyzWriter, FrameRef, XyzFrame, read_extxyz};
+use crate::io::thermo::ThermoWriter;
+use crate::physics::init::maxwell_boltzmann;
+use crate::physics::obstacles::ObstacleField;
+use crate::physics::params::{Algorithm, ParamError, Precision, SimBox, SimParams, Thermostat};
+use crate::scene::{Scene, SimSetup, presets};
+use crate::sim::{AtomState, BackendChoice, SimError, Snapshot, Telemetry, open_backend};
+use crate::units::{self, UnitSystem};
+
+/// The ensemble flag.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Ensemble {
+    Nve,
+    Berendsen,
+    Csvr,
+    Langevin,
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct RunArgs {
+    /// Scene file (RON). Without it: the built-in default scene, or only the --init state.
+    pub scene: Option<PathBuf>,
+    /// Number of steps to run.
+    #[arg(long)]
+    pub steps: u64,
+    #[arg(long, value_enum, default_value = "auto")]
+    pub backend: BackendChoice,
+    #[arg(long, value_enum)]
+    pub algorithm: Option<Algorithm>,
+    #[arg(long, value_enum)]
+    pub precision: Option<Precision>,
+    /// Start from this extended XYZ state (Lattice, Origin, pbc, pos, optional vel); its box
+    /// replaces the scene's.
+    #[arg(long)]
+    pub init: Option<PathBuf>,
+    /// Time step (fs with --units argon, tau with --units lj).
+    #[arg(long)]
+    pub dt: Option<f64>,
+    /// LJ cutoff (Å with --units argon, sigma with --units lj).
+    #[arg(long)]
+    pub cutoff: Option<f64>,
+    /// Do not shift the LJ energy to zero at the cutoff (LAMMPS `lj/cut` default).
+    #[arg(long)]
+    pub no_shift: bool,
+    #[arg(long, value_enum)]
+    pub ensemble: Option<Ensemble>,
+    /// Target temperature (K with --units argon, reduced with --units lj).
+    #[arg(long)]
+    pub temperature: Option<f64>,
+    /// Thermostat coupling time (ps with --units argon, tau with --units lj).
+    #[arg(long)]
+    pub tau: Option<f64>,
+    /// Units of flags, thermo columns and trajectories.
+    #[arg(long, value_enum, default_value = "argon")]
+    pub units: UnitSystem,
+    /// Thermo CSV: a header, then a row at step 0 and every --thermo-every steps.
+    #[arg(long)]
+    pub thermo: Option<PathBuf>,
+    #[arg(long, default_value_t = 100)]
+    pub thermo_every: u64,
+    /// Extended XYZ trajectory, a frame at step 0 and every --xyz-every steps.
+    #[arg(long)]
+    pub xyz: Option<PathBuf>,
+    #[arg(long, default_value_t = 1000)]
+    pub xyz_every: u64,
+    /// Seed of the random streams (thermostats, generated velocities).
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// No progress bar or summary.
+    #[arg(long)]
+    pub quiet: bool,
+}
+
+/// Converts flag values of one unit system to reduced units.
+struct FlagUnits(UnitSystem);
+
+impl FlagUnits {
+    fn temperature(&self, x: f64) -> f64 {
+        match self.0 {
+            UnitSystem::Argon => units::kelvin_to_reduced(x),
+            UnitSystem::Lj => x,
+        }
+    }
+    fn time_fs(&self, x: f64) -> f64 {
+        match self.0 {
+            UnitSystem::Argon => x / (units::argon_tau_ps() * 1000.0),
+            UnitSystem::Lj => x,
+        }
+    }
+    fn time_ps(&self, x: f64) -> f64 {
+        match self.0 {
+            UnitSystem::Argon => x / units::argon_tau_ps(),
+            UnitSystem::Lj => x,
+        }
+    }
+    fn length(&self, x: f64) -> f64 {
+        match self.0 {
+            UnitSystem::Argon => x / units::ARGON_SIGMA_ANGSTROM,
+            UnitSystem::Lj => x,
+        }
+    }
+}
+
+/// The scene the run starts from, before flags and --init.
+fn base_setup(args: &RunArgs) -> Result<Option<SimSetup>> {
+    let scene = match (&args.scene, &args.init) {
+        (Some(path), _) => Scene::load(path)?,
+        (None, Some(_)) => return Ok(None),
+        (None, None) => {
+            let text = presets::preset("default").ok_or_else(|| anyhow!("the default scene is missing"))?;
+            Scene::from_str(text, "default.ron (built in)")?
+        }
+    };
+    let setup = scene.build().map_err(|e| match &args.scene {
+        Some(p) => anyhow!("{}: {e}", p.display()),
+        None => anyhow!("{e}"),
+    })?;
+    Ok(Some(setup))
+}
+
+/// Reads --init: box and atoms in reduced units.
+fn read_init(path: &Path) -> Result<(XyzFrame, bool)> {
+    let mut frame = read_extxyz(path)?;
+    let scale = match frame.units.as_deref() {
+        None | Some("lj") => None,
+        Some("metal") => Some((units::ARGON_SIGMA_ANGSTROM, units::ARGON_SIGMA_ANGSTROM / units::argon_tau_ps())),
+        Some(other) => bail!(
+            "{}: units={other} is not supported: write the state in reduced LJ units (units=lj) or in Å and Å/ps (units=metal)",
+            path.display()
+        ),
+    };
+    if let Some((length, speed)) = scale {
+        for p in frame.positions.iter_mut() {
+            p.iter_mut().for_each(|x| *x /= length);
+        }
+        if let Some(v) = frame.velocities.as_mut() {
+            v.iter_mut().for_each(|v| v.iter_mut().for_each(|x| *x /= speed));
+        }
+        let b = &mut frame.sim_box;
+        b.lo.iter_mut().chain(b.hi.iter_mut()).for_each(|x| *x /= length);
+    }
+    if let Some((i, name)) = frame.species.iter().enumerate().find(|(_, s)| s.as_str() != "Ar") {
+        bail!("{}: atom {} is `{name}`, but only argon (`Ar`) is supported so far", path.display(), i + 1);
+    }
+    let assumed_lj = frame.units.is_none();
+    Ok((frame, assumed_lj))
+}
+
+fn param_flag(e: ParamError) -> anyhow::Error {
+    let flag = match e.field {
+        "dt" => "--dt",
+        "cutoff" => "--cutoff",
+        "temperature" => "--temperature",
+        "thermostat.tau" | "thermostat.damp" => "--tau",
+        _ => "",
+    };
+    if flag.is_empty() { anyhow!("invalid setting {e}") } else { anyhow!("invalid {flag}: {e}") }
+}
+
+/// Applies the flags to the setup.
+fn apply_flags(args: &RunArgs, params: &mut SimParams) -> Result<()> {
+    let u = FlagUnits(args.units);
+    if let Some(dt) = args.dt {
+        params.dt = u.time_fs(dt);
+    }
+    if let Some(c) = args.cutoff {
+        params.cutoff = u.length(c);
+    }
+    if args.no_shift {
+        params.shift = false;
+    }
+    if let Some(t) = args.temperature {
+        params.temperature = u.temperature(t);
+    }
+    if let Some(a) = args.algorithm {
+        params.algorithm = a;
+    }
+    if let Some(p) = args.precision {
+        params.precision = p;
+    }
+    if let Some(s) = args.seed {
+        params.seed = s;
+    }
+    let current_tau = match params.thermostat {
+        Thermostat::Berendsen { tau } | Thermostat::Csvr { tau } => Some(tau),
+        Thermostat::Langevin { damp } => Some(damp),
+        Thermostat::Nve => None,
+    };
+    let tau = args.tau.map(|t| u.time_ps(t)).or(current_tau).unwrap_or(100.0 * params.dt);
+    params.thermostat = match args.ensemble {
+        Some(Ensemble::Nve) => Thermostat::Nve,
+        Some(Ensemble::Berendsen) => Thermostat::Berendsen { tau },
+        Some(Ensemble::Csvr) => Thermostat::Csvr { tau },
+        Some(Ensemble::Langevin) => Thermostat::Langevin { damp: tau },
+        None => match params.thermostat {
+            Thermostat::Nve => Thermostat::Nve,
+            Thermostat::Berendsen { .. } => Thermostat::Berendsen { tau },
+            Thermostat::Csvr { .. } => Thermostat::Csvr { tau },
+            Thermostat::Langevin { .. } => Thermostat::Langevin { damp: tau },
+        },
+    };
+    if args.thermo_every == 0 {
+        bail!("invalid --thermo-every 0: must be at least 1");
+    }
+    if args.xyz_every == 0 {
+        bail!("invalid --xyz-every 0: must be at least 1");
+    }
+    params.telemetry_every = if args.thermo.is_some() { args.thermo_every } else { args.thermo_every.max(100) };
+    Ok(())
+}
+
+/// Writes trajectory frames in the chosen units.
+struct Trajectory {
+    writer: ExtXyzWriter,
+    units: UnitSystem,
+    names: Vec<String>,
+}
+
+impl Trajectory {
+    fn write(&mut self, snap: &Snapshot) -> std::io::Result<()> {
+        let (length, speed, time, tag) = match self.units {
+            UnitSystem::Lj => (1.0, 1.0, 1.0, "lj"),
+            UnitSystem::Argon => (
+                units::ARGON_SIGMA_ANGSTROM,
+                units::ARGON_SIGMA_ANGSTROM / units::argon_tau_ps(),
+                units::argon_tau_ps(),
+                "metal",
+            ),
+        };
+        let scaled = |v: &[[f64; 3]], s: f64| -> Vec<[f64; 3]> { v.iter().map(|p| p.map(|x| x * s)).collect() };
+        let b = snap.sim_box;
+        let sim_box = SimBox { lo: b.lo.map(|x| x * length), hi: b.hi.map(|x| x * length), periodic: b.periodic };
+        let positions = scaled(&snap.atoms.positions, length);
+        let velocities = scaled(&snap.atoms.velocities, speed);
+        self.writer.write_frame(&FrameRef {
+            sim_box: &sim_box,
+            species_names: &self.names,
+            types: &snap.atoms.types,
+            positions: &positions,
+            velocities: Some(&velocities),
+            step: snap.step,
+            time: snap.time * time,
+            units: tag,
+        })
+    }
+}
+
+fn describe(t: &Telemetry, u: UnitSystem) -> String {
+    match u {
+        UnitSystem::Lj => format!(
+            "T* = {:.5}, PE/N = {:.6}, E/N = {:.6}, P* = {:.5}",
+            t.temperature,
+            t.pe_per_atom(),
+            t.etotal_per_atom(),
+            t.pressure
+        ),
+        UnitSystem::Argon => format!(
+            "T = {:.2} K, PE = {:.4} kJ/mol, E = {:.4} kJ/mol, P = {:.2} MPa",
+            units::reduced_to_kelvin(t.temperature),
+            units::reduced_energy_to_kj_per_mol(t.pe_per_atom()),
+            units::reduced_energy_to_kj_per_mol(t.etotal_per_atom()),
+            units::reduced_pressure_to_mpa(t.pressure)
+        ),
+    }
+}
+
+pub fn run(args: &RunArgs) -> Result<()> {
+    let base = base_setup(args)?;
+    let (mut sim_box, mut params, mut atoms, shapes) = match base {
+        Some(s) => (s.sim_box, s.params, s.atoms, s.shapes),
+        None => (SimBox::new([1.0; 3], [true; 3]), SimParams::default(), AtomState::default(), Vec::new()),
+    };
+    let mut generated_velocities = false;
+    if let Some(path) = &args.init {
+        let (frame, assumed_lj) = read_init(path)?;
+        if assumed_lj && !args.quiet {
+            eprintln!("note: {} has no units= key; reading it as reduced LJ units", path.display());
+        }
+        sim_box = frame.sim_box;
+        let n = frame.positions.len();
+        atoms = AtomState {
+            positions: frame.positions,
+            velocities: frame.velocities.unwrap_or_else(|| {
+                generated_velocities = true;
+                vec![[0.0; 3]; n]
+            }),
+            types: vec![0; n],
+        };
+        if args.scene.is_none() && args.temperature.is_none() {
+            params.temperature = 1.0;
+        }
+    }
+    apply_flags(args, &mut params)?;
+    params.validate(&sim_box).map_err(param_flag)?;
+    let field = ObstacleField::bake(&shapes, &sim_box, 0.1).map(Arc::new);
+    if generated_velocities {
+        let masses: Vec<f64> = atoms.types.iter().map(|&t| params.species[t as usize].mass).collect();
+        let dof = analysis::degrees_of_freedom(atoms.len(), &sim_box, &params, field.is_some());
+        atoms.velocities = maxwell_boltzmann(&masses, params.temperature, dof, params.seed, 0);
+    }
+
+    let (mut sim, why) = open_backend(args.backend, sim_box, params.clone(), &atoms, field)?;
+    let n = sim.n_atoms();
+    if !args.quiet {
+        let algorithm = params.algorithm.resolve(n, &sim_box, params.list_range());
+        let l = sim_box.length();
+        let bounds: String = sim_box.periodic.iter().map(|&p| if p { 'p' } else { 'w' }).collect();
+        eprintln!("backend: {why} ({})", sim.info().device);
+        eprintln!(
+            "system: {n} atoms, box {:.3} x {:.3} x {:.3} sigma ({bounds}), {} / {} precision, {}, dt {} tau",
+            l[0],
+            l[1],
+            l[2],
+            algorithm.name(),
+            params.precision.name(),
+            params.thermostat.name(),
+            params.dt
+        );
+    }
+
+    let mut thermo = match &args.thermo {
+        Some(p) => Some(ThermoWriter::create(p, args.units).with_context(|| format!("creating {}", p.display()))?),
+        None => None,
+    };
+    let mut trajectory = match &args.xyz {
+        Some(p) => Some(Trajectory {
+            writer: ExtXyzWriter::create(p).with_context(|| format!("creating {}", p.display()))?,
+            units: args.units,
+            names: params.species.iter().map(|s| s.name.clone()).collect(),
+        }),
+        None => None,
+    };
+
+    let first = sim.measure()?;
+    if let Some(w) = thermo.as_mut() {
+        w.write_row(&first)?;
+    }
+    if let Some(t) = trajectory.as_mut() {
+        t.write(&sim.snapshot()?)?;
+    }
+
+    let progress = (!args.quiet && std::io::stderr().is_terminal()).then(|| {
+        let bar = indicatif::ProgressBar::new(args.steps);
+        bar.set_style(
+            indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} steps  {per_sec}  eta {eta}")
+                .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+        );
+        bar
+    });
+    let start = Instant::now();
+    let start_step = sim.step();
+    let end = start_step + args.steps;
+    let every_t = args.thermo.as_ref().map(|_| args.thermo_every);
+    let every_x = args.xyz.as_ref().map(|_| args.xyz_every);
+    let mut last = first;
+    let outcome: Result<(), SimError> = (|| {
+        while sim.step() < end {
+            let now = sim.step();
+            let next_of = |k: Option<u64>| k.map(|k| (now / k + 1) * k).unwrap_or(u64::MAX);
+            let chunk_end = end.min(next_of(every_t)).min(next_of(every_x)).min(now + 1000);
+            sim.advance(chunk_end - now)?;
+            for t in sim.drain_telemetry() {
+                if let Some(w) = thermo.as_mut() {
+                    if t.step % args.thermo_every == 0 {
+                        w.write_row(&t).map_err(|e| SimError::Invalid(format!("writing the thermo file: {e}")))?;
+                    }
+                }
+                last = t;
+            }
+            if let (Some(t), Some(k)) = (trajectory.as_mut(), every_x) {
+                if sim.step() % k == 0 {
+                    let snap = sim.snapshot()?;
+                    t.write(&snap).map_err(|e| SimError::Invalid(format!("writing the trajectory: {e}")))?;
+                }
+            }
+            if let Some(bar) = &progress {
+                bar.set_position(sim.step() - start_step);
+            }
+        }
+        Ok(())
+    })();
+    if let Some(bar) = &progress {
+        bar.finish_and_clear();
+    }
+    // Whatever happened, keep what was written so far.
+    if let Some(w) = thermo {
+        w.finish()?;
+    }
+    if let Some(t) = trajectory {
+        t.writer.finish()?;
+    }
+    outcome?;
+    let elapsed = start.elapsed().as_secs_f64();
+    if !args.quiet {
+        let final_t = sim.measure().unwrap_or(last);
+        let rate = args.steps as f64 / elapsed.max(1e-9);
+        eprintln!("step {}: {}", final_t.step, describe(&final_t, args.units));
+        eprintln!("{:.0} steps/s, {:.3e} atom-steps/s over {:.2} s", rate, rate * n as f64, elapsed);
+    }
+    Ok(())
+}
