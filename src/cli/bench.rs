@@ -152,10 +152,8 @@ pub fn run(args: &BenchArgs) -> Result<()> {
             }
         }
     }
-    if !args.json {
-        if let Some(mb) = peak_rss_mb() {
-            println!("peak resident memory: {mb:.0} MB");
-        }
+    if let (false, Some(mb)) = (args.json, peak_rss_mb()) {
+        println!("peak resident memory: {mb:.0} MB");
     }
     Ok(())
 }

@@ -19,6 +19,7 @@ pub struct Cli {
 #[derive(Subcommand, Debug)]
 pub enum Command {
     /// Run a simulation headless, writing thermo and trajectory files.
+    #[command(allow_negative_numbers = true)]
     Run(run::RunArgs),
     /// Measure throughput on the LAMMPS in.lj system.
     Bench(bench::BenchArgs),

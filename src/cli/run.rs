@@ -373,18 +373,16 @@ pub fn run(args: &RunArgs) -> Result<()> {
             let chunk_end = end.min(next_of(every_t)).min(next_of(every_x)).min(now + 1000);
             sim.advance(chunk_end - now)?;
             for t in sim.drain_telemetry() {
-                if let Some(w) = thermo.as_mut() {
-                    if t.step % args.thermo_every == 0 {
-                        w.write_row(&t).map_err(|e| SimError::Invalid(format!("writing the thermo file: {e}")))?;
-                    }
+                if let Some(w) = thermo.as_mut().filter(|_| t.step.is_multiple_of(args.thermo_every)) {
+                    w.write_row(&t).map_err(|e| SimError::Invalid(format!("writing the thermo file: {e}")))?;
                 }
                 last = t;
             }
-            if let (Some(t), Some(k)) = (trajectory.as_mut(), every_x) {
-                if sim.step() % k == 0 {
-                    let snap = sim.snapshot()?;
-                    t.write(&snap).map_err(|e| SimError::Invalid(format!("writing the trajectory: {e}")))?;
-                }
+            if let (Some(t), Some(k)) = (trajectory.as_mut(), every_x)
+                && sim.step().is_multiple_of(k)
+            {
+                let snap = sim.snapshot()?;
+                t.write(&snap).map_err(|e| SimError::Invalid(format!("writing the trajectory: {e}")))?;
             }
             if let Some(bar) = &progress {
                 bar.set_position(sim.step() - start_step);

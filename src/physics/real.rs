@@ -7,7 +7,9 @@ use std::fmt::Debug;
 use std::ops::{AddAssign, MulAssign, SubAssign};
 
 /// f32 or f64.
-pub trait Real: num_traits::Float + AddAssign + SubAssign + MulAssign + Default + Debug + Send + Sync + 'static {
+pub trait Real:
+    num_traits::Float + AddAssign + SubAssign + MulAssign + Default + Debug + Send + Sync + 'static
+{
     fn of(x: f64) -> Self;
     fn f64(self) -> f64;
     /// Round to nearest, ties to even, for |x| < 2^22: adding and subtracting 1.5 * 2^(p-1)
@@ -48,19 +50,6 @@ impl Real for f64 {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn rint_rounds_half_to_even() {
-        for (x, r) in [(0.5, 0.0), (1.5, 2.0), (-0.5, 0.0), (-1.5, -2.0), (0.49, 0.0), (-0.51, -1.0), (3.7, 4.0)] {
-            assert_eq!(Real::rint(x as f64), r);
-            assert_eq!(Real::rint(x as f32), r as f32);
-        }
-    }
-}
-
 /// A precision mode: the type of the integration state, of the force arithmetic, and of
 /// energy/virial accumulation.
 pub trait PrecisionMode: Send + Sync + 'static {
@@ -96,4 +85,17 @@ impl PrecisionMode for Double {
     type Force = f64;
     type Accum = f64;
     const MODE: crate::physics::params::Precision = crate::physics::params::Precision::Double;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rint_rounds_half_to_even() {
+        for (x, r) in [(0.5, 0.0), (1.5, 2.0), (-0.5, 0.0), (-1.5, -2.0), (0.49, 0.0), (-0.51, -1.0), (3.7, 4.0)] {
+            assert_eq!(Real::rint(x), r);
+            assert_eq!(Real::rint(x as f32), r as f32);
+        }
+    }
 }

@@ -26,9 +26,7 @@ pub fn open_backend(
     field: Option<Arc<ObstacleField>>,
 ) -> Result<(Box<dyn Backend>, String), SimError> {
     match choice {
-        BackendChoice::Cuda => Err(SimError::Device(
-            "this build has no CUDA backend yet; use --backend cpu".into(),
-        )),
+        BackendChoice::Cuda => Err(SimError::Device("this build has no CUDA backend yet; use --backend cpu".into())),
         BackendChoice::Auto | BackendChoice::Cpu => {
             let b = CpuBackend::new(sim_box, params, atoms, field)?;
             let why = match choice {

@@ -207,9 +207,7 @@ pub unsafe fn half_rows_f32<const EV: bool>(
             dy = _mm512_fnmadd_ps(len[1], _mm512_roundscale_ps::<ROUND>(_mm512_mul_ps(dy, inv[1])), dy);
             dz = _mm512_fnmadd_ps(len[2], _mm512_roundscale_ps::<ROUND>(_mm512_mul_ps(dz, inv[2])), dz);
             let rsq = _mm512_add_ps(_mm512_add_ps(_mm512_mul_ps(dx, dx), _mm512_mul_ps(dy, dy)), _mm512_mul_ps(dz, dz));
-            let mask = valid
-                & _mm512_cmp_ps_mask::<_CMP_LT_OQ>(rsq, rc2)
-                & _mm512_cmp_ps_mask::<_CMP_GT_OQ>(rsq, zero);
+            let mask = valid & _mm512_cmp_ps_mask::<_CMP_LT_OQ>(rsq, rc2) & _mm512_cmp_ps_mask::<_CMP_GT_OQ>(rsq, zero);
             // rcp14 plus one Newton step: ~2^-28 relative error, below f32's ulp.
             let approx = _mm512_maskz_rcp14_ps(mask, rsq);
             let r2inv = _mm512_mul_ps(approx, _mm512_fnmadd_ps(rsq, approx, _mm512_set1_ps(2.0)));
@@ -289,28 +287,28 @@ pub unsafe fn scan_f64(
     let mut n = out.len();
     let dst = out.as_mut_ptr() as *mut i32;
     for js in ranges {
-    let mut j = js.start;
-    while j < js.end {
-        let left = js.end - j;
-        let valid: u8 = if left >= 8 { 0xff } else { (1u8 << left) - 1 };
-        let idx = _mm256_add_epi32(_mm256_set1_epi32(j as i32), iota);
-        let row = |k: usize| {
-            if k < left { _mm256_loadu_pd(base.add((j + k) * 4)) } else { _mm256_setzero_pd() }
-        };
-        let pair = |a: usize| _mm512_insertf64x4::<1>(_mm512_castpd256_pd512(row(a)), row(a + 4));
-        let (xj, yj, zj) = transpose8(pair(0), pair(1), pair(2), pair(3));
-        let mut dx = _mm512_sub_pd(xi, xj);
-        let mut dy = _mm512_sub_pd(yi, yj);
-        let mut dz = _mm512_sub_pd(zi, zj);
-        dx = _mm512_fnmadd_pd(len[0], _mm512_roundscale_pd::<ROUND>(_mm512_mul_pd(dx, inv[0])), dx);
-        dy = _mm512_fnmadd_pd(len[1], _mm512_roundscale_pd::<ROUND>(_mm512_mul_pd(dy, inv[1])), dy);
-        dz = _mm512_fnmadd_pd(len[2], _mm512_roundscale_pd::<ROUND>(_mm512_mul_pd(dz, inv[2])), dz);
-        let rsq = _mm512_add_pd(_mm512_add_pd(_mm512_mul_pd(dx, dx), _mm512_mul_pd(dy, dy)), _mm512_mul_pd(dz, dz));
-        let hit = _mm512_mask_cmp_pd_mask::<_CMP_LT_OQ>(valid, rsq, r2);
-        _mm256_mask_compressstoreu_epi32(dst.add(n), hit, idx);
-        n += hit.count_ones() as usize;
-        j += 8;
-    }
+        let mut j = js.start;
+        while j < js.end {
+            let left = js.end - j;
+            let valid: u8 = if left >= 8 { 0xff } else { (1u8 << left) - 1 };
+            let idx = _mm256_add_epi32(_mm256_set1_epi32(j as i32), iota);
+            let row = |k: usize| {
+                if k < left { _mm256_loadu_pd(base.add((j + k) * 4)) } else { _mm256_setzero_pd() }
+            };
+            let pair = |a: usize| _mm512_insertf64x4::<1>(_mm512_castpd256_pd512(row(a)), row(a + 4));
+            let (xj, yj, zj) = transpose8(pair(0), pair(1), pair(2), pair(3));
+            let mut dx = _mm512_sub_pd(xi, xj);
+            let mut dy = _mm512_sub_pd(yi, yj);
+            let mut dz = _mm512_sub_pd(zi, zj);
+            dx = _mm512_fnmadd_pd(len[0], _mm512_roundscale_pd::<ROUND>(_mm512_mul_pd(dx, inv[0])), dx);
+            dy = _mm512_fnmadd_pd(len[1], _mm512_roundscale_pd::<ROUND>(_mm512_mul_pd(dy, inv[1])), dy);
+            dz = _mm512_fnmadd_pd(len[2], _mm512_roundscale_pd::<ROUND>(_mm512_mul_pd(dz, inv[2])), dz);
+            let rsq = _mm512_add_pd(_mm512_add_pd(_mm512_mul_pd(dx, dx), _mm512_mul_pd(dy, dy)), _mm512_mul_pd(dz, dz));
+            let hit = _mm512_mask_cmp_pd_mask::<_CMP_LT_OQ>(valid, rsq, r2);
+            _mm256_mask_compressstoreu_epi32(dst.add(n), hit, idx);
+            n += hit.count_ones() as usize;
+            j += 8;
+        }
     }
     out.set_len(n);
 }
@@ -339,31 +337,31 @@ pub unsafe fn scan_f32(
     let mut n = out.len();
     let dst = out.as_mut_ptr() as *mut i32;
     for js in ranges {
-    let mut j = js.start;
-    while j < js.end {
-        let left = js.end - j;
-        let idx = _mm512_add_epi32(_mm512_set1_epi32(j as i32), order);
-        let quad = |q: usize| {
-            let rows = left.saturating_sub(4 * q).min(4);
-            let m: u16 = if rows == 4 { 0xffff } else { (1u16 << (4 * rows)) - 1 };
-            _mm512_maskz_loadu_ps(m, base.add((j + 4 * q) * 4))
-        };
-        let (xj, yj, zj) = transpose16(quad(0), quad(1), quad(2), quad(3));
-        // Lane l of the transposed vectors is row (l % 4) * 4 + l / 4.
-        let lane_row = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
-        let valid: u16 = _mm512_cmplt_epi32_mask(lane_row, _mm512_set1_epi32(left.min(16) as i32));
-        let mut dx = _mm512_sub_ps(xi, xj);
-        let mut dy = _mm512_sub_ps(yi, yj);
-        let mut dz = _mm512_sub_ps(zi, zj);
-        dx = _mm512_fnmadd_ps(len[0], _mm512_roundscale_ps::<ROUND>(_mm512_mul_ps(dx, inv[0])), dx);
-        dy = _mm512_fnmadd_ps(len[1], _mm512_roundscale_ps::<ROUND>(_mm512_mul_ps(dy, inv[1])), dy);
-        dz = _mm512_fnmadd_ps(len[2], _mm512_roundscale_ps::<ROUND>(_mm512_mul_ps(dz, inv[2])), dz);
-        let rsq = _mm512_add_ps(_mm512_add_ps(_mm512_mul_ps(dx, dx), _mm512_mul_ps(dy, dy)), _mm512_mul_ps(dz, dz));
-        let hit = _mm512_mask_cmp_ps_mask::<_CMP_LT_OQ>(valid, rsq, r2);
-        _mm512_mask_compressstoreu_epi32(dst.add(n), hit, idx);
-        n += hit.count_ones() as usize;
-        j += 16;
-    }
+        let mut j = js.start;
+        while j < js.end {
+            let left = js.end - j;
+            let idx = _mm512_add_epi32(_mm512_set1_epi32(j as i32), order);
+            let quad = |q: usize| {
+                let rows = left.saturating_sub(4 * q).min(4);
+                let m: u16 = if rows == 4 { 0xffff } else { (1u16 << (4 * rows)) - 1 };
+                _mm512_maskz_loadu_ps(m, base.add((j + 4 * q) * 4))
+            };
+            let (xj, yj, zj) = transpose16(quad(0), quad(1), quad(2), quad(3));
+            // Lane l of the transposed vectors is row (l % 4) * 4 + l / 4.
+            let lane_row = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
+            let valid: u16 = _mm512_cmplt_epi32_mask(lane_row, _mm512_set1_epi32(left.min(16) as i32));
+            let mut dx = _mm512_sub_ps(xi, xj);
+            let mut dy = _mm512_sub_ps(yi, yj);
+            let mut dz = _mm512_sub_ps(zi, zj);
+            dx = _mm512_fnmadd_ps(len[0], _mm512_roundscale_ps::<ROUND>(_mm512_mul_ps(dx, inv[0])), dx);
+            dy = _mm512_fnmadd_ps(len[1], _mm512_roundscale_ps::<ROUND>(_mm512_mul_ps(dy, inv[1])), dy);
+            dz = _mm512_fnmadd_ps(len[2], _mm512_roundscale_ps::<ROUND>(_mm512_mul_ps(dz, inv[2])), dz);
+            let rsq = _mm512_add_ps(_mm512_add_ps(_mm512_mul_ps(dx, dx), _mm512_mul_ps(dy, dy)), _mm512_mul_ps(dz, dz));
+            let hit = _mm512_mask_cmp_ps_mask::<_CMP_LT_OQ>(valid, rsq, r2);
+            _mm512_mask_compressstoreu_epi32(dst.add(n), hit, idx);
+            n += hit.count_ones() as usize;
+            j += 16;
+        }
     }
     out.set_len(n);
 }

@@ -156,7 +156,7 @@ impl CellGrid {
                 };
                 if forward_only && (dz, dy) == (0, 0) {
                     push_row(yy, zz, x + 1, x + r);
-                        } else {
+                } else {
                     push_row(yy, zz, x - r, x + r);
                 }
             }
@@ -245,7 +245,8 @@ mod tests {
         let g0 = CellGrid::new(&b, 2.5, 1).unwrap();
         assert_eq!(g0.dims, [3, 3, 3]);
         let mut g = g0.clone();
-        let pos: Vec<[f64; 3]> = (0..100).map(|i| [(i * 7 % 9) as f64 + 0.5, (i % 9) as f64, (i * 3 % 9) as f64]).collect();
+        let pos: Vec<[f64; 3]> =
+            (0..100).map(|i| [(i * 7 % 9) as f64 + 0.5, (i % 9) as f64, (i * 3 % 9) as f64]).collect();
         g.bin(&pos);
         let mut seen = g.order.clone();
         seen.sort();

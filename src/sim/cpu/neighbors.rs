@@ -26,7 +26,6 @@ pub struct NeighborList {
 /// Atoms per parallel build task.
 const BUILD_CHUNK: usize = 512;
 
-
 /// Appends to `out` every j in the `ranges` within `sqrt(range_sq)` of `pi` (minimum image).
 #[inline(always)]
 fn scan_candidates<F: Real>(
@@ -115,7 +114,7 @@ fn build_body<F: Real>(
             None => ranges.push(i + 1..n),
         }
         scan_candidates(pi, &ranges, pos, range_sq, img, &mut nbrs);
-        while (nbrs.len() - before) % LANES != 0 {
+        while !(nbrs.len() - before).is_multiple_of(LANES) {
             nbrs.push(i as u32);
         }
         counts.push((nbrs.len() - before) as u32);

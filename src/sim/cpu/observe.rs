@@ -137,7 +137,9 @@ pub fn rdf(
 /// Probability density of the speed (integrates to one over all speeds).
 pub fn speed_histogram(atoms: &AtomState, bins: usize, v_max: f64) -> Result<Histogram, SimError> {
     if bins == 0 || bins > 100_000 || !(v_max.is_finite() && v_max > 0.0) {
-        return Err(SimError::Invalid(format!("speed histogram needs 1 to 100000 bins and a positive v_max (got {bins}, {v_max})")));
+        return Err(SimError::Invalid(format!(
+            "speed histogram needs 1 to 100000 bins and a positive v_max (got {bins}, {v_max})"
+        )));
     }
     let mut counts = vec![0u64; bins];
     for v in &atoms.velocities {
@@ -242,8 +244,7 @@ fn retain(atoms: &mut AtomState, keep: &[bool]) -> usize {
 pub fn resolve_caught(atoms: &mut AtomState, field: &ObstacleField, params: &SimParams, mode: CaughtAtoms) -> usize {
     let caught_below = 0.5 * params.obstacle.sigma;
     let target = params.obstacle.cutoff.max(caught_below);
-    let caught: Vec<bool> =
-        atoms.positions.iter().map(|p| field.sample(p[0], p[1]).distance < caught_below).collect();
+    let caught: Vec<bool> = atoms.positions.iter().map(|p| field.sample(p[0], p[1]).distance < caught_below).collect();
     let count = caught.iter().filter(|&&c| c).count();
     match mode {
         CaughtAtoms::Remove => {

@@ -105,11 +105,7 @@ impl<P: PrecisionMode> CpuSim<P> {
 
     pub fn snapshot(&self) -> Snapshot {
         let n = self.n();
-        let mut atoms = AtomState {
-            positions: vec![[0.0; 3]; n],
-            velocities: vec![[0.0; 3]; n],
-            types: vec![0; n],
-        };
+        let mut atoms = AtomState { positions: vec![[0.0; 3]; n], velocities: vec![[0.0; 3]; n], types: vec![0; n] };
         for s in 0..n {
             let i = self.ids[s] as usize;
             atoms.positions[i] = self.pos[s].map(|x| x.f64());
@@ -124,7 +120,12 @@ impl<P: PrecisionMode> CpuSim<P> {
         self.pos_f.resize(pos.len(), [P::Force::zero(); 4]);
         self.pos_f.par_iter_mut().enumerate().with_min_len(4096).for_each(|(i, q)| {
             let p = pos[i];
-            *q = [P::Force::of(p[0].f64()), P::Force::of(p[1].f64()), P::Force::of(p[2].f64()), P::Force::of(types[i] as f64)];
+            *q = [
+                P::Force::of(p[0].f64()),
+                P::Force::of(p[1].f64()),
+                P::Force::of(p[2].f64()),
+                P::Force::of(types[i] as f64),
+            ];
         });
     }
 
@@ -213,7 +214,9 @@ impl<P: PrecisionMode> CpuSim<P> {
         }
         let ev: EnergyVirial<A<P>> = match algorithm {
             Algorithm::AllPairsGlobal => forces::all_pairs::<_, _, C, EV>(&self.pos_f, None, c, &img, &mut self.force),
-            Algorithm::Cells => forces::cell_list::<_, _, C, EV>(&self.pos_f, &mut self.cells, c, &img, &mut self.force),
+            Algorithm::Cells => {
+                forces::cell_list::<_, _, C, EV>(&self.pos_f, &mut self.cells, c, &img, &mut self.force)
+            }
             Algorithm::Neighbors => {
                 forces::neighbor_list::<_, _, C, EV>(&self.pos_f, &self.nl, &mut self.bufs, c, &img, &mut self.force)
             }
@@ -421,7 +424,9 @@ impl<P: PrecisionMode> CpuSim<P> {
                 self.forces_valid = false;
                 return Err(blow_up(next, moved));
             }
-            let sums = if next % every == 0 { Some(self.compute_forces::<true>(ctx)) } else {
+            let sums = if next.is_multiple_of(every) {
+                Some(self.compute_forces::<true>(ctx))
+            } else {
                 self.compute_forces::<false>(ctx);
                 None
             };

@@ -1,0 +1,108 @@
+//! Every force algorithm and precision agrees with plain all-pairs in double precision on
+//! random periodic and walled configurations (with an obstacle and gravity): forces,
+//! energy and virial to 1e-10 relative in double, 1e-4 in single and mixed.
+
+mod common;
+
+use std::sync::Arc;
+
+use argon_sandbox::physics::init::{LatticeKind, lattice_sites};
+use argon_sandbox::physics::obstacles::ObstacleField;
+use argon_sandbox::physics::params::{Algorithm, Precision, SimBox, SimParams};
+use argon_sandbox::rng::{Sequence, Stream};
+use argon_sandbox::shapes::Shape;
+use argon_sandbox::sim::cpu::CpuBackend;
+use argon_sandbox::sim::{AtomState, Backend};
+use common::at_rest;
+
+/// Lattice sites in `[lo, hi)` jiggled by up to `amp` along each axis, outside `shapes`.
+fn jiggled(b: &SimBox, lo: [f64; 3], hi: [f64; 3], amp: f64, shapes: &[Shape], seed: u64) -> AtomState {
+    let mut rng = Sequence::new(seed, Stream::GasPlacement, 7, 0);
+    let pos: Vec<[f64; 3]> = lattice_sites(LatticeKind::Fcc, 0.8, b.lo, lo, hi)
+        .into_iter()
+        .filter(|p| shapes.iter().all(|s| s.signed_distance([p[0], p[1]]) > 0.9))
+        .map(|p| b.wrap(std::array::from_fn(|k| p[k] + amp * (2.0 * rng.uniform() - 1.0))))
+        .collect();
+    at_rest(pos)
+}
+
+struct Result3 {
+    forces: Vec<[f64; 3]>,
+    energy: f64,
+    virial: f64,
+}
+
+fn evaluate(b: SimBox, p: SimParams, atoms: &AtomState, field: Option<Arc<ObstacleField>>) -> Result3 {
+    let mut sim = CpuBackend::new(b, p, atoms, field).unwrap();
+    let forces = sim.forces().unwrap();
+    let t = sim.measure().unwrap();
+    Result3 { forces, energy: t.potential_energy(), virial: t.virial }
+}
+
+/// (worst per-atom force difference over the rms force, energy and virial relative differences).
+fn differences(a: &Result3, r: &Result3) -> (f64, f64, f64) {
+    let rms =
+        (r.forces.iter().map(|f| f[0] * f[0] + f[1] * f[1] + f[2] * f[2]).sum::<f64>() / r.forces.len() as f64).sqrt();
+    assert!(rms > 1.0, "the configuration should have substantial forces (rms {rms})");
+    let worst = a
+        .forces
+        .iter()
+        .zip(&r.forces)
+        .map(|(x, y)| ((x[0] - y[0]).powi(2) + (x[1] - y[1]).powi(2) + (x[2] - y[2]).powi(2)).sqrt())
+        .fold(0.0, f64::max);
+    (worst / rms, (a.energy - r.energy).abs() / r.energy.abs(), (a.virial - r.virial).abs() / r.virial.abs())
+}
+
+/// Every algorithm at each precision against plain all-pairs at that precision (1e-10 in
+/// double, 1e-4 in single and mixed), and single / mixed all-pairs against double all-pairs
+/// (energy and virial to 1e-4; forces to 5e-3 of the rms force, what f32 positions allow).
+fn compare(b: SimBox, base: SimParams, atoms: &AtomState, shapes: &[Shape], what: &str) {
+    let field = ObstacleField::bake(shapes, &b, 0.1).map(Arc::new);
+    let with = |algorithm, precision| SimParams { algorithm, precision, ..base.clone() };
+    let double_ref = evaluate(b, with(Algorithm::AllPairsGlobal, Precision::Double), atoms, field.clone());
+    for precision in Precision::ALL {
+        let tol = if precision == Precision::Double { 1e-10 } else { 1e-4 };
+        let reference = evaluate(b, with(Algorithm::AllPairsGlobal, precision), atoms, field.clone());
+        for algorithm in Algorithm::CONCRETE {
+            let r = evaluate(b, with(algorithm, precision), atoms, field.clone());
+            let (df, de, dw) = differences(&r, &reference);
+            eprintln!("{what} {precision:?} {algorithm:?}: force {df:.1e}, energy {de:.1e}, virial {dw:.1e}");
+            assert!(df < tol, "{what} {precision:?} {algorithm:?}: force differs by {df:e} of the rms force");
+            assert!(de < tol, "{what} {precision:?} {algorithm:?}: energy differs by {de:e}");
+            assert!(dw < tol, "{what} {precision:?} {algorithm:?}: virial differs by {dw:e}");
+        }
+        let (df, de, dw) = differences(&reference, &double_ref);
+        eprintln!("{what} {precision:?} vs double: force {df:.1e}, energy {de:.1e}, virial {dw:.1e}");
+        assert!(df < 5e-3 && de < 1e-4 && dw < 1e-4, "{what} {precision:?} strays from double: {df:e} {de:e} {dw:e}");
+    }
+}
+
+#[test]
+fn periodic_box() {
+    let b = SimBox::new([13.7, 14.2, 12.9], [true; 3]);
+    let atoms = jiggled(&b, b.lo, b.hi, 0.15, &[], 1);
+    assert!(atoms.len() > 1500);
+    for shift in [true, false] {
+        compare(b, SimParams { shift, ..SimParams::default() }, &atoms, &[], "periodic");
+    }
+}
+
+#[test]
+fn walled_tank_with_obstacle_and_gravity() {
+    let b = SimBox::new([18.0, 16.0, 9.0], [false, false, true]);
+    let shapes = vec![
+        Shape::Circle { centre: [9.0, 8.0], radius: 2.5 },
+        Shape::Segment { a: [3.0, 3.0], b: [6.0, 5.0], thickness: 0.8 },
+    ];
+    let atoms = jiggled(&b, [0.9, 0.9, 0.0], [17.1, 15.1, 9.0], 0.12, &shapes, 2);
+    let p = SimParams { gravity: 0.2, drive: 0.1, ..SimParams::default() };
+    compare(b, p, &atoms, &shapes, "tank");
+}
+
+#[test]
+fn small_periodic_box_without_room_for_cells() {
+    // Too small for three cells of cutoff + skin: cells and lists fall back to brute force.
+    let b = SimBox::new([6.0, 6.2, 5.8], [true; 3]);
+    let atoms = jiggled(&b, b.lo, b.hi, 0.1, &[], 3);
+    compare(b, SimParams { cutoff: 2.5, ..SimParams::default() }, &atoms, &[], "small box");
+}

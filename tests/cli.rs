@@ -1,0 +1,169 @@
+//! The command line end to end: the LAMMPS 200-step NVE trajectory reproduced through
+//! `run --init ... --units lj` to 1e-10 relative on every thermo row, thermo and trajectory
+//! files in argon units, blow-ups stopped with a clear error, and a table of bad flags each
+//! giving its expected message (never a panic).
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use argon_sandbox::io::extxyz::read_extxyz;
+use argon_sandbox::io::thermo::read_thermo_csv;
+use common::{reference, rel, validation_dir};
+
+fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_argon-sandbox"))
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("argon-cli-{}-{name}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn run(args: &[&str]) -> Output {
+    bin().args(args).output().expect("the binary runs")
+}
+
+fn text(o: &Output) -> String {
+    format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr))
+}
+
+fn init_file() -> String {
+    validation_dir().join("lammps_fcc4000_T1.44_initial.extxyz").to_string_lossy().into_owned()
+}
+
+#[test]
+fn lammps_nve_trajectory_through_the_cli() {
+    let r = reference();
+    let rows = r["nve_trajectory_fcc4000"]["rows"].as_array().unwrap();
+    let dir = scratch("lammps");
+    for algorithm in ["neighbors", "cells", "allpairs-tiled"] {
+        let csv = dir.join(format!("{algorithm}.csv"));
+        let out = run(&[
+            "run",
+            "--init",
+            &init_file(),
+            "--units",
+            "lj",
+            "--steps",
+            "200",
+            "--thermo",
+            csv.to_str().unwrap(),
+            "--thermo-every",
+            "50",
+            "--precision",
+            "double",
+            "--algorithm",
+            algorithm,
+            "--backend",
+            "cpu",
+            "--quiet",
+        ]);
+        assert!(out.status.success(), "{}", text(&out));
+        let got = read_thermo_csv(&csv).unwrap();
+        assert_eq!(got.len(), rows.len(), "{algorithm}: a row at step 0 and every 50 steps");
+        for (g, want) in got.iter().zip(rows) {
+            assert_eq!(g.step, want["step"].as_u64().unwrap());
+            for col in ["temp", "pe", "ke", "etotal", "press"] {
+                let (a, b) = (g.get(col).unwrap(), want[col].as_f64().unwrap());
+                assert!(rel(a, b) < 1e-10, "{algorithm} step {} {col}: {a} vs LAMMPS {b}", g.step);
+            }
+        }
+    }
+    std::fs::remove_dir_all(dir).ok();
+}
+
+#[test]
+fn argon_units_thermo_and_trajectory() {
+    let dir = scratch("argon");
+    let (csv, xyz) = (dir.join("thermo.csv"), dir.join("traj.xyz"));
+    let out = run(&[
+        "run",
+        "--steps",
+        "40",
+        "--thermo",
+        csv.to_str().unwrap(),
+        "--thermo-every",
+        "20",
+        "--xyz",
+        xyz.to_str().unwrap(),
+        "--xyz-every",
+        "20",
+        "--quiet",
+    ]);
+    assert!(out.status.success(), "{}", text(&out));
+    let rows = read_thermo_csv(&csv).unwrap();
+    assert_eq!(rows.iter().map(|r| r.step).collect::<Vec<_>>(), vec![0, 20, 40]);
+    let t = rows[0].get("temperature_K").expect("argon columns carry units");
+    assert!((60.0..120.0).contains(&t), "the default scene is liquid argon near 90 K, got {t}");
+    assert!(rows[0].get("pressure_MPa").is_some() && rows[0].get("pe_kJ_per_mol").is_some());
+    let frame = read_extxyz(&xyz).unwrap();
+    assert_eq!(frame.units.as_deref(), Some("metal"));
+    let l = frame.sim_box.length();
+    assert!(l[0] > 100.0, "positions and box are in ångström: {l:?}");
+    assert!(frame.velocities.is_some());
+    let frames = std::fs::read_to_string(&xyz).unwrap().matches("Lattice=").count();
+    assert_eq!(frames, 3);
+    std::fs::remove_dir_all(dir).ok();
+}
+
+fn write(path: &Path, body: &str) {
+    std::fs::write(path, body).unwrap();
+}
+
+#[test]
+fn blow_up_is_stopped_with_the_step_and_a_fix() {
+    let dir = scratch("blowup");
+    let xyz = dir.join("overlap.xyz");
+    write(
+        &xyz,
+        "3\nLattice=\"8 0 0 0 8 0 0 0 8\" Properties=species:S:1:pos:R:3 pbc=\"T T T\" units=lj\n\
+         Ar 1.0 1.0 1.0\nAr 1.05 1.0 1.0\nAr 4.0 4.0 4.0\n",
+    );
+    let out = run(&["run", "--init", xyz.to_str().unwrap(), "--units", "lj", "--steps", "100", "--quiet"]);
+    let msg = text(&out);
+    assert!(!out.status.success(), "{msg}");
+    assert!(msg.contains("blew up at step"), "{msg}");
+    assert!(msg.contains("smaller time step"), "{msg}");
+    assert!(!msg.contains("panicked"), "{msg}");
+    std::fs::remove_dir_all(dir).ok();
+}
+
+#[test]
+fn bad_flags_give_clear_errors() {
+    let dir = scratch("flags");
+    let missing = dir.join("missing.ron");
+    let bad_scene = dir.join("bad.ron");
+    write(&bad_scene, "(version: 1, bogus: 3)");
+    let init = init_file();
+    let cases: Vec<(Vec<&str>, &str)> = vec![
+        (vec!["run", "--steps", "10", "--dt", "500"], "--dt"),
+        (vec!["run", "--steps", "10", "--units", "lj", "--dt", "-0.1"], "dt"),
+        (vec!["run", "--steps", "10", "--units", "lj", "--temperature", "0"], "--temperature"),
+        (vec!["run", "--steps", "10", "--init", &init, "--units", "lj", "--cutoff", "9"], "half the periodic box"),
+        (vec!["run", "--steps", "10", "--ensemble", "nose"], "invalid value 'nose'"),
+        (vec!["run", "--steps", "10", "--thermo-every", "0"], "--thermo-every"),
+        (vec!["run", "--steps", "10", "--xyz-every", "0"], "--xyz-every"),
+        (vec!["run", "--steps", "-5"], "invalid value '-5'"),
+        (vec!["run"], "--steps"),
+        (vec!["run", "--steps", "10", "--precision", "quad"], "invalid value 'quad'"),
+        (vec!["run", "--steps", "10", "--units", "lj", "--ensemble", "csvr", "--tau", "0.0001"], "--tau"),
+        (vec!["run", "--steps", "10", "--init", "/no/such/file.xyz"], "/no/such/file.xyz"),
+        (vec!["run", missing.to_str().unwrap(), "--steps", "10"], "missing.ron"),
+        (vec!["run", bad_scene.to_str().unwrap(), "--steps", "10"], "bogus"),
+        (vec!["run", "--steps", "10", "--backend", "cuda"], "CUDA"),
+        (vec!["bench", "--steps", "0"], "--steps"),
+        (vec!["bench", "--algorithm", "fastest"], "invalid value 'fastest'"),
+        (vec!["--threads", "0", "bench"], "--threads"),
+    ];
+    for (args, expect) in cases {
+        let out = run(&args);
+        let msg = text(&out);
+        assert!(!out.status.success(), "{args:?} should fail: {msg}");
+        assert!(msg.contains(expect), "{args:?}: expected `{expect}` in: {msg}");
+        assert!(!msg.contains("panicked"), "{args:?} panicked: {msg}");
+    }
+    std::fs::remove_dir_all(dir).ok();
+}
