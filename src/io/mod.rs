@@ -13,11 +13,13 @@ pub mod thermo;
 
 use std::path::{Path, PathBuf};
 
-/// The folder holding the shared validation data (LAMMPS reference numbers, the FCC initial
-/// state): `$ARGON_VALIDATION_DIR` when set, else `../shared/validation` next to the crate.
+/// The folder holding the validation data (LAMMPS reference numbers, the FCC initial state,
+/// the JZG equation of state): `$ARGON_VALIDATION_DIR` when set, else the project's shared
+/// `../shared/validation` when it exists, else the copy kept in `tests/data/validation`.
 pub fn validation_dir() -> PathBuf {
-    match std::env::var_os("ARGON_VALIDATION_DIR") {
-        Some(dir) if !dir.is_empty() => PathBuf::from(dir),
-        _ => Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/validation"),
+    if let Some(dir) = std::env::var_os("ARGON_VALIDATION_DIR").filter(|d| !d.is_empty()) {
+        return PathBuf::from(dir);
     }
+    let shared = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/validation");
+    if shared.is_dir() { shared } else { Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/validation") }
 }

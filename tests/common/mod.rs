@@ -1,20 +1,12 @@
 //! Helpers shared by the integration tests: building small systems and reading validation data.
 #![allow(dead_code)]
 
-use std::path::PathBuf;
-
 use argon_sandbox::physics::init::{LatticeKind, lattice_box, maxwell_boltzmann};
 use argon_sandbox::physics::params::{Algorithm, Precision, SimBox, SimParams};
 use argon_sandbox::sim::cpu::CpuBackend;
 use argon_sandbox::sim::{AtomState, Backend};
 
-/// `../shared/validation`, or `$ARGON_VALIDATION_DIR`.
-pub fn validation_dir() -> PathBuf {
-    match std::env::var_os("ARGON_VALIDATION_DIR") {
-        Some(d) => PathBuf::from(d),
-        None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/validation"),
-    }
-}
+pub use argon_sandbox::io::validation_dir;
 
 pub fn reference() -> serde_json::Value {
     let text = std::fs::read_to_string(validation_dir().join("lammps_reference.json")).expect("validation data");
