@@ -8,6 +8,8 @@
 //! This module must not know about any UI, renderer or file format.
 
 pub mod cpu;
+pub mod cuda;
+pub mod edit;
 mod select;
 
 pub use select::{BackendChoice, open_backend};

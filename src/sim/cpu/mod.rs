@@ -15,6 +15,8 @@ mod observe;
 pub mod simd;
 mod state;
 
+pub use state::RUNAWAY_STEP;
+
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -198,7 +200,7 @@ impl Backend for CpuBackend {
     fn set_obstacles(&mut self, field: Option<Arc<ObstacleField>>, caught: CaughtAtoms) -> Result<usize, SimError> {
         let mut snap = self.snapshot()?;
         let n_caught = match field.as_deref() {
-            Some(f) => observe::resolve_caught(&mut snap.atoms, f, &self.params, caught),
+            Some(f) => crate::sim::edit::resolve_caught(&mut snap.atoms, f, &self.params, caught),
             None => 0,
         };
         self.field = field;
@@ -216,7 +218,7 @@ impl Backend for CpuBackend {
 
     fn remove_atoms(&mut self, which: &AtomSelection) -> Result<usize, SimError> {
         let mut snap = self.snapshot()?;
-        let removed = observe::remove(&mut snap.atoms, which);
+        let removed = crate::sim::edit::remove(&mut snap.atoms, which);
         if removed > 0 {
             self.reload(&snap);
         }
@@ -241,12 +243,12 @@ impl Backend for CpuBackend {
 
     fn speed_histogram(&mut self, bins: usize, v_max: f64) -> Result<Histogram, SimError> {
         let snap = self.snapshot()?;
-        observe::speed_histogram(&snap.atoms, bins, v_max)
+        analysis::speed_histogram(&snap.atoms, bins, v_max)
     }
 
     fn density_profile(&mut self, bins: usize) -> Result<Histogram, SimError> {
         let snap = self.snapshot()?;
-        observe::density_profile(&snap, bins)
+        analysis::density_profile(&snap, bins)
     }
 
     fn write_positions(&mut self, target: PositionTarget<'_>, colour: ColourScalar) -> Result<(), SimError> {

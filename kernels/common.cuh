@@ -1,0 +1,126 @@
+// Shared definitions of every argon-sandbox kernel: precision types chosen at compile time
+// (NVRTC -D PRECISION=0 single, 1 mixed, 2 double), the block size (-D BLOCK=...), the
+// constants struct mirrored by `sim/cuda/consts.rs`, and small helpers.
+#pragma once
+
+#ifndef PRECISION
+#define PRECISION 2
+#endif
+#ifndef BLOCK
+#define BLOCK 128
+#endif
+#ifndef NTYPES
+#define NTYPES 1
+#endif
+
+#if PRECISION == 0
+typedef float real_s;   // integration state
+typedef float4 real_s4;
+typedef float real_f;   // force arithmetic
+typedef float4 real_f4;
+#elif PRECISION == 1
+typedef double real_s;
+typedef double4 real_s4;
+typedef float real_f;
+typedef float4 real_f4;
+#else
+typedef double real_s;
+typedef double4 real_s4;
+typedef double real_f;
+typedef double4 real_f4;
+#endif
+// Energy and virial accumulate per atom in the state type (f64 for mixed), per block in f64.
+typedef real_s real_a;
+
+// Indices into the flags array.
+#define FLAG_REBUILD 0
+#define FLAG_OVERFLOW 1
+#define FLAG_BLOWUP 2
+#define FLAG_BUILDS 3
+#define FLAG_MAX_NBRS_SEEN 4
+#define FLAG_ALWAYS 5
+// 64-bit blow-up step (atomicMin) lives in a separate u64 array.
+
+// Mirrors `Consts` in src/sim/cuda/consts.rs field for field.
+struct Consts {
+    double lo[3];
+    double hi[3];
+    double len[3];
+    double inv_len[3];   // 0 on walled axes: minimum image becomes the identity there
+    int periodic[3];
+    int n;
+    double dt;
+    double skin_half_sq; // (skin / 2)^2
+    double r_list_sq;    // (cutoff + skin)^2
+    // LJ of species pair (0, 0); other pairs come from the table.
+    double lj1, lj2, lj3, lj4, lj_offset, rcut_sq;
+    // 9-3 walls on walled axes.
+    double w_c1, w_c2, w_c3, w_c4, w_offset, w_cutoff, w_dcap, w_ecap, w_fcap;
+    // 9-3 obstacle surface potential.
+    double o_c1, o_c2, o_c3, o_c4, o_offset, o_cutoff, o_dcap, o_ecap, o_fcap;
+    int has_obstacles;
+    int grid_cells[2];
+    int grid_nodes[2];
+    int grid_periodic[2];
+    double grid_lo[2];
+    double grid_cell[2];
+    double gravity;
+    double drive;
+    int drive_potential;
+    // Cell grid.
+    int cell_dims[3];
+    int n_cells;
+    double cell_inv[3];
+    int max_nbrs;
+    // Thermostat: 0 NVE, 1 Berendsen, 2 CSVR, 3 Langevin.
+    int thermostat;
+    double target_t;
+    double tau;
+    double langevin_c1;
+    double langevin_c2;
+    double dof;
+    unsigned long long seed;
+    double runaway_sq;
+    int pad0;
+};
+
+// Every device array, passed by value to every kernel. Mirrors `Bufs` in
+// src/sim/cuda/buffers.rs; unused pointers may be null.
+struct LjCoeffs;
+struct Bufs {
+    real_s4* pos;         // x, y, z, species (state precision)
+    real_s4* vel;
+    real_f4* force;
+    real_f4* posf;        // positions in force precision (aliases pos unless mixed)
+    real_s4* pos_build;   // positions at the last neighbour-list build
+    unsigned int* ids;    // canonical index of each slot
+    real_s4* pos2;        // permutation scratch
+    real_s4* vel2;
+    unsigned int* ids2;
+    const double* masses; // per species
+    const LjCoeffs* table;
+    const float* grid;    // obstacle signed distances
+    int* cell_count;      // per cell rank
+    int* cell_start;      // per cell rank, n_cells + 1
+    const int* cell_rank; // linear cell index (x fastest) -> storage rank (Morton order)
+    int* cell_of;         // per atom: cell rank
+    int* slot;            // per atom: arrival slot in its cell
+    unsigned int* order;  // sorted position -> atom
+    unsigned int* nlist;  // max_nbrs x n, column-major
+    int* ncount;
+    double* partials_ev;  // 4 per block
+    double* partials_kin; // 4 per block
+    double* lambda;       // thermostat factor of this step
+    double* records;      // telemetry records, 10 doubles each
+    int* flags;
+    unsigned long long* blowup_step;
+    unsigned long long* hist;
+    float4* out;          // published positions
+};
+
+__device__ __forceinline__ real_f min_image(real_f d, real_f len, real_f inv) {
+    return d - len * rint(d * inv);
+}
+
+// Per-type masses live in a small array; species 0 is argon by default.
+__device__ __forceinline__ int type_of(real_s w) { return (int)w; }

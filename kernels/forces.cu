@@ -1,0 +1,242 @@
+// Pair forces on the GPU for the four algorithms, mirroring src/sim/cpu/forces.rs, plus the
+// one-body forces (walls, obstacle grid, gravity, drive) of src/sim/cpu/external.rs in the
+// epilogue. One thread per atom; every pair is visited from both sides (full lists), so
+// energies and virials take half of each pair. With EV, per-block sums of
+// (pair energy, pair virial, external energy, external virial) go to partials[4 * block ..].
+#include "common.cuh"
+#include "lj.cuh"
+#include "wall.cuh"
+#include "reduce.cuh"
+
+struct Acc {
+    real_f fx, fy, fz;
+    real_a e, w;
+};
+
+__device__ __forceinline__ void pair_accumulate(const Consts& c, const Bufs& a, const real_f4& pi, const real_f4& pj,
+                                                Acc& acc, bool ev) {
+    real_f dx = min_image(pi.x - pj.x, (real_f)c.len[0], (real_f)c.inv_len[0]);
+    real_f dy = min_image(pi.y - pj.y, (real_f)c.len[1], (real_f)c.inv_len[1]);
+    real_f dz = min_image(pi.z - pj.z, (real_f)c.len[2], (real_f)c.inv_len[2]);
+    real_f rsq = dx * dx + dy * dy + dz * dz;
+    LjF p = lj_pair(c, a.table, type_of((real_s)pi.w), type_of((real_s)pj.w));
+    if (rsq < p.rcut_sq && rsq > (real_f)0) {
+        real_f fd, en;
+        lj_eval(rsq, p, fd, en);
+        acc.fx += dx * fd;
+        acc.fy += dy * fd;
+        acc.fz += dz * fd;
+        if (ev) {
+            acc.e += (real_a)0.5 * (real_a)en;
+            acc.w += (real_a)0.5 * (real_a)(rsq * fd);
+        }
+    }
+}
+
+// Bilinear signed distance and gradient of the obstacle grid (src/physics/obstacles.rs).
+__device__ __forceinline__ void grid_locate(const Consts& c, int k, double x, int& i0, int& i1, double& t) {
+    double u = (x - c.grid_lo[k]) / c.grid_cell[k];
+    int cells = c.grid_cells[k];
+    if (c.grid_periodic[k]) {
+        double n = (double)cells;
+        u = u - n * floor(u / n);
+        int i = (int)floor(u);
+        i = i > cells - 1 ? cells - 1 : i;
+        t = u - (double)i;
+        i0 = i;
+        i1 = (i + 1) % cells;
+    } else {
+        u = u < 0.0 ? 0.0 : (u > (double)cells ? (double)cells : u);
+        int i = (int)floor(u);
+        i = i > cells - 1 ? cells - 1 : i;
+        t = u - (double)i;
+        i0 = i;
+        i1 = i + 1;
+    }
+}
+
+// Adds walls, obstacles, gravity and drive for atom i at state position x.
+__device__ __forceinline__ void external_forces(const Consts& c, const Bufs& a, const real_s4& x, Acc& acc,
+                                                real_a& ext_e, real_a& ext_w, bool ev) {
+    double p[3] = {(double)x.x, (double)x.y, (double)x.z};
+    double m = a.masses[type_of(x.w)];
+    double f[3] = {0.0, 0.0, 0.0};
+    double e = 0.0, w = 0.0;
+    Wall93 wall = wall_from(c.w_c1, c.w_c2, c.w_c3, c.w_c4, c.w_offset, c.w_cutoff, c.w_dcap, c.w_ecap, c.w_fcap);
+    #pragma unroll
+    for (int k = 0; k < 3; k++) {
+        if (!c.periodic[k]) {
+            real_f fl, el, fh, eh;
+            wall_eval(wall, (real_f)(p[k] - c.lo[k]), fl, el);
+            wall_eval(wall, (real_f)(c.hi[k] - p[k]), fh, eh);
+            f[k] += (double)fl - (double)fh;
+            e += (double)el + (double)eh;
+            w += (p[k] - c.lo[k]) * (double)fl + (c.hi[k] - p[k]) * (double)fh;
+        }
+    }
+    if (c.has_obstacles) {
+        int i0, i1, j0, j1;
+        double tx, ty;
+        grid_locate(c, 0, p[0], i0, i1, tx);
+        grid_locate(c, 1, p[1], j0, j1, ty);
+        int nx = c.grid_nodes[0];
+        double d00 = (double)a.grid[j0 * nx + i0], d10 = (double)a.grid[j0 * nx + i1];
+        double d01 = (double)a.grid[j1 * nx + i0], d11 = (double)a.grid[j1 * nx + i1];
+        double dist = (1.0 - tx) * (1.0 - ty) * d00 + tx * (1.0 - ty) * d10 + (1.0 - tx) * ty * d01 + tx * ty * d11;
+        double gx = ((1.0 - ty) * (d10 - d00) + ty * (d11 - d01)) / c.grid_cell[0];
+        double gy = ((1.0 - tx) * (d01 - d00) + tx * (d11 - d10)) / c.grid_cell[1];
+        Wall93 ob = wall_from(c.o_c1, c.o_c2, c.o_c3, c.o_c4, c.o_offset, c.o_cutoff, c.o_dcap, c.o_ecap, c.o_fcap);
+        real_f fo, eo;
+        wall_eval(ob, (real_f)dist, fo, eo);
+        if (fo != (real_f)0 || eo != (real_f)0) {
+            f[0] += (double)fo * gx;
+            f[1] += (double)fo * gy;
+            e += (double)eo;
+            w += dist * (double)fo;
+        }
+    }
+    if (c.gravity != 0.0) {
+        f[1] -= m * c.gravity;
+        e += m * c.gravity * (p[1] - c.lo[1]);
+    }
+    if (c.drive != 0.0) {
+        f[0] += m * c.drive;
+        if (c.drive_potential) e -= m * c.drive * (p[0] - c.lo[0]);
+    }
+    acc.fx += (real_f)f[0];
+    acc.fy += (real_f)f[1];
+    acc.fz += (real_f)f[2];
+    if (ev) {
+        ext_e += (real_a)e;
+        ext_w += (real_a)w;
+    }
+}
+
+// Stores the force of atom i (if valid) and, with EV, the block's sums.
+__device__ __forceinline__ void epilogue(const Consts& c, const Bufs& a, int i, Acc acc, bool ev) {
+    real_a ext_e = 0, ext_w = 0;
+    if (i < c.n) {
+        external_forces(c, a, a.pos[i], acc, ext_e, ext_w, ev);
+        real_f4 f;
+        f.x = acc.fx;
+        f.y = acc.fy;
+        f.z = acc.fz;
+        f.w = (real_f)0;
+        a.force[i] = f;
+    }
+    if (ev) block_sum4((double)acc.e, (double)acc.w, (double)ext_e, (double)ext_w, a.partials_ev + 4 * blockIdx.x);
+}
+
+__device__ __forceinline__ Acc zero_acc() {
+    Acc acc;
+    acc.fx = acc.fy = acc.fz = (real_f)0;
+    acc.e = acc.w = (real_a)0;
+    return acc;
+}
+
+// All pairs, every partner read from global memory (the seed paper's GLOBAL kernel).
+template <bool EV>
+__device__ void allpairs_global(const Consts& c, const Bufs& a) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    Acc acc = zero_acc();
+    if (i < c.n) {
+        real_f4 pi = a.posf[i];
+        for (int j = 0; j < c.n; j++) pair_accumulate(c, a, pi, a.posf[j], acc, EV);
+    }
+    epilogue(c, a, i, acc, EV);
+}
+
+// All pairs, partners staged through shared memory one block-sized tile at a time (the
+// seed paper's SHARED kernel).
+template <bool EV>
+__device__ void allpairs_tiled(const Consts& c, const Bufs& a) {
+    __shared__ real_f4 tile[BLOCK];
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    Acc acc = zero_acc();
+    real_f4 pi = a.posf[i < c.n ? i : 0];
+    for (int base = 0; base < c.n; base += BLOCK) {
+        int j = base + threadIdx.x;
+        if (j < c.n) tile[threadIdx.x] = a.posf[j];
+        __syncthreads();
+        int count = c.n - base < BLOCK ? c.n - base : BLOCK;
+        if (i < c.n) {
+            for (int k = 0; k < count; k++) pair_accumulate(c, a, pi, tile[k], acc, EV);
+        }
+        __syncthreads();
+    }
+    epilogue(c, a, i, acc, EV);
+}
+
+// Cell coordinates of a state position (clamped on walled axes).
+__device__ __forceinline__ void cell_coords(const Consts& c, const real_s4& x, int cc[3]) {
+    double p[3] = {(double)x.x, (double)x.y, (double)x.z};
+    #pragma unroll
+    for (int k = 0; k < 3; k++) {
+        double u = floor((p[k] - c.lo[k]) * c.cell_inv[k]);
+        int v = u != u || u < 0.0 ? 0 : (int)u;
+        cc[k] = v > c.cell_dims[k] - 1 ? c.cell_dims[k] - 1 : v;
+    }
+}
+
+// Rank (storage index) of the neighbouring cell at offset d from cc, or -1 beyond a wall.
+__device__ __forceinline__ int neighbour_cell(const Consts& c, const int* cell_rank, const int cc[3], int dx, int dy, int dz) {
+    int d[3] = {dx, dy, dz};
+    int q[3];
+    #pragma unroll
+    for (int k = 0; k < 3; k++) {
+        int v = cc[k] + d[k];
+        int m = c.cell_dims[k];
+        if (v < 0 || v >= m) {
+            if (!c.periodic[k]) return -1;
+            v = (v + m) % m;
+        }
+        q[k] = v;
+    }
+    return cell_rank[(q[2] * c.cell_dims[1] + q[1]) * c.cell_dims[0] + q[0]];
+}
+
+// Cell list: atoms are sorted by cell; each atom scans the 27 surrounding cells.
+template <bool EV>
+__device__ void cell_scan(const Consts& c, const Bufs& a) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    Acc acc = zero_acc();
+    if (i < c.n) {
+        real_f4 pi = a.posf[i];
+        int cc[3];
+        cell_coords(c, a.pos[i], cc);
+        for (int dz = -1; dz <= 1; dz++)
+            for (int dy = -1; dy <= 1; dy++)
+                for (int dx = -1; dx <= 1; dx++) {
+                    int r = neighbour_cell(c, a.cell_rank, cc, dx, dy, dz);
+                    if (r < 0) continue;
+                    int end = a.cell_start[r + 1];
+                    for (int j = a.cell_start[r]; j < end; j++) pair_accumulate(c, a, pi, a.posf[j], acc, EV);
+                }
+    }
+    epilogue(c, a, i, acc, EV);
+}
+
+// Neighbour list: full list, column-major (nlist[k * n + i]) for coalesced reads.
+template <bool EV>
+__device__ void neighbor_list(const Consts& c, const Bufs& a) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    Acc acc = zero_acc();
+    if (i < c.n) {
+        real_f4 pi = a.posf[i];
+        int count = a.ncount[i];
+        for (int k = 0; k < count; k++) {
+            unsigned int j = a.nlist[(size_t)k * c.n + i];
+            pair_accumulate(c, a, pi, a.posf[j], acc, EV);
+        }
+    }
+    epilogue(c, a, i, acc, EV);
+}
+
+#define FORCE_KERNELS(name, body)                                                          \
+    extern "C" __global__ void name##_noev(Consts c, Bufs a) { body<false>(c, a); }     \
+    extern "C" __global__ void name##_ev(Consts c, Bufs a) { body<true>(c, a); }
+
+FORCE_KERNELS(forces_allpairs_global, allpairs_global)
+FORCE_KERNELS(forces_allpairs_tiled, allpairs_tiled)
+FORCE_KERNELS(forces_cells, cell_scan)
+FORCE_KERNELS(forces_neighbors, neighbor_list)

@@ -1,0 +1,171 @@
+// Velocity Verlet (kick-drift-kick) on the GPU, mirroring src/sim/cpu/state.rs: the first
+// half kick and drift (with wrap, the skin test that triggers a neighbour-list rebuild, and
+// the runaway test), the second half kick with the Langevin update fused in and kinetic
+// partial sums, the thermostat step (Berendsen / CSVR factor and telemetry record), and
+// velocity scaling.
+#include "common.cuh"
+#include "reduce.cuh"
+#include "rng.cuh"
+
+extern "C" __global__ void integrate_first(Consts c, Bufs b, unsigned long long step, int track) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= c.n || b.flags[FLAG_BLOWUP]) return;
+    real_s4 x = b.pos[i];
+    real_s4 v = b.vel[i];
+    real_f4 f = b.force[i];
+    double m = b.masses[type_of(x.w)];
+    real_s dtfm = (real_s)(0.5 * c.dt / m);
+    real_s dt = (real_s)c.dt;
+    v.x += dtfm * (real_s)f.x;
+    v.y += dtfm * (real_s)f.y;
+    v.z += dtfm * (real_s)f.z;
+    real_s dx = dt * v.x, dy = dt * v.y, dz = dt * v.z;
+    x.x += dx;
+    x.y += dy;
+    x.z += dz;
+    real_s* xs[3] = {&x.x, &x.y, &x.z};
+    #pragma unroll
+    for (int k = 0; k < 3; k++) {
+        if (c.periodic[k]) {
+            real_s lo = (real_s)c.lo[k], hi = (real_s)c.hi[k], len = (real_s)(c.hi[k] - c.lo[k]);
+            if (*xs[k] < lo) *xs[k] += len;
+            else if (*xs[k] >= hi) *xs[k] -= len;
+        }
+    }
+    b.pos[i] = x;
+    b.vel[i] = v;
+#if PRECISION == 1
+    b.posf[i] = make_float4((float)x.x, (float)x.y, (float)x.z, (float)x.w);
+#endif
+    double moved = (double)(dx * dx + dy * dy + dz * dz);
+    if (!(moved <= c.runaway_sq)) {
+        b.flags[FLAG_BLOWUP] = 1;
+        atomicMin(b.blowup_step, step);
+    }
+    if (track) {
+        real_s4 q = b.pos_build[i];
+        double d[3] = {(double)x.x - (double)q.x, (double)x.y - (double)q.y, (double)x.z - (double)q.z};
+        double r2 = 0.0;
+        #pragma unroll
+        for (int k = 0; k < 3; k++) {
+            double dk = d[k] - c.len[k] * rint(d[k] * c.inv_len[k]);
+            r2 += dk * dk;
+        }
+        if (r2 > c.skin_half_sq) b.flags[FLAG_REBUILD] = 1;
+    }
+}
+
+// Second half kick (when `kick`), Langevin velocity update, and per-block sums of
+// (m v^2, m v) into partials[4 * block ..].
+extern "C" __global__ void integrate_second(Consts c, Bufs b, unsigned long long step, int kick) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    double ke2 = 0.0, px = 0.0, py = 0.0, pz = 0.0;
+    if (i < c.n) {
+        real_s4 v = b.vel[i];
+        double m = b.masses[type_of(b.pos[i].w)];
+        if (kick) {
+            real_f4 f = b.force[i];
+            real_s dtfm = (real_s)(0.5 * c.dt / m);
+            v.x += dtfm * (real_s)f.x;
+            v.y += dtfm * (real_s)f.y;
+            v.z += dtfm * (real_s)f.z;
+            if (c.thermostat == 3) {
+                double xi[4];
+                normal4(c.seed, STREAM_LANGEVIN, b.ids[i], step, xi);
+                double sd = c.langevin_c2 * sqrt(c.target_t / m);
+                v.x = (real_s)(c.langevin_c1 * (double)v.x + sd * xi[0]);
+                v.y = (real_s)(c.langevin_c1 * (double)v.y + sd * xi[1]);
+                v.z = (real_s)(c.langevin_c1 * (double)v.z + sd * xi[2]);
+            }
+            b.vel[i] = v;
+        }
+        double vx = (double)v.x, vy = (double)v.y, vz = (double)v.z;
+        ke2 = m * (vx * vx + vy * vy + vz * vz);
+        px = m * vx;
+        py = m * vy;
+        pz = m * vz;
+    }
+    block_sum4(ke2, px, py, pz, b.partials_kin + 4 * blockIdx.x);
+}
+
+// One block: totals the kinetic partials, computes the thermostat's velocity factor into
+// lambda[0] (1 when none applies), and with `want` writes a telemetry record
+// [step, 2 KE, pair E, pair W, ext E, ext W, px, py, pz, unused] after the scaling.
+extern "C" __global__ void finish_step(Consts c, Bufs b, int n_blocks, int record, unsigned long long step,
+                                       int want, int thermostat_on) {
+    __shared__ double scratch[32];
+    const double* kin = b.partials_kin;
+    const double* ev = b.partials_ev;
+    int n_kin = n_blocks, n_ev = n_blocks;
+    double k0 = 0, k1 = 0, k2 = 0, k3 = 0;
+    for (int k = threadIdx.x; k < n_kin; k += BLOCK) {
+        k0 += kin[4 * k];
+        k1 += kin[4 * k + 1];
+        k2 += kin[4 * k + 2];
+        k3 += kin[4 * k + 3];
+    }
+    double ke2 = block_sum(k0, scratch);
+    double px = block_sum(k1, scratch);
+    double py = block_sum(k2, scratch);
+    double pz = block_sum(k3, scratch);
+    double e0 = 0, e1 = 0, e2 = 0, e3 = 0;
+    if (want) {
+        for (int k = threadIdx.x; k < n_ev; k += BLOCK) {
+            e0 += ev[4 * k];
+            e1 += ev[4 * k + 1];
+            e2 += ev[4 * k + 2];
+            e3 += ev[4 * k + 3];
+        }
+    }
+    double pe = block_sum(e0, scratch);
+    double pw = block_sum(e1, scratch);
+    double xe = block_sum(e2, scratch);
+    double xw = block_sum(e3, scratch);
+    if (threadIdx.x != 0) return;
+    double l = 1.0;
+    if (thermostat_on && ke2 > 0.0) {
+        if (c.thermostat == 1) {
+            double t = ke2 / c.dof;
+            double s = 1.0 + c.dt / c.tau * (c.target_t / t - 1.0);
+            l = sqrt(s > 0.0 ? s : 0.0);
+            l = l < 0.8 ? 0.8 : (l > 1.25 ? 1.25 : l);
+        } else if (c.thermostat == 2) {
+            Sequence rng;
+            rng.init(c.seed, STREAM_CSVR, 0, step * 64ull);
+            double ke = 0.5 * ke2;
+            double target = 0.5 * c.dof * c.target_t;
+            double factor = exp(-c.dt / c.tau);
+            double rr = rng.gauss();
+            double noises = rng.chi_squared(c.dof - 1.0);
+            double new_ke = ke + (1.0 - factor) * (target * (noises + rr * rr) / c.dof - ke) +
+                            2.0 * rr * sqrt(ke * target / c.dof * (1.0 - factor) * factor);
+            l = sqrt((new_ke > 0.0 ? new_ke : 0.0) / ke);
+        }
+    }
+    b.lambda[0] = l;
+    if (want) {
+        double* r = b.records + 10 * record;
+        r[0] = (double)step;
+        r[1] = ke2 * l * l;
+        r[2] = pe;
+        r[3] = pw;
+        r[4] = xe;
+        r[5] = xw;
+        r[6] = px * l;
+        r[7] = py * l;
+        r[8] = pz * l;
+        r[9] = 0.0;
+    }
+}
+
+extern "C" __global__ void scale_velocities(Consts c, Bufs b) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    double l = b.lambda[0];
+    if (i >= c.n || l == 1.0) return;
+    real_s4 v = b.vel[i];
+    real_s s = (real_s)l;
+    v.x *= s;
+    v.y *= s;
+    v.z *= s;
+    b.vel[i] = v;
+}

@@ -1,0 +1,181 @@
+//! The two structs every kernel takes by value, mirrored field for field from
+//! `kernels/common.cuh`: [`Consts`] (box, potentials, thermostat, grids: everything that
+//! `set_params` can change) and [`Bufs`] (the device address of every array).
+
+use cudarc::driver::DeviceRepr;
+
+use crate::physics::lj::LjPair;
+use crate::physics::obstacles::ObstacleField;
+use crate::physics::params::{SimBox, SimParams, Thermostat};
+use crate::physics::wall::Wall93;
+
+/// Mirrors `struct Consts` in kernels/common.cuh (same order, same C layout).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Consts {
+    pub lo: [f64; 3],
+    pub hi: [f64; 3],
+    pub len: [f64; 3],
+    pub inv_len: [f64; 3],
+    pub periodic: [i32; 3],
+    pub n: i32,
+    pub dt: f64,
+    pub skin_half_sq: f64,
+    pub r_list_sq: f64,
+    pub lj1: f64,
+    pub lj2: f64,
+    pub lj3: f64,
+    pub lj4: f64,
+    pub lj_offset: f64,
+    pub rcut_sq: f64,
+    pub wall: [f64; 9],
+    pub obstacle: [f64; 9],
+    pub has_obstacles: i32,
+    pub grid_cells: [i32; 2],
+    pub grid_nodes: [i32; 2],
+    pub grid_periodic: [i32; 2],
+    pub grid_lo: [f64; 2],
+    pub grid_cell: [f64; 2],
+    pub gravity: f64,
+    pub drive: f64,
+    pub drive_potential: i32,
+    pub cell_dims: [i32; 3],
+    pub n_cells: i32,
+    pub cell_inv: [f64; 3],
+    pub max_nbrs: i32,
+    pub thermostat: i32,
+    pub target_t: f64,
+    pub tau: f64,
+    pub langevin_c1: f64,
+    pub langevin_c2: f64,
+    pub dof: f64,
+    pub seed: u64,
+    pub runaway_sq: f64,
+    pub pad0: i32,
+}
+
+// SAFETY: plain old data with the C layout the kernels expect.
+unsafe impl DeviceRepr for Consts {}
+
+fn wall_coeffs(w: &Wall93<f64>) -> [f64; 9] {
+    [w.coeff1, w.coeff2, w.coeff3, w.coeff4, w.offset, w.cutoff, w.d_cap, w.e_cap, w.f_cap]
+}
+
+impl Consts {
+    /// Everything but the cell grid and list sizes, which the engine sets.
+    pub fn new(b: &SimBox, p: &SimParams, n: usize, dof: f64, field: Option<&ObstacleField>) -> Consts {
+        let len = b.length();
+        let s = &p.species[0];
+        let lj = LjPair::<f64>::new(s.epsilon, s.sigma, p.cutoff, p.shift);
+        let (thermostat, tau) = match p.thermostat {
+            Thermostat::Nve => (0, 1.0),
+            Thermostat::Berendsen { tau } => (1, tau),
+            Thermostat::Csvr { tau } => (2, tau),
+            Thermostat::Langevin { damp } => (3, damp),
+        };
+        let c1 = (-p.dt / tau).exp();
+        let mut c = Consts {
+            lo: b.lo,
+            hi: b.hi,
+            len,
+            inv_len: std::array::from_fn(|k| if b.periodic[k] { 1.0 / len[k] } else { 0.0 }),
+            periodic: b.periodic.map(i32::from),
+            n: n as i32,
+            dt: p.dt,
+            skin_half_sq: 0.25 * p.skin * p.skin,
+            r_list_sq: p.list_range().powi(2),
+            lj1: lj.lj1,
+            lj2: lj.lj2,
+            lj3: lj.lj3,
+            lj4: lj.lj4,
+            lj_offset: lj.offset,
+            rcut_sq: lj.rcut_sq,
+            wall: wall_coeffs(&Wall93::new(&p.wall)),
+            obstacle: wall_coeffs(&Wall93::new(&p.obstacle)),
+            gravity: p.gravity,
+            drive: p.drive,
+            drive_potential: i32::from(!b.periodic[0]),
+            thermostat,
+            target_t: p.temperature,
+            tau,
+            langevin_c1: c1,
+            langevin_c2: (1.0 - c1 * c1).sqrt(),
+            dof,
+            seed: p.seed,
+            runaway_sq: crate::sim::cpu::RUNAWAY_STEP.powi(2),
+            ..Consts::default()
+        };
+        if let Some(f) = field {
+            c.has_obstacles = 1;
+            c.grid_cells = f.cells.map(|x| x as i32);
+            c.grid_nodes = f.nodes.map(|x| x as i32);
+            c.grid_periodic = f.periodic.map(i32::from);
+            c.grid_lo = f.lo;
+            c.grid_cell = f.cell;
+        }
+        c
+    }
+}
+
+/// Mirrors `struct Bufs` in kernels/common.cuh: device addresses (0 for unused arrays).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Bufs {
+    pub pos: u64,
+    pub vel: u64,
+    pub force: u64,
+    pub posf: u64,
+    pub pos_build: u64,
+    pub ids: u64,
+    pub pos2: u64,
+    pub vel2: u64,
+    pub ids2: u64,
+    pub masses: u64,
+    pub table: u64,
+    pub grid: u64,
+    pub cell_count: u64,
+    pub cell_start: u64,
+    pub cell_rank: u64,
+    pub cell_of: u64,
+    pub slot: u64,
+    pub order: u64,
+    pub nlist: u64,
+    pub ncount: u64,
+    pub partials_ev: u64,
+    pub partials_kin: u64,
+    pub lambda: u64,
+    pub records: u64,
+    pub flags: u64,
+    pub blowup_step: u64,
+    pub hist: u64,
+    pub out: u64,
+}
+
+// SAFETY: plain old data with the C layout the kernels expect.
+unsafe impl DeviceRepr for Bufs {}
+
+/// Indices into the device `flags` array (kernels/common.cuh).
+pub mod flag {
+    pub const REBUILD: i32 = 0;
+    pub const OVERFLOW: usize = 1;
+    pub const BLOWUP: usize = 2;
+    pub const BUILDS: usize = 3;
+    pub const MAX_NBRS_SEEN: usize = 4;
+    pub const ALWAYS: i32 = 5;
+    pub const COUNT: usize = 8;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The offsets the C compiler gives `struct Consts` (checked against the header text:
+    /// 9 doubles per wall, ints packed in pairs).
+    #[test]
+    fn consts_layout_is_stable() {
+        assert_eq!(std::mem::size_of::<Bufs>(), 28 * 8);
+        assert_eq!(std::mem::offset_of!(Consts, dt), 12 * 8 + 16);
+        assert_eq!(std::mem::offset_of!(Consts, grid_lo) % 8, 0);
+        assert_eq!(std::mem::size_of::<Consts>() % 8, 0);
+    }
+}

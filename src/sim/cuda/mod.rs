@@ -1,0 +1,2 @@
+//! The CUDA backend.
+pub mod source;

@@ -1,0 +1,152 @@
+//! The CUDA kernel sources (`kernels/*.cu`, `kernels/*.cuh`), embedded in the binary and
+//! compiled at run time by NVRTC for the device's architecture, with precision, block size
+//! and species count as compile-time constants. Owns source assembly and compilation only.
+
+use crate::physics::params::Precision;
+
+/// (file name, text) of every kernel source, in the order they are concatenated.
+const SOURCES: [(&str, &str); 9] = [
+    ("common.cuh", include_str!("../../../kernels/common.cuh")),
+    ("lj.cuh", include_str!("../../../kernels/lj.cuh")),
+    ("wall.cuh", include_str!("../../../kernels/wall.cuh")),
+    ("rng.cuh", include_str!("../../../kernels/rng.cuh")),
+    ("reduce.cuh", include_str!("../../../kernels/reduce.cuh")),
+    ("integrate.cu", include_str!("../../../kernels/integrate.cu")),
+    ("forces.cu", include_str!("../../../kernels/forces.cu")),
+    ("cells.cu", include_str!("../../../kernels/cells.cu")),
+    ("analysis.cu", include_str!("../../../kernels/analysis.cu")),
+];
+
+/// Every kernel entry point, for loading and for error messages.
+pub const KERNELS: [&str; 24] = [
+    "integrate_first",
+    "integrate_second",
+    "finish_step",
+    "scale_velocities",
+    "forces_allpairs_global_noev",
+    "forces_allpairs_global_ev",
+    "forces_allpairs_tiled_noev",
+    "forces_allpairs_tiled_ev",
+    "forces_cells_noev",
+    "forces_cells_ev",
+    "forces_neighbors_noev",
+    "forces_neighbors_ev",
+    "cells_clear",
+    "cells_bin",
+    "cells_scan",
+    "cells_scatter",
+    "cells_sort",
+    "permute_gather",
+    "permute_copy",
+    "nlist_build",
+    "rebuild_done",
+    "hist_pairs",
+    "hist_speed",
+    "hist_height",
+];
+
+/// Kernels beyond [`KERNELS`] (kept separate so the array length stays readable).
+pub const EXTRA_KERNELS: [&str; 1] = ["publish"];
+
+/// One translation unit: the sources with each `#include "x"` replaced by x's text, once.
+pub fn translation_unit() -> String {
+    let mut out = String::new();
+    let mut included: Vec<&str> = Vec::new();
+    for (name, _) in SOURCES {
+        append(name, &mut out, &mut included);
+    }
+    out
+}
+
+fn append<'a>(name: &'a str, out: &mut String, included: &mut Vec<&'a str>) {
+    if included.contains(&name) {
+        return;
+    }
+    included.push(name);
+    let Some((_, text)) = SOURCES.iter().find(|(n, _)| *n == name) else {
+        return;
+    };
+    out.push_str(&format!("// ---- {name}\n"));
+    for line in text.lines() {
+        let t = line.trim();
+        if t == "#pragma once" {
+            continue;
+        }
+        if let Some(rest) = t.strip_prefix("#include \"") {
+            let dep = rest.trim_end_matches('"');
+            if let Some((n, _)) = SOURCES.iter().find(|(n, _)| *n == dep) {
+                append(n, out, included);
+                continue;
+            }
+        }
+        out.push_str(line);
+        out.push('\n');
+    }
+}
+
+/// NVRTC options for a module variant.
+pub fn options(precision: Precision, block: u32, n_types: usize, arch: (i32, i32)) -> Vec<String> {
+    let p = match precision {
+        Precision::Single => 0,
+        Precision::Mixed => 1,
+        Precision::Double => 2,
+    };
+    vec![
+        format!("-DPRECISION={p}"),
+        format!("-DBLOCK={block}"),
+        format!("-DNTYPES={n_types}"),
+        format!("--gpu-architecture=compute_{}{}", arch.0, arch.1),
+        "--std=c++17".to_string(),
+    ]
+}
+
+/// Compiles the kernels to PTX. Errors carry NVRTC's log.
+pub fn compile(precision: Precision, block: u32, n_types: usize, arch: (i32, i32)) -> Result<cudarc::nvrtc::Ptx, String> {
+    let opts = cudarc::nvrtc::CompileOptions {
+        options: options(precision, block, n_types, arch),
+        name: Some("argon_kernels.cu".to_string()),
+        ..Default::default()
+    };
+    cudarc::nvrtc::compile_ptx_with_opts(translation_unit(), opts).map_err(|e| match e {
+        cudarc::nvrtc::CompileError::CompileError { log, options, .. } => format!(
+            "NVRTC could not compile the kernels ({}) with {}:\n{}",
+            precision.name(),
+            options.join(" "),
+            log.to_string_lossy()
+        ),
+        other => format!("NVRTC failed: {other:?}"),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Compiles every variant when NVRTC is available (no GPU needed).
+    #[test]
+    fn kernels_compile_with_nvrtc() {
+        // SAFETY: only probes whether the library can be loaded.
+        if !unsafe { cudarc::nvrtc::sys::is_culib_present() } {
+            eprintln!("skipped: no NVRTC library");
+            return;
+        }
+        for precision in Precision::ALL {
+            for (block, types) in [(128, 1), (96, 1), (1024, 2)] {
+                if let Err(e) = compile(precision, block, types, (9, 0)) {
+                    panic!("{e}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn includes_are_inlined_once() {
+        let tu = translation_unit();
+        assert_eq!(tu.matches("struct Consts {").count(), 1);
+        assert!(!tu.contains("#include \""));
+        for k in KERNELS.iter().chain(EXTRA_KERNELS.iter()) {
+            let name = k.trim_end_matches("_noev").trim_end_matches("_ev");
+            assert!(tu.contains(name), "{k} is not in the sources");
+        }
+    }
+}
