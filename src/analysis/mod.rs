@@ -51,7 +51,6 @@ pub fn reachable_volume(b: &SimBox, params: &SimParams, field: Option<&ObstacleF
     v
 }
 
-
 /// Checks a g(r) request: bins in 1..=100000, 0 < r_max <= half of every periodic edge.
 pub fn check_rdf_request(b: &SimBox, bins: usize, r_max: f64) -> Result<(), String> {
     if bins == 0 || bins > 100_000 || !(r_max.is_finite() && r_max > 0.0) {
@@ -94,7 +93,9 @@ pub fn rdf_from_counts(counts: &[u64], n: usize, volume: f64, r_max: f64) -> His
 /// Checks a histogram request: bins in 1..=100000 and a positive finite upper edge.
 pub fn check_histogram_request(what: &str, bins: usize, hi: f64) -> Result<(), SimError> {
     if bins == 0 || bins > 100_000 || !(hi.is_finite() && hi > 0.0) {
-        return Err(SimError::Invalid(format!("{what} needs 1 to 100000 bins and a positive range (got {bins}, {hi})")));
+        return Err(SimError::Invalid(format!(
+            "{what} needs 1 to 100000 bins and a positive range (got {bins}, {hi})"
+        )));
     }
     Ok(())
 }

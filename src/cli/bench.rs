@@ -38,9 +38,9 @@ pub struct BenchArgs {
     /// Untimed steps before timing.
     #[arg(long, default_value_t = 20)]
     pub warmup: u64,
-    /// CUDA threads per block.
-    #[arg(long, default_value_t = 128)]
-    pub block_size: u32,
+    /// CUDA threads per block (several allowed; the CPU backend ignores it).
+    #[arg(long, num_args = 1.., default_values = ["128"])]
+    pub block_size: Vec<u32>,
     /// Print one JSON object per case per line.
     #[arg(long)]
     pub json: bool,
@@ -75,8 +75,8 @@ pub fn run(args: &BenchArgs) -> Result<()> {
     }
     if !args.json {
         println!(
-            "{:<6} {:<16} {:<7} {:>9} {:>7} {:>10} {:>10} {:>14} {:>14}",
-            "backend", "algorithm", "prec", "atoms", "steps", "ms/step", "min ms", "atom-steps/s", "pairs/s"
+            "{:<6} {:<16} {:<7} {:>5} {:>9} {:>7} {:>10} {:>10} {:>14} {:>14}",
+            "backend", "algorithm", "prec", "block", "atoms", "steps", "ms/step", "min ms", "atom-steps/s", "pairs/s"
         );
     }
     for &n_req in &args.sizes {
@@ -85,68 +85,73 @@ pub fn run(args: &BenchArgs) -> Result<()> {
         for &backend in &args.backend {
             for &algorithm in &args.algorithm {
                 for &precision in &args.precision {
-                    let params = SimParams {
-                        cutoff: 2.5,
-                        shift: false,
-                        skin: 0.3,
-                        temperature: 1.44,
-                        thermostat: Thermostat::Nve,
-                        algorithm,
-                        precision,
-                        block_size: args.block_size,
-                        telemetry_every: args.steps.max(1),
-                        ..SimParams::default()
-                    };
-                    let (mut sim, _why) = open_backend(backend, sim_box, params, &atoms, None)
-                        .with_context(|| format!("opening the {backend:?} backend"))?;
-                    let info = sim.info();
-                    sim.advance(args.warmup).context("warm-up steps")?;
-                    let mut times = Vec::with_capacity(args.repeats);
-                    for _ in 0..args.repeats {
-                        let t0 = Instant::now();
-                        sim.advance(args.steps).context("timed steps")?;
-                        times.push(t0.elapsed().as_secs_f64() / args.steps as f64);
-                    }
-                    let fastest = times.iter().copied().fold(f64::INFINITY, f64::min);
-                    let per_step = median(times);
-                    let resolved = algorithm.resolve(n, &sim_box, 2.8);
-                    let pairs_per_step = match resolved {
-                        Algorithm::AllPairsGlobal | Algorithm::AllPairsTiled => (n as f64) * (n as f64),
-                        _ => n as f64 * 0.8442 * 4.0 / 3.0 * std::f64::consts::PI * 2.5f64.powi(3),
-                    };
-                    let atom_steps = n as f64 / per_step;
-                    let pairs = pairs_per_step / per_step;
-                    if args.json {
-                        let obj = serde_json::json!({
-                            "backend": info.kind,
-                            "device": info.device,
-                            "algorithm": resolved.name(),
-                            "precision": precision.name(),
-                            "n": n,
-                            "steps": args.steps,
-                            "repeats": args.repeats,
-                            "block_size": args.block_size,
-                            "threads": rayon::current_num_threads(),
-                            "ms_per_step": per_step * 1e3,
-                            "min_ms_per_step": fastest * 1e3,
-                            "atom_steps_per_s": atom_steps,
-                            "pair_interactions_per_s": pairs,
-                            "peak_rss_mb": peak_rss_mb(),
-                        });
-                        println!("{obj}");
-                    } else {
-                        println!(
-                            "{:<6} {:<16} {:<7} {:>9} {:>7} {:>10.4} {:>10.4} {:>14.4e} {:>14.4e}",
-                            info.kind,
-                            resolved.name(),
-                            precision.name(),
-                            n,
-                            args.steps,
-                            per_step * 1e3,
-                            fastest * 1e3,
-                            atom_steps,
-                            pairs
-                        );
+                    let blocks: Vec<u32> =
+                        if backend == BackendChoice::Cpu { vec![args.block_size[0]] } else { args.block_size.clone() };
+                    for &block_size in &blocks {
+                        let params = SimParams {
+                            cutoff: 2.5,
+                            shift: false,
+                            skin: 0.3,
+                            temperature: 1.44,
+                            thermostat: Thermostat::Nve,
+                            algorithm,
+                            precision,
+                            block_size,
+                            telemetry_every: args.steps.max(1),
+                            ..SimParams::default()
+                        };
+                        let (mut sim, _why) = open_backend(backend, sim_box, params, &atoms, None)
+                            .with_context(|| format!("opening the {backend:?} backend"))?;
+                        let info = sim.info();
+                        sim.advance(args.warmup).context("warm-up steps")?;
+                        let mut times = Vec::with_capacity(args.repeats);
+                        for _ in 0..args.repeats {
+                            let t0 = Instant::now();
+                            sim.advance(args.steps).context("timed steps")?;
+                            times.push(t0.elapsed().as_secs_f64() / args.steps as f64);
+                        }
+                        let fastest = times.iter().copied().fold(f64::INFINITY, f64::min);
+                        let per_step = median(times);
+                        let resolved = algorithm.resolve(n, &sim_box, 2.8);
+                        let pairs_per_step = match resolved {
+                            Algorithm::AllPairsGlobal | Algorithm::AllPairsTiled => (n as f64) * (n as f64),
+                            _ => n as f64 * 0.8442 * 4.0 / 3.0 * std::f64::consts::PI * 2.5f64.powi(3),
+                        };
+                        let atom_steps = n as f64 / per_step;
+                        let pairs = pairs_per_step / per_step;
+                        if args.json {
+                            let obj = serde_json::json!({
+                                "backend": info.kind,
+                                "device": info.device,
+                                "algorithm": resolved.name(),
+                                "precision": precision.name(),
+                                "n": n,
+                                "steps": args.steps,
+                                "repeats": args.repeats,
+                                "block_size": block_size,
+                                "threads": rayon::current_num_threads(),
+                                "ms_per_step": per_step * 1e3,
+                                "min_ms_per_step": fastest * 1e3,
+                                "atom_steps_per_s": atom_steps,
+                                "pair_interactions_per_s": pairs,
+                                "peak_rss_mb": peak_rss_mb(),
+                            });
+                            println!("{obj}");
+                        } else {
+                            println!(
+                                "{:<6} {:<16} {:<7} {:>5} {:>9} {:>7} {:>10.4} {:>10.4} {:>14.4e} {:>14.4e}",
+                                info.kind,
+                                resolved.name(),
+                                precision.name(),
+                                block_size,
+                                n,
+                                args.steps,
+                                per_step * 1e3,
+                                fastest * 1e3,
+                                atom_steps,
+                                pairs
+                            );
+                        }
                     }
                 }
             }

@@ -186,7 +186,7 @@ pub enum SimError {
         "{what} needs {needed_mb:.0} MB but only {available_mb:.0} MB are available; the largest system that fits has about {max_atoms} atoms"
     )]
     OutOfMemory { what: String, needed_mb: f64, available_mb: f64, max_atoms: usize },
-    #[error("device error: {0}")]
+    #[error("CUDA device error: {0}")]
     Device(String),
 }
 

@@ -4,6 +4,7 @@
 use std::sync::Arc;
 
 use super::cpu::CpuBackend;
+use super::cuda::CudaBackend;
 use super::{AtomState, Backend, SimError};
 use crate::physics::obstacles::ObstacleField;
 use crate::physics::params::{SimBox, SimParams};
@@ -26,14 +27,25 @@ pub fn open_backend(
     field: Option<Arc<ObstacleField>>,
 ) -> Result<(Box<dyn Backend>, String), SimError> {
     match choice {
-        BackendChoice::Cuda => Err(SimError::Device("this build has no CUDA backend yet; use --backend cpu".into())),
-        BackendChoice::Auto | BackendChoice::Cpu => {
-            let b = CpuBackend::new(sim_box, params, atoms, field)?;
-            let why = match choice {
-                BackendChoice::Cpu => "CPU backend, as asked".to_string(),
-                _ => "CPU backend: this build has no CUDA backend".to_string(),
-            };
+        BackendChoice::Cuda => {
+            let b = CudaBackend::new(sim_box, params, atoms, field)?;
+            let why = format!("CUDA backend, as asked: {}", b.info().device);
             Ok((Box::new(b), why))
         }
+        BackendChoice::Cpu => {
+            Ok((Box::new(CpuBackend::new(sim_box, params, atoms, field)?), "CPU backend, as asked".into()))
+        }
+        BackendChoice::Auto => match CudaBackend::new(sim_box, params.clone(), atoms, field.clone()) {
+            Ok(b) => {
+                let why = format!("CUDA backend: {} is usable", b.info().device);
+                Ok((Box::new(b), why))
+            }
+            // Bad input is the same on every backend: report it rather than fall back.
+            Err(e @ (SimError::Param(_) | SimError::Invalid(_))) => Err(e),
+            Err(e) => {
+                let b = CpuBackend::new(sim_box, params, atoms, field)?;
+                Ok((Box::new(b), format!("CPU backend: no usable CUDA device ({e})")))
+            }
+        },
     }
 }

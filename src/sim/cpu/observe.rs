@@ -116,4 +116,3 @@ pub fn publish<S: Real>(
     }
     Ok(())
 }
-

@@ -166,16 +166,33 @@ pub mod flag {
 }
 
 #[cfg(test)]
-mod tests {
+mod layout_tests {
     use super::*;
+    use std::mem::offset_of;
 
-    /// The offsets the C compiler gives `struct Consts` (checked against the header text:
-    /// 9 doubles per wall, ints packed in pairs).
+    /// Offsets gcc gives the header's `struct Consts` (x86-64; NVCC uses the same layout).
     #[test]
-    fn consts_layout_is_stable() {
-        assert_eq!(std::mem::size_of::<Bufs>(), 28 * 8);
-        assert_eq!(std::mem::offset_of!(Consts, dt), 12 * 8 + 16);
-        assert_eq!(std::mem::offset_of!(Consts, grid_lo) % 8, 0);
-        assert_eq!(std::mem::size_of::<Consts>() % 8, 0);
+    fn consts_offsets_match_the_c_header() {
+        let got = [
+            offset_of!(Consts, n),
+            offset_of!(Consts, dt),
+            offset_of!(Consts, lj1),
+            offset_of!(Consts, wall),
+            offset_of!(Consts, obstacle),
+            offset_of!(Consts, has_obstacles),
+            offset_of!(Consts, grid_lo),
+            offset_of!(Consts, gravity),
+            offset_of!(Consts, drive_potential),
+            offset_of!(Consts, cell_dims),
+            offset_of!(Consts, cell_inv),
+            offset_of!(Consts, max_nbrs),
+            offset_of!(Consts, target_t),
+            offset_of!(Consts, seed),
+            offset_of!(Consts, runaway_sq),
+            offset_of!(Consts, pad0),
+            std::mem::size_of::<Consts>(),
+        ];
+        assert_eq!(got, [108, 112, 136, 184, 256, 328, 360, 392, 408, 412, 432, 456, 464, 504, 512, 520, 528]);
+        assert_eq!(std::mem::size_of::<Bufs>(), 224);
     }
 }

@@ -1,2 +1,241 @@
-//! The CUDA backend.
+//! The CUDA backend: all state resident on the GPU, kernels from `kernels/*.cu` compiled at
+//! run time by NVRTC (cudarc with dynamic loading, so building needs no CUDA toolkit), one
+//! module per (precision, block size, species count) cached so live switches are instant
+//! after their first use. Implements [`Backend`] exactly as the CPU backend does.
+//!
+//! Owns device memory and launches; it never touches UI or rendering code.
+
+pub mod consts;
+pub mod device;
+mod engine;
+mod launch;
 pub mod source;
+
+use std::sync::Arc;
+
+use self::device::Device;
+use self::engine::Engine;
+use super::{
+    AtomSelection, AtomState, Backend, BackendInfo, CaughtAtoms, ColourScalar, Histogram, PositionTarget, SimError,
+    Snapshot, Telemetry,
+};
+use crate::analysis;
+use crate::physics::obstacles::ObstacleField;
+use crate::physics::params::{Algorithm, SimBox, SimParams};
+use crate::sim::cpu::check_atoms;
+use crate::sim::edit;
+
+/// The CUDA backend.
+pub struct CudaBackend {
+    dev: Arc<Device>,
+    engine: Engine,
+    params: SimParams,
+    field: Option<Arc<ObstacleField>>,
+    telemetry: Vec<Telemetry>,
+}
+
+fn dof_of(n: usize, b: &SimBox, params: &SimParams, field: &Option<Arc<ObstacleField>>) -> f64 {
+    analysis::degrees_of_freedom(n, b, params, field.is_some())
+}
+
+impl CudaBackend {
+    /// Opens the CUDA device and uploads the system.
+    pub fn new(
+        sim_box: SimBox,
+        params: SimParams,
+        atoms: &AtomState,
+        field: Option<Arc<ObstacleField>>,
+    ) -> Result<CudaBackend, SimError> {
+        params.validate(&sim_box)?;
+        check_atoms(atoms, &params)?;
+        let dev = device::open().map_err(SimError::Device)?;
+        let module = launch::module(&dev, params.precision, params.block_size, params.species.len())?;
+        let snap = Snapshot { sim_box, atoms: atoms.clone(), step: 0, time: 0.0 };
+        let dof = dof_of(atoms.len(), &sim_box, &params, &field);
+        let engine = Engine::new(&dev, module, &params, &snap, field.as_deref(), dof)?;
+        Ok(CudaBackend { dev, engine, params, field, telemetry: Vec::new() })
+    }
+
+    /// The algorithm that actually runs (Auto resolved, fallbacks applied).
+    pub fn resolved_algorithm(&self) -> Algorithm {
+        self.engine.algorithm
+    }
+
+    fn dof(&self) -> f64 {
+        dof_of(self.engine.n, &self.engine.sim_box, &self.params, &self.field)
+    }
+
+    /// Replaces the engine with one built from `snap` (new precision, atoms or obstacles).
+    /// On failure the current engine and state are kept.
+    fn rebuild(&mut self, snap: &Snapshot) -> Result<(), SimError> {
+        let p = &self.params;
+        let module = launch::module(&self.dev, p.precision, p.block_size, p.species.len())?;
+        let dof = dof_of(snap.atoms.len(), &snap.sim_box, p, &self.field);
+        self.engine = Engine::new(&self.dev, module, p, snap, self.field.as_deref(), dof)?;
+        Ok(())
+    }
+}
+
+impl Backend for CudaBackend {
+    fn info(&self) -> BackendInfo {
+        let (major, minor) = self.dev.arch;
+        BackendInfo {
+            kind: "cuda",
+            device: format!("{} (sm_{major}{minor}, device {})", self.dev.name, self.dev.ordinal),
+        }
+    }
+
+    fn n_atoms(&self) -> usize {
+        self.engine.n
+    }
+
+    fn step(&self) -> u64 {
+        self.engine.step
+    }
+
+    fn sim_box(&self) -> SimBox {
+        self.engine.sim_box
+    }
+
+    fn params(&self) -> &SimParams {
+        &self.params
+    }
+
+    fn set_params(&mut self, params: SimParams) -> Result<(), SimError> {
+        params.validate(&self.engine.sim_box)?;
+        let old = std::mem::replace(&mut self.params, params);
+        let p = &self.params;
+        let result = if p.precision != old.precision || p.species.len() != old.species.len() {
+            self.engine.snapshot(&self.dev).and_then(|snap| {
+                check_atoms(&snap.atoms, &self.params)?;
+                self.rebuild(&snap)
+            })
+        } else {
+            let module = launch::module(&self.dev, p.precision, p.block_size, p.species.len());
+            module.and_then(|m| {
+                self.engine.set_module(&self.dev, m)?;
+                let dof = self.dof();
+                self.engine.configure(&self.dev, &self.params, self.field.as_deref(), dof)
+            })
+        };
+        if result.is_err() {
+            self.params = old;
+        }
+        result
+    }
+
+    fn advance(&mut self, steps: u64) -> Result<(), SimError> {
+        let start = std::time::Instant::now();
+        let mut out = Vec::new();
+        let dof = self.dof();
+        let result = self.engine.advance(&self.dev, steps, &self.params, dof, &mut out);
+        let rate = steps as f64 / start.elapsed().as_secs_f64().max(1e-9);
+        for t in out.iter_mut() {
+            t.steps_per_s = rate;
+        }
+        self.telemetry.extend(out);
+        result
+    }
+
+    fn drain_telemetry(&mut self) -> Vec<Telemetry> {
+        std::mem::take(&mut self.telemetry)
+    }
+
+    fn measure(&mut self) -> Result<Telemetry, SimError> {
+        let dof = self.dof();
+        self.engine.measure(&self.dev, dof)
+    }
+
+    fn forces(&mut self) -> Result<Vec<[f64; 3]>, SimError> {
+        self.engine.forces(&self.dev)
+    }
+
+    fn set_obstacles(&mut self, field: Option<Arc<ObstacleField>>, caught: CaughtAtoms) -> Result<usize, SimError> {
+        let mut snap = self.engine.snapshot(&self.dev)?;
+        let n_caught = match field.as_deref() {
+            Some(f) => edit::resolve_caught(&mut snap.atoms, f, &self.params, caught),
+            None => 0,
+        };
+        let old = std::mem::replace(&mut self.field, field);
+        if let Err(e) = self.rebuild(&snap) {
+            self.field = old;
+            return Err(e);
+        }
+        Ok(n_caught)
+    }
+
+    fn add_atoms(&mut self, atoms: &AtomState) -> Result<(), SimError> {
+        check_atoms(atoms, &self.params)?;
+        let mut snap = self.engine.snapshot(&self.dev)?;
+        snap.atoms.extend(atoms);
+        self.rebuild(&snap)
+    }
+
+    fn remove_atoms(&mut self, which: &AtomSelection) -> Result<usize, SimError> {
+        let mut snap = self.engine.snapshot(&self.dev)?;
+        let removed = edit::remove(&mut snap.atoms, which);
+        if removed > 0 {
+            self.rebuild(&snap)?;
+        }
+        Ok(removed)
+    }
+
+    fn snapshot(&mut self) -> Result<Snapshot, SimError> {
+        self.engine.snapshot(&self.dev)
+    }
+
+    fn restore(&mut self, snapshot: &Snapshot) -> Result<(), SimError> {
+        self.params.validate(&snapshot.sim_box)?;
+        check_atoms(&snapshot.atoms, &self.params)?;
+        self.rebuild(snapshot)
+    }
+
+    fn rdf(&mut self, bins: usize, r_max: f64) -> Result<Histogram, SimError> {
+        let b = self.engine.sim_box;
+        analysis::check_rdf_request(&b, bins, r_max).map_err(SimError::Invalid)?;
+        let counts = self.engine.pair_counts(&self.dev, bins, r_max)?;
+        let volume = if b.fully_periodic() {
+            b.volume()
+        } else {
+            analysis::reachable_volume(&b, &self.params, self.field.as_deref())
+        };
+        Ok(analysis::rdf_from_counts(&counts, self.engine.n, volume, r_max))
+    }
+
+    fn speed_histogram(&mut self, bins: usize, v_max: f64) -> Result<Histogram, SimError> {
+        analysis::check_histogram_request("speed histogram", bins, v_max)?;
+        let counts = self.engine.speed_counts(&self.dev, bins, v_max)?;
+        Ok(analysis::speed_from_counts(&counts, self.engine.n, v_max))
+    }
+
+    fn density_profile(&mut self, bins: usize) -> Result<Histogram, SimError> {
+        analysis::check_histogram_request("density profile", bins, 1.0)?;
+        let counts = self.engine.height_counts(&self.dev, bins)?;
+        Ok(analysis::density_from_counts(&counts, &self.engine.sim_box))
+    }
+
+    fn write_positions(&mut self, target: PositionTarget<'_>, colour: ColourScalar) -> Result<(), SimError> {
+        let code = match colour {
+            ColourScalar::Speed => 0,
+            ColourScalar::KineticEnergy => 1,
+            ColourScalar::Height => 2,
+            ColourScalar::Species => 3,
+        };
+        let n = self.engine.n;
+        match target {
+            PositionTarget::Host(out) => {
+                if out.len() < n {
+                    return Err(SimError::Invalid(format!("position buffer holds {} atoms, need {n}", out.len())));
+                }
+                self.engine.publish_to_host(&self.dev, out, code)
+            }
+            PositionTarget::Device { ptr, len } => {
+                if len < n {
+                    return Err(SimError::Invalid(format!("device position buffer holds {len} atoms, need {n}")));
+                }
+                self.engine.publish(&self.dev, ptr, code)?;
+                self.dev.stream.synchronize().map_err(|e| SimError::Device(format!("publishing positions: {e}")))
+            }
+        }
+    }
+}

@@ -101,7 +101,12 @@ pub fn options(precision: Precision, block: u32, n_types: usize, arch: (i32, i32
 }
 
 /// Compiles the kernels to PTX. Errors carry NVRTC's log.
-pub fn compile(precision: Precision, block: u32, n_types: usize, arch: (i32, i32)) -> Result<cudarc::nvrtc::Ptx, String> {
+pub fn compile(
+    precision: Precision,
+    block: u32,
+    n_types: usize,
+    arch: (i32, i32),
+) -> Result<cudarc::nvrtc::Ptx, String> {
     let opts = cudarc::nvrtc::CompileOptions {
         options: options(precision, block, n_types, arch),
         name: Some("argon_kernels.cu".to_string()),

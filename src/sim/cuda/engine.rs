@@ -1,0 +1,733 @@
+//! One simulation resident on the GPU at one precision: device arrays, the step sequence
+//! (kick-drift, gated cell/list rebuild, forces, kick, thermostat), telemetry records, and
+//! the copies to and from the host that snapshots and analysis need. Mirrors
+//! `sim/cpu/state.rs`; only telemetry and requested data cross PCIe.
+
+use std::sync::Arc;
+
+use cudarc::driver::{CudaSlice, DevicePtr};
+
+use super::consts::{Bufs, Consts, flag};
+use super::device::Device;
+use super::launch::{Launcher, Module, Over};
+use crate::analysis;
+use crate::physics::lj::{LjPair, PairCoeffs, Table};
+use crate::physics::obstacles::ObstacleField;
+use crate::physics::params::{Algorithm, Precision, SimBox, SimParams, Thermostat};
+use crate::sim::{AtomState, SimError, Snapshot, Telemetry};
+
+/// Bytes of one real of the state and of the force arithmetic.
+pub fn real_sizes(p: Precision) -> (usize, usize) {
+    match p {
+        Precision::Single => (4, 4),
+        Precision::Mixed => (8, 4),
+        Precision::Double => (8, 8),
+    }
+}
+
+fn pack(values: impl Iterator<Item = f64>, size: usize) -> Vec<u8> {
+    if size == 4 {
+        values.flat_map(|x| (x as f32).to_le_bytes()).collect()
+    } else {
+        values.flat_map(|x| x.to_le_bytes()).collect()
+    }
+}
+
+fn unpack(bytes: &[u8], size: usize) -> Vec<f64> {
+    if size == 4 {
+        bytes.chunks_exact(4).map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]) as f64).collect()
+    } else {
+        bytes.chunks_exact(8).map(|c| f64::from_le_bytes(c.try_into().expect("8 bytes"))).collect()
+    }
+}
+
+fn dev_err(what: &str) -> impl Fn(cudarc::driver::DriverError) -> SimError + '_ {
+    move |e| SimError::Device(format!("{what}: {e}"))
+}
+
+/// The cell grid of the cell and neighbour algorithms.
+#[derive(Clone, Debug)]
+pub struct CellSetup {
+    pub dims: [usize; 3],
+    pub inv: [f64; 3],
+    /// Linear cell index (x fastest) to storage rank along a Morton curve.
+    pub rank: Vec<i32>,
+}
+
+impl CellSetup {
+    /// Cells at least `range` wide; None when a periodic axis would have fewer than three.
+    pub fn new(b: &SimBox, range: f64) -> Option<CellSetup> {
+        let len = b.length();
+        let mut cell = range;
+        loop {
+            let dims: [usize; 3] = std::array::from_fn(|k| ((len[k] / cell).floor() as usize).max(1));
+            if (0..3).any(|k| b.periodic[k] && dims[k] < 3) {
+                return None;
+            }
+            let total = dims[0] * dims[1] * dims[2];
+            if total <= (1 << 24) {
+                let morton = |x: usize, y: usize, z: usize| -> u64 {
+                    let mut m = 0u64;
+                    for bit in 0..21 {
+                        m |= ((x as u64 >> bit) & 1) << (3 * bit);
+                        m |= ((y as u64 >> bit) & 1) << (3 * bit + 1);
+                        m |= ((z as u64 >> bit) & 1) << (3 * bit + 2);
+                    }
+                    m
+                };
+                let mut cells: Vec<(u64, usize)> = (0..total)
+                    .map(|i| (morton(i % dims[0], (i / dims[0]) % dims[1], i / (dims[0] * dims[1])), i))
+                    .collect();
+                cells.sort_unstable();
+                let mut rank = vec![0i32; total];
+                for (r, &(_, i)) in cells.iter().enumerate() {
+                    rank[i] = r as i32;
+                }
+                return Some(CellSetup { dims, inv: std::array::from_fn(|k| dims[k] as f64 / len[k]), rank });
+            }
+            cell *= 1.26;
+        }
+    }
+}
+
+/// Room per atom in the neighbour list: generous for any liquid (density 1.3), grown on overflow.
+pub fn initial_max_neighbours(range: f64) -> usize {
+    let estimate = 4.0 / 3.0 * std::f64::consts::PI * range.powi(3) * 1.3 + 32.0;
+    (estimate as usize).div_ceil(32) * 32
+}
+
+#[derive(Default)]
+struct Arrays {
+    pos: Option<CudaSlice<u8>>,
+    vel: Option<CudaSlice<u8>>,
+    force: Option<CudaSlice<u8>>,
+    posf: Option<CudaSlice<u8>>,
+    pos_build: Option<CudaSlice<u8>>,
+    ids: Option<CudaSlice<u8>>,
+    pos2: Option<CudaSlice<u8>>,
+    vel2: Option<CudaSlice<u8>>,
+    ids2: Option<CudaSlice<u8>>,
+    masses: Option<CudaSlice<u8>>,
+    table: Option<CudaSlice<u8>>,
+    grid: Option<CudaSlice<u8>>,
+    cell_count: Option<CudaSlice<u8>>,
+    cell_start: Option<CudaSlice<u8>>,
+    cell_rank: Option<CudaSlice<u8>>,
+    cell_of: Option<CudaSlice<u8>>,
+    slot: Option<CudaSlice<u8>>,
+    order: Option<CudaSlice<u8>>,
+    nlist: Option<CudaSlice<u8>>,
+    ncount: Option<CudaSlice<u8>>,
+    partials_ev: Option<CudaSlice<u8>>,
+    partials_kin: Option<CudaSlice<u8>>,
+    lambda: Option<CudaSlice<u8>>,
+    records: Option<CudaSlice<u8>>,
+    flags: Option<CudaSlice<u8>>,
+    blowup_step: Option<CudaSlice<u8>>,
+    // Copies taken at the start of an advance, to redo it after a list overflow.
+    pos_bak: Option<CudaSlice<u8>>,
+    vel_bak: Option<CudaSlice<u8>>,
+    ids_bak: Option<CudaSlice<u8>>,
+    force_bak: Option<CudaSlice<u8>>,
+}
+
+/// A simulation on the device.
+pub struct Engine {
+    pub precision: Precision,
+    pub n: usize,
+    pub sim_box: SimBox,
+    pub step: u64,
+    pub time: f64,
+    /// The algorithm that runs (Auto resolved; cells and lists fall back to all pairs in
+    /// boxes too small for three cells).
+    pub algorithm: Algorithm,
+    module: Arc<Module>,
+    a: Arrays,
+    bufs: Bufs,
+    consts: Consts,
+    cells: Option<CellSetup>,
+    forces_valid: bool,
+    records_cap: usize,
+    n_blocks: usize,
+}
+
+fn alloc(dev: &Device, bytes: usize, what: &str) -> Result<CudaSlice<u8>, SimError> {
+    dev.stream.alloc_zeros::<u8>(bytes.max(16)).map_err(dev_err(what))
+}
+
+fn upload(dev: &Device, data: &[u8], what: &str) -> Result<CudaSlice<u8>, SimError> {
+    let mut s = alloc(dev, data.len(), what)?;
+    if !data.is_empty() {
+        dev.stream.memcpy_htod(data, &mut s).map_err(dev_err(what))?;
+    }
+    Ok(s)
+}
+
+fn ptr(dev: &Device, s: &Option<CudaSlice<u8>>) -> u64 {
+    match s {
+        Some(s) => s.device_ptr(&dev.stream).0,
+        None => 0,
+    }
+}
+
+fn download(dev: &Device, s: &Option<CudaSlice<u8>>, bytes: usize, what: &str) -> Result<Vec<u8>, SimError> {
+    let s = s.as_ref().ok_or_else(|| SimError::Device(format!("{what}: not allocated")))?;
+    let mut out = vec![0u8; bytes];
+    if bytes > 0 {
+        dev.stream.memcpy_dtoh(&s.slice(0..bytes), &mut out).map_err(dev_err(what))?;
+    }
+    dev.stream.synchronize().map_err(dev_err(what))?;
+    Ok(out)
+}
+
+/// Bytes the device arrays of `n` atoms need (for the memory check before allocating).
+pub fn bytes_needed(n: usize, precision: Precision, max_nbrs: usize, with_list: bool) -> usize {
+    let (s, f) = real_sizes(precision);
+    let per_atom = 7 * 4 * s + 2 * 4 * f + if precision == Precision::Mixed { 16 } else { 0 } + 7 * 4 + 16;
+    n * per_atom + if with_list { n * max_nbrs * 4 } else { 0 } + (1 << 20)
+}
+
+impl Engine {
+    /// Uploads `snap` and prepares everything for `params`.
+    pub fn new(
+        dev: &Device,
+        module: Arc<Module>,
+        params: &SimParams,
+        snap: &Snapshot,
+        field: Option<&ObstacleField>,
+        dof: f64,
+    ) -> Result<Engine, SimError> {
+        let n = snap.atoms.len();
+        let precision = module.precision;
+        let mut e = Engine {
+            precision,
+            n,
+            sim_box: snap.sim_box,
+            step: snap.step,
+            time: snap.time,
+            algorithm: Algorithm::AllPairsTiled,
+            module,
+            a: Arrays::default(),
+            bufs: Bufs::default(),
+            consts: Consts::default(),
+            cells: None,
+            forces_valid: false,
+            records_cap: 0,
+            n_blocks: 0,
+        };
+        e.check_memory(dev, params)?;
+        e.upload_state(dev, &snap.atoms)?;
+        e.configure(dev, params, field, dof)?;
+        Ok(e)
+    }
+
+    fn check_memory(&self, dev: &Device, params: &SimParams) -> Result<(), SimError> {
+        let max_nbrs = initial_max_neighbours(params.list_range());
+        let needed = bytes_needed(self.n, self.precision, max_nbrs, true);
+        let (free, _total) = dev.ctx.mem_get_info().map_err(dev_err("reading free GPU memory"))?;
+        let usable = free as f64 * 0.9;
+        if needed as f64 > usable {
+            let per_atom = bytes_needed(1000, self.precision, max_nbrs, true) as f64 / 1000.0;
+            return Err(SimError::OutOfMemory {
+                what: format!("{} atoms in {} precision on {}", self.n, self.precision.name(), dev.name),
+                needed_mb: needed as f64 / 1e6,
+                available_mb: usable / 1e6,
+                max_atoms: (usable / per_atom) as usize,
+            });
+        }
+        Ok(())
+    }
+
+    fn upload_state(&mut self, dev: &Device, atoms: &AtomState) -> Result<(), SimError> {
+        let (s, f) = real_sizes(self.precision);
+        let n = self.n;
+        let pos = pack(atoms.positions.iter().zip(&atoms.types).flat_map(|(p, &t)| [p[0], p[1], p[2], t as f64]), s);
+        let vel = pack(atoms.velocities.iter().flat_map(|v| [v[0], v[1], v[2], 0.0]), s);
+        let ids: Vec<u8> = (0..n as u32).flat_map(|i| i.to_le_bytes()).collect();
+        self.a.pos = Some(upload(dev, &pos, "uploading positions")?);
+        self.a.vel = Some(upload(dev, &vel, "uploading velocities")?);
+        self.a.ids = Some(upload(dev, &ids, "uploading atom ids")?);
+        self.a.pos_build = Some(upload(dev, &pos, "uploading positions")?);
+        self.a.posf = if self.precision == Precision::Mixed {
+            let posf =
+                pack(atoms.positions.iter().zip(&atoms.types).flat_map(|(p, &t)| [p[0], p[1], p[2], t as f64]), 4);
+            Some(upload(dev, &posf, "uploading positions")?)
+        } else {
+            None
+        };
+        self.a.force = Some(alloc(dev, n * 4 * f, "allocating forces")?);
+        self.a.pos2 = Some(alloc(dev, n * 4 * s, "allocating scratch")?);
+        self.a.vel2 = Some(alloc(dev, n * 4 * s, "allocating scratch")?);
+        self.a.ids2 = Some(alloc(dev, n * 4, "allocating scratch")?);
+        self.a.cell_of = Some(alloc(dev, n * 4, "allocating cell indices")?);
+        self.a.slot = Some(alloc(dev, n * 4, "allocating cell slots")?);
+        self.a.order = Some(alloc(dev, n * 4, "allocating the sort order")?);
+        self.a.ncount = Some(alloc(dev, n * 4, "allocating neighbour counts")?);
+        self.a.lambda = Some(alloc(dev, 8, "allocating the thermostat factor")?);
+        let mut flags = [0i32; flag::COUNT];
+        flags[flag::REBUILD as usize] = 1;
+        flags[flag::ALWAYS as usize] = 1;
+        let fb: Vec<u8> = flags.iter().flat_map(|x| x.to_le_bytes()).collect();
+        self.a.flags = Some(upload(dev, &fb, "uploading flags")?);
+        self.a.blowup_step = Some(upload(dev, &u64::MAX.to_le_bytes(), "uploading flags")?);
+        self.forces_valid = false;
+        Ok(())
+    }
+
+    /// Applies `params` (and the obstacle field): constants, species tables, cell grid,
+    /// list sizes. State is kept; lists are rebuilt at the next step.
+    pub fn configure(
+        &mut self,
+        dev: &Device,
+        params: &SimParams,
+        field: Option<&ObstacleField>,
+        dof: f64,
+    ) -> Result<(), SimError> {
+        let n = self.n;
+        let mut c = Consts::new(&self.sim_box, params, n, dof, field);
+        let masses: Vec<u8> = params.species.iter().flat_map(|s| s.mass.to_le_bytes()).collect();
+        self.a.masses = Some(upload(dev, &masses, "uploading masses")?);
+        let table = Table::<f64>::from_params(params);
+        let tb: Vec<u8> = table
+            .pairs
+            .iter()
+            .flat_map(|p: &LjPair<f64>| [p.lj1, p.lj2, p.lj3, p.lj4, p.offset, p.rcut_sq])
+            .flat_map(|x| x.to_le_bytes())
+            .collect();
+        let _ = table.get(0, 0);
+        self.a.table = Some(upload(dev, &tb, "uploading LJ coefficients")?);
+        self.a.grid = match field {
+            Some(f) => Some(upload(dev, bytemuck::cast_slice(&f.dist), "uploading the obstacle grid")?),
+            None => None,
+        };
+
+        let wanted = params.algorithm.resolve(n, &self.sim_box, params.list_range());
+        let range = match wanted {
+            Algorithm::Cells => params.cutoff,
+            _ => params.list_range(),
+        };
+        self.cells = match wanted {
+            Algorithm::Cells | Algorithm::Neighbors => CellSetup::new(&self.sim_box, range),
+            _ => None,
+        };
+        self.algorithm = if matches!(wanted, Algorithm::Cells | Algorithm::Neighbors) && self.cells.is_none() {
+            Algorithm::AllPairsTiled
+        } else {
+            wanted
+        };
+        if let Some(cs) = &self.cells {
+            c.cell_dims = cs.dims.map(|d| d as i32);
+            c.n_cells = cs.rank.len() as i32;
+            c.cell_inv = cs.inv;
+            let rb: Vec<u8> = cs.rank.iter().flat_map(|x| x.to_le_bytes()).collect();
+            self.a.cell_rank = Some(upload(dev, &rb, "uploading the cell order")?);
+            self.a.cell_count = Some(alloc(dev, cs.rank.len() * 4, "allocating cells")?);
+            self.a.cell_start = Some(alloc(dev, (cs.rank.len() + 1) * 4, "allocating cells")?);
+        }
+        if self.algorithm == Algorithm::Neighbors {
+            let max_nbrs = initial_max_neighbours(params.list_range());
+            c.max_nbrs = max_nbrs as i32;
+            self.a.nlist = Some(alloc(dev, n * max_nbrs * 4, "allocating the neighbour list")?);
+        } else {
+            self.a.nlist = None;
+        }
+        self.consts = c;
+        self.set_block_arrays(dev)?;
+        self.request_rebuild(dev)?;
+        self.forces_valid = false;
+        self.refresh_bufs(dev);
+        Ok(())
+    }
+
+    /// Partial-sum arrays sized for the module's block size.
+    fn set_block_arrays(&mut self, dev: &Device) -> Result<(), SimError> {
+        let blocks = self.n.div_ceil(self.module.block as usize).max(1);
+        if blocks != self.n_blocks || self.a.partials_ev.is_none() {
+            self.a.partials_ev = Some(alloc(dev, blocks * 32, "allocating partial sums")?);
+            self.a.partials_kin = Some(alloc(dev, blocks * 32, "allocating partial sums")?);
+            self.n_blocks = blocks;
+        }
+        Ok(())
+    }
+
+    /// Switches to another compiled module (block size); state is untouched.
+    pub fn set_module(&mut self, dev: &Device, module: Arc<Module>) -> Result<(), SimError> {
+        self.module = module;
+        self.set_block_arrays(dev)?;
+        self.refresh_bufs(dev);
+        Ok(())
+    }
+
+    fn request_rebuild(&mut self, dev: &Device) -> Result<(), SimError> {
+        if let Some(f) = self.a.flags.as_mut() {
+            let one = 1i32.to_le_bytes();
+            let mut v = f.slice_mut(0..4);
+            dev.stream.memcpy_htod(&one[..], &mut v).map_err(dev_err("requesting a list rebuild"))?;
+        }
+        Ok(())
+    }
+
+    fn refresh_bufs(&mut self, dev: &Device) {
+        let a = &self.a;
+        let posf = if self.precision == Precision::Mixed { ptr(dev, &a.posf) } else { ptr(dev, &a.pos) };
+        self.bufs = Bufs {
+            pos: ptr(dev, &a.pos),
+            vel: ptr(dev, &a.vel),
+            force: ptr(dev, &a.force),
+            posf,
+            pos_build: ptr(dev, &a.pos_build),
+            ids: ptr(dev, &a.ids),
+            pos2: ptr(dev, &a.pos2),
+            vel2: ptr(dev, &a.vel2),
+            ids2: ptr(dev, &a.ids2),
+            masses: ptr(dev, &a.masses),
+            table: ptr(dev, &a.table),
+            grid: ptr(dev, &a.grid),
+            cell_count: ptr(dev, &a.cell_count),
+            cell_start: ptr(dev, &a.cell_start),
+            cell_rank: ptr(dev, &a.cell_rank),
+            cell_of: ptr(dev, &a.cell_of),
+            slot: ptr(dev, &a.slot),
+            order: ptr(dev, &a.order),
+            nlist: ptr(dev, &a.nlist),
+            ncount: ptr(dev, &a.ncount),
+            partials_ev: ptr(dev, &a.partials_ev),
+            partials_kin: ptr(dev, &a.partials_kin),
+            lambda: ptr(dev, &a.lambda),
+            records: ptr(dev, &a.records),
+            flags: ptr(dev, &a.flags),
+            blowup_step: ptr(dev, &a.blowup_step),
+            hist: 0,
+            out: 0,
+        };
+    }
+
+    fn launcher<'a>(&'a self, dev: &'a Device) -> Launcher<'a> {
+        Launcher { stream: &dev.stream, module: &self.module, c: &self.consts, b: &self.bufs }
+    }
+
+    /// Queues the cell sort (every step for cells) or the gated list rebuild (neighbours).
+    fn queue_lists(&self, dev: &Device) -> Result<(), SimError> {
+        let gate = match self.algorithm {
+            Algorithm::Neighbors => flag::REBUILD,
+            Algorithm::Cells => flag::ALWAYS,
+            _ => return Ok(()),
+        };
+        let l = self.launcher(dev);
+        l.gated("cells_clear", Over::Cells, gate)?;
+        l.gated("cells_bin", Over::Atoms, gate)?;
+        l.gated("cells_scan", Over::Single, gate)?;
+        l.gated("cells_scatter", Over::Atoms, gate)?;
+        l.gated("cells_sort", Over::Cells, gate)?;
+        l.gated("permute_gather", Over::Atoms, gate)?;
+        l.gated("permute_copy", Over::Atoms, gate)?;
+        if self.algorithm == Algorithm::Neighbors {
+            l.gated("nlist_build", Over::Atoms, gate)?;
+            l.gated("rebuild_done", Over::Single, gate)?;
+        }
+        Ok(())
+    }
+
+    fn force_kernel(&self, ev: bool) -> &'static str {
+        match (self.algorithm, ev) {
+            (Algorithm::AllPairsGlobal, false) => "forces_allpairs_global_noev",
+            (Algorithm::AllPairsGlobal, true) => "forces_allpairs_global_ev",
+            (Algorithm::Cells, false) => "forces_cells_noev",
+            (Algorithm::Cells, true) => "forces_cells_ev",
+            (Algorithm::Neighbors, false) => "forces_neighbors_noev",
+            (Algorithm::Neighbors, true) => "forces_neighbors_ev",
+            (_, false) => "forces_allpairs_tiled_noev",
+            (_, true) => "forces_allpairs_tiled_ev",
+        }
+    }
+
+    fn ensure_records(&mut self, dev: &Device, count: usize) -> Result<(), SimError> {
+        if count > self.records_cap || self.a.records.is_none() {
+            let cap = count.max(16);
+            self.a.records = Some(alloc(dev, cap * 80, "allocating telemetry records")?);
+            self.records_cap = cap;
+            self.refresh_bufs(dev);
+        }
+        Ok(())
+    }
+
+    fn read_flags(&self, dev: &Device) -> Result<([i32; flag::COUNT], u64), SimError> {
+        let f = download(dev, &self.a.flags, flag::COUNT * 4, "reading flags")?;
+        let mut flags = [0i32; flag::COUNT];
+        for (k, c) in f.chunks_exact(4).enumerate() {
+            flags[k] = i32::from_le_bytes([c[0], c[1], c[2], c[3]]);
+        }
+        let s = download(dev, &self.a.blowup_step, 8, "reading flags")?;
+        Ok((flags, u64::from_le_bytes(s.try_into().expect("8 bytes"))))
+    }
+
+    fn write_flag(&mut self, dev: &Device, index: usize, value: i32) -> Result<(), SimError> {
+        if let Some(f) = self.a.flags.as_mut() {
+            let mut v = f.slice_mut(index * 4..index * 4 + 4);
+            dev.stream.memcpy_htod(&value.to_le_bytes()[..], &mut v).map_err(dev_err("writing a flag"))?;
+        }
+        Ok(())
+    }
+
+    fn records_to_telemetry(&self, raw: &[f64], count: usize, dof: f64) -> Vec<Telemetry> {
+        let volume = self.sim_box.volume();
+        (0..count)
+            .map(|k| {
+                let r = &raw[10 * k..10 * k + 10];
+                let virial = r[3] + r[5];
+                Telemetry {
+                    step: r[0] as u64,
+                    time: 0.0,
+                    n_atoms: self.n,
+                    dof,
+                    temperature: analysis::temperature(r[1], dof),
+                    kinetic_energy: 0.5 * r[1],
+                    pair_energy: r[2],
+                    external_energy: r[4],
+                    virial,
+                    pressure: analysis::pressure(r[1], virial, volume),
+                    momentum: [r[6], r[7], r[8]],
+                    steps_per_s: 0.0,
+                }
+            })
+            .collect()
+    }
+
+    fn backup(&mut self, dev: &Device) -> Result<(), SimError> {
+        let pairs: [(&Option<CudaSlice<u8>>, &mut Option<CudaSlice<u8>>); 4] = [
+            (&self.a.pos, &mut self.a.pos_bak),
+            (&self.a.vel, &mut self.a.vel_bak),
+            (&self.a.ids, &mut self.a.ids_bak),
+            (&self.a.force, &mut self.a.force_bak),
+        ];
+        for (src, dst) in pairs {
+            if let Some(src) = src {
+                if dst.as_ref().map(|d| d.len()) != Some(src.len()) {
+                    *dst = Some(alloc(dev, src.len(), "allocating a backup")?);
+                }
+                if let Some(d) = dst.as_mut() {
+                    dev.stream.memcpy_dtod(src, d).map_err(dev_err("taking a backup"))?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn restore_backup(&mut self, dev: &Device) -> Result<(), SimError> {
+        let pairs: [(&Option<CudaSlice<u8>>, &mut Option<CudaSlice<u8>>); 4] = [
+            (&self.a.pos_bak, &mut self.a.pos),
+            (&self.a.vel_bak, &mut self.a.vel),
+            (&self.a.ids_bak, &mut self.a.ids),
+            (&self.a.force_bak, &mut self.a.force),
+        ];
+        for (src, dst) in pairs {
+            if let (Some(s), Some(d)) = (src, dst.as_mut()) {
+                dev.stream.memcpy_dtod(s, d).map_err(dev_err("restoring a backup"))?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Mixed precision keeps an f32 copy of the positions: refresh it from the state.
+    fn sync_posf(&mut self, dev: &Device) -> Result<(), SimError> {
+        if self.precision == Precision::Mixed {
+            let raw = download(dev, &self.a.pos, self.n * 32, "reading positions")?;
+            let posf = pack(unpack(&raw, 8).into_iter(), 4);
+            if let Some(p) = self.a.posf.as_mut() {
+                dev.stream.memcpy_htod(&posf[..], p).map_err(dev_err("refreshing f32 positions"))?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Advances `steps` steps, appending telemetry for steps divisible by `every`.
+    pub fn advance(
+        &mut self,
+        dev: &Device,
+        steps: u64,
+        params: &SimParams,
+        dof: f64,
+        out: &mut Vec<Telemetry>,
+    ) -> Result<(), SimError> {
+        if self.n == 0 || steps == 0 {
+            self.step += steps;
+            self.time += steps as f64 * params.dt;
+            return Ok(());
+        }
+        let every = params.telemetry_every.max(1);
+        let records = ((self.step + steps) / every - self.step / every) as usize;
+        self.ensure_records(dev, records.max(1))?;
+        let with_list = self.algorithm == Algorithm::Neighbors;
+        if with_list {
+            self.backup(dev)?;
+        }
+        let (step0, time0, valid0) = (self.step, self.time, self.forces_valid);
+        if !self.forces_valid {
+            self.queue_lists(dev)?;
+            let l = self.launcher(dev);
+            l.plain(self.force_kernel(false), Over::Atoms)?;
+        }
+        let thermostat_on = matches!(params.thermostat, Thermostat::Berendsen { .. } | Thermostat::Csvr { .. });
+        let mut record = 0i32;
+        for s in 1..=steps {
+            let st = step0 + s;
+            let ev = st.is_multiple_of(every);
+            self.launcher(dev).integrate_first(st, i32::from(with_list))?;
+            self.queue_lists(dev)?;
+            let l = self.launcher(dev);
+            l.plain(self.force_kernel(ev), Over::Atoms)?;
+            l.integrate_second(st, 1)?;
+            if thermostat_on || ev {
+                l.finish_step(self.n_blocks as i32, record, st, i32::from(ev), i32::from(thermostat_on))?;
+                if thermostat_on {
+                    l.plain("scale_velocities", Over::Atoms)?;
+                }
+            }
+            if ev {
+                record += 1;
+            }
+        }
+        dev.stream.synchronize().map_err(dev_err("running the steps"))?;
+        let (flags, blowup) = self.read_flags(dev)?;
+        if flags[flag::BLOWUP] != 0 {
+            self.forces_valid = false;
+            self.step = step0 + steps;
+            return Err(SimError::BlowUp {
+                step: blowup,
+                what: format!(
+                    "an atom moved more than {} sigma in one step, or became NaN",
+                    crate::sim::cpu::RUNAWAY_STEP
+                ),
+                hint: "Use a smaller time step (dt, e.g. 0.002), a lower temperature, or remove overlapping atoms."
+                    .into(),
+            });
+        }
+        if flags[flag::OVERFLOW] != 0 {
+            // Some list was cut short: redo the whole call with room for the largest seen.
+            let seen = flags[flag::MAX_NBRS_SEEN].max(self.consts.max_nbrs) as usize;
+            let max_nbrs = (seen + seen / 4 + 32).div_ceil(32) * 32;
+            self.restore_backup(dev)?;
+            self.sync_posf(dev)?;
+            self.consts.max_nbrs = max_nbrs as i32;
+            self.a.nlist = Some(alloc(dev, self.n * max_nbrs * 4, "growing the neighbour list")?);
+            self.write_flag(dev, flag::OVERFLOW, 0)?;
+            self.write_flag(dev, flag::REBUILD as usize, 1)?;
+            self.refresh_bufs(dev);
+            self.step = step0;
+            self.time = time0;
+            self.forces_valid = valid0;
+            return self.advance(dev, steps, params, dof, out);
+        }
+        let raw = download(dev, &self.a.records, record as usize * 80, "reading telemetry")?;
+        let mut tele = self.records_to_telemetry(&unpack(&raw, 8), record as usize, dof);
+        for t in tele.iter_mut() {
+            t.time = time0 + (t.step - step0) as f64 * params.dt;
+        }
+        out.extend(tele);
+        self.step = step0 + steps;
+        self.time = time0 + steps as f64 * params.dt;
+        self.forces_valid = true;
+        Ok(())
+    }
+
+    /// Telemetry of the current state (forces recomputed with energies).
+    pub fn measure(&mut self, dev: &Device, dof: f64) -> Result<Telemetry, SimError> {
+        self.ensure_records(dev, 1)?;
+        self.queue_lists(dev)?;
+        let l = self.launcher(dev);
+        l.plain(self.force_kernel(true), Over::Atoms)?;
+        l.integrate_second(self.step, 0)?;
+        l.finish_step(self.n_blocks as i32, 0, self.step, 1, 0)?;
+        let raw = download(dev, &self.a.records, 80, "reading telemetry")?;
+        self.forces_valid = true;
+        let mut t = self.records_to_telemetry(&unpack(&raw, 8), 1, dof).remove(0);
+        t.time = self.time;
+        if self.n == 0 {
+            t = Telemetry { step: self.step, time: self.time, dof, ..Telemetry::default() };
+        }
+        Ok(t)
+    }
+
+    fn ids(&self, dev: &Device) -> Result<Vec<usize>, SimError> {
+        let raw = download(dev, &self.a.ids, self.n * 4, "reading atom ids")?;
+        Ok(raw.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]) as usize).collect())
+    }
+
+    /// Forces at the current positions, canonical order.
+    pub fn forces(&mut self, dev: &Device) -> Result<Vec<[f64; 3]>, SimError> {
+        self.queue_lists(dev)?;
+        self.launcher(dev).plain(self.force_kernel(false), Over::Atoms)?;
+        self.forces_valid = true;
+        let (_, f) = real_sizes(self.precision);
+        let raw = unpack(&download(dev, &self.a.force, self.n * 4 * f, "reading forces")?, f);
+        let ids = self.ids(dev)?;
+        let mut out = vec![[0.0; 3]; self.n];
+        for (s, &i) in ids.iter().enumerate() {
+            out[i] = [raw[4 * s], raw[4 * s + 1], raw[4 * s + 2]];
+        }
+        Ok(out)
+    }
+
+    pub fn snapshot(&self, dev: &Device) -> Result<Snapshot, SimError> {
+        let (s, _) = real_sizes(self.precision);
+        let pos = unpack(&download(dev, &self.a.pos, self.n * 4 * s, "reading positions")?, s);
+        let vel = unpack(&download(dev, &self.a.vel, self.n * 4 * s, "reading velocities")?, s);
+        let ids = self.ids(dev)?;
+        let mut atoms =
+            AtomState { positions: vec![[0.0; 3]; self.n], velocities: vec![[0.0; 3]; self.n], types: vec![0; self.n] };
+        for (k, &i) in ids.iter().enumerate() {
+            atoms.positions[i] = [pos[4 * k], pos[4 * k + 1], pos[4 * k + 2]];
+            atoms.velocities[i] = [vel[4 * k], vel[4 * k + 1], vel[4 * k + 2]];
+            atoms.types[i] = pos[4 * k + 3] as u32;
+        }
+        Ok(Snapshot { sim_box: self.sim_box, atoms, step: self.step, time: self.time })
+    }
+
+    /// Runs a histogram kernel into a fresh counter array and returns the counts.
+    fn histogram(
+        &mut self,
+        dev: &Device,
+        bins: usize,
+        run: impl Fn(&Launcher) -> Result<(), SimError>,
+    ) -> Result<Vec<u64>, SimError> {
+        let hist = alloc(dev, bins * 8, "allocating a histogram")?;
+        let mut b = self.bufs;
+        b.hist = hist.device_ptr(&dev.stream).0;
+        run(&Launcher { stream: &dev.stream, module: &self.module, c: &self.consts, b: &b })?;
+        let raw = download(dev, &Some(hist), bins * 8, "reading a histogram")?;
+        Ok(raw.chunks_exact(8).map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes"))).collect())
+    }
+
+    pub fn pair_counts(&mut self, dev: &Device, bins: usize, r_max: f64) -> Result<Vec<u64>, SimError> {
+        if bins > 4096 {
+            return Err(SimError::Invalid(format!("g(r) on the GPU takes at most 4096 bins (got {bins})")));
+        }
+        self.histogram(dev, bins, |l| l.hist_pairs(r_max, bins as i32))
+    }
+
+    pub fn speed_counts(&mut self, dev: &Device, bins: usize, v_max: f64) -> Result<Vec<u64>, SimError> {
+        self.histogram(dev, bins, |l| l.hist_speed(v_max, bins as i32))
+    }
+
+    pub fn height_counts(&mut self, dev: &Device, bins: usize) -> Result<Vec<u64>, SimError> {
+        self.histogram(dev, bins, |l| l.hist_height(bins as i32))
+    }
+
+    /// Writes float4 (x, y, z, colour) per atom in canonical order to the device address `out`.
+    pub fn publish(&self, dev: &Device, out: u64, colour: i32) -> Result<(), SimError> {
+        let mut b = self.bufs;
+        b.out = out;
+        Launcher { stream: &dev.stream, module: &self.module, c: &self.consts, b: &b }.publish(colour)
+    }
+
+    /// Publishes into host memory through a temporary device buffer.
+    pub fn publish_to_host(&self, dev: &Device, out: &mut [[f32; 4]], colour: i32) -> Result<(), SimError> {
+        let tmp = alloc(dev, self.n * 16, "allocating the position buffer")?;
+        self.publish(dev, tmp.device_ptr(&dev.stream).0, colour)?;
+        let raw = download(dev, &Some(tmp), self.n * 16, "reading positions")?;
+        for (k, c) in raw.chunks_exact(16).enumerate() {
+            out[k] = std::array::from_fn(|q| f32::from_le_bytes(c[4 * q..4 * q + 4].try_into().expect("4 bytes")));
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,385 @@
+//! The CUDA backend against the CPU backend and LAMMPS. Without a usable CUDA device every
+//! test prints `skipped: no CUDA device` and passes; on the GPU machine they all run.
+//!
+//! Forces, energies and virials of every algorithm and precision against the CPU in double
+//! (1e-12 relative in double, 1e-5 in single and mixed, norm-wise over all atoms); the LAMMPS
+//! 200-step trajectory through `run --backend cuda`; NVE drift; identical trajectories for
+//! every block size; thermostats, walls, obstacles and body forces against the CPU; the seed
+//! paper's sum |v_GPU - v_CPU| after one step; live switches; analysis; published positions.
+
+mod common;
+
+use std::sync::Arc;
+
+use argon_sandbox::io::extxyz::read_extxyz;
+use argon_sandbox::io::thermo::read_thermo_csv;
+use argon_sandbox::physics::init::{LatticeKind, lattice_sites};
+use argon_sandbox::physics::obstacles::ObstacleField;
+use argon_sandbox::physics::params::{Algorithm, Precision, SimBox, SimParams, Thermostat};
+use argon_sandbox::rng::{Sequence, Stream};
+use argon_sandbox::shapes::Shape;
+use argon_sandbox::sim::cpu::CpuBackend;
+use argon_sandbox::sim::cuda::{CudaBackend, device};
+use argon_sandbox::sim::{AtomState, Backend, ColourScalar, PositionTarget};
+use common::{at_rest, reference, rel, validation_dir};
+
+/// True when a CUDA device is usable; otherwise says so.
+fn gpu() -> bool {
+    match device::open() {
+        Ok(_) => true,
+        Err(why) => {
+            eprintln!("skipped: no CUDA device ({why})");
+            false
+        }
+    }
+}
+
+fn jiggled(b: &SimBox, lo: [f64; 3], hi: [f64; 3], amp: f64, shapes: &[Shape], seed: u64) -> AtomState {
+    let mut rng = Sequence::new(seed, Stream::GasPlacement, 7, 0);
+    let pos: Vec<[f64; 3]> = lattice_sites(LatticeKind::Fcc, 0.8, b.lo, lo, hi)
+        .into_iter()
+        .filter(|p| shapes.iter().all(|s| s.signed_distance([p[0], p[1]]) > 0.9))
+        .map(|p| b.wrap(std::array::from_fn(|k| p[k] + amp * (2.0 * rng.uniform() - 1.0))))
+        .collect();
+    let n = pos.len();
+    let mut atoms = at_rest(pos);
+    let v = argon_sandbox::physics::init::maxwell_boltzmann(&vec![1.0; n], 1.2, 3.0 * n as f64, seed, 0);
+    atoms.velocities = v;
+    atoms
+}
+
+struct System {
+    name: &'static str,
+    b: SimBox,
+    params: SimParams,
+    atoms: AtomState,
+    field: Option<Arc<ObstacleField>>,
+}
+
+fn systems() -> Vec<System> {
+    let periodic = SimBox::new([13.7, 14.2, 12.9], [true; 3]);
+    let tank = SimBox::new([18.0, 16.0, 9.0], [false, false, true]);
+    let shapes = vec![
+        Shape::Circle { centre: [9.0, 8.0], radius: 2.5 },
+        Shape::Segment { a: [3.0, 3.0], b: [6.0, 5.0], thickness: 0.8 },
+    ];
+    let small = SimBox::new([6.0, 6.2, 5.8], [true; 3]);
+    vec![
+        System {
+            name: "periodic",
+            b: periodic,
+            params: SimParams { shift: false, ..SimParams::default() },
+            atoms: jiggled(&periodic, periodic.lo, periodic.hi, 0.15, &[], 1),
+            field: None,
+        },
+        System {
+            name: "tank",
+            b: tank,
+            params: SimParams { gravity: 0.2, drive: 0.1, ..SimParams::default() },
+            atoms: jiggled(&tank, [0.9, 0.9, 0.0], [17.1, 15.1, 9.0], 0.12, &shapes, 2),
+            field: ObstacleField::bake(&shapes, &tank, 0.1).map(Arc::new),
+        },
+        System {
+            name: "small box",
+            b: small,
+            params: SimParams::default(),
+            atoms: jiggled(&small, small.lo, small.hi, 0.1, &[], 3),
+            field: None,
+        },
+    ]
+}
+
+/// Norm-wise relative difference of two force sets.
+fn force_diff(a: &[[f64; 3]], b: &[[f64; 3]]) -> f64 {
+    let (mut num, mut den) = (0.0, 0.0);
+    for (x, y) in a.iter().zip(b) {
+        for k in 0..3 {
+            num += (x[k] - y[k]).powi(2);
+            den += y[k] * y[k];
+        }
+    }
+    (num / den).sqrt()
+}
+
+#[test]
+fn forces_energies_and_virials_match_the_cpu() {
+    if !gpu() {
+        return;
+    }
+    for s in systems() {
+        let reference =
+            SimParams { precision: Precision::Double, algorithm: Algorithm::AllPairsGlobal, ..s.params.clone() };
+        let mut cpu = CpuBackend::new(s.b, reference, &s.atoms, s.field.clone()).unwrap();
+        let f_ref = cpu.forces().unwrap();
+        let t_ref = cpu.measure().unwrap();
+        for precision in Precision::ALL {
+            let tol = if precision == Precision::Double { 1e-12 } else { 1e-5 };
+            for algorithm in Algorithm::CONCRETE {
+                let p = SimParams { precision, algorithm, ..s.params.clone() };
+                let mut gpu = CudaBackend::new(s.b, p, &s.atoms, s.field.clone()).unwrap();
+                let f = gpu.forces().unwrap();
+                let t = gpu.measure().unwrap();
+                let df = force_diff(&f, &f_ref);
+                let de = rel(t.potential_energy(), t_ref.potential_energy());
+                let dw = rel(t.virial, t_ref.virial);
+                let dk = rel(t.kinetic_energy, t_ref.kinetic_energy);
+                eprintln!(
+                    "{} {precision:?} {algorithm:?} (runs {:?}): force {df:.1e} energy {de:.1e} virial {dw:.1e}",
+                    s.name,
+                    gpu.resolved_algorithm()
+                );
+                assert!(
+                    df < tol && de < tol && dw < tol && dk < tol,
+                    "{} {precision:?} {algorithm:?}: {df:e} {de:e} {dw:e} {dk:e}",
+                    s.name
+                );
+            }
+        }
+    }
+}
+
+fn bin() -> String {
+    std::env::var("ARGON_BIN").unwrap_or_else(|_| env!("CARGO_BIN_EXE_argon-sandbox").to_string())
+}
+
+#[test]
+fn lammps_trajectory_through_the_cli_on_the_gpu() {
+    if !gpu() {
+        return;
+    }
+    let r = reference();
+    let rows = r["nve_trajectory_fcc4000"]["rows"].as_array().unwrap();
+    let dir = std::env::temp_dir().join(format!("argon-cuda-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let init = validation_dir().join("lammps_fcc4000_T1.44_initial.extxyz");
+    for algorithm in ["neighbors", "cells", "allpairs-tiled", "allpairs-global"] {
+        let csv = dir.join(format!("{algorithm}.csv"));
+        let out = std::process::Command::new(bin())
+            .args(["run", "--backend", "cuda", "--precision", "double", "--algorithm", algorithm, "--units", "lj"])
+            .args(["--steps", "200", "--thermo-every", "50", "--quiet", "--init"])
+            .arg(&init)
+            .arg("--thermo")
+            .arg(&csv)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let got = read_thermo_csv(&csv).unwrap();
+        assert_eq!(got.len(), rows.len());
+        for (g, want) in got.iter().zip(rows) {
+            for col in ["temp", "pe", "ke", "etotal", "press"] {
+                let (a, b) = (g.get(col).unwrap(), want[col].as_f64().unwrap());
+                assert!(rel(a, b) < 1e-10, "{algorithm} step {} {col}: {a} vs LAMMPS {b}", g.step);
+            }
+        }
+    }
+    std::fs::remove_dir_all(dir).ok();
+}
+
+fn lammps_state() -> (SimBox, AtomState) {
+    let f = read_extxyz(&validation_dir().join("lammps_fcc4000_T1.44_initial.extxyz")).unwrap();
+    let n = f.positions.len();
+    (f.sim_box, AtomState { positions: f.positions, velocities: f.velocities.unwrap(), types: vec![0; n] })
+}
+
+#[test]
+fn nve_energy_drift() {
+    if !gpu() {
+        return;
+    }
+    let (b, atoms) = lammps_state();
+    for (precision, bound) in [(Precision::Double, 2e-4), (Precision::Mixed, 1e-3), (Precision::Single, 5e-3)] {
+        let p = SimParams { precision, telemetry_every: 100, ..SimParams::default() };
+        let mut gpu = CudaBackend::new(b, p, &atoms, None).unwrap();
+        let e0 = gpu.measure().unwrap().etotal_per_atom();
+        gpu.advance(20_000).unwrap();
+        let worst = gpu.drain_telemetry().iter().map(|t| (t.etotal_per_atom() - e0).abs()).fold(0.0, f64::max);
+        eprintln!("NVE drift over 20,000 steps, {precision:?}: max |E(t) - E(0)| = {worst:.3e} per atom");
+        assert!(worst <= bound, "{precision:?}: drift {worst:e} per atom exceeds {bound:e}");
+    }
+}
+
+#[test]
+fn every_block_size_gives_the_same_trajectory() {
+    if !gpu() {
+        return;
+    }
+    let (b, atoms) = lammps_state();
+    for algorithm in [Algorithm::Neighbors, Algorithm::AllPairsTiled, Algorithm::Cells] {
+        let mut finals = Vec::new();
+        for block_size in [32, 64, 128, 256, 512, 1024] {
+            let p = SimParams { algorithm, block_size, precision: Precision::Double, ..SimParams::default() };
+            let mut gpu = CudaBackend::new(b, p, &atoms, None).unwrap();
+            gpu.advance(200).unwrap();
+            finals.push((block_size, gpu.snapshot().unwrap()));
+        }
+        let (_, first) = &finals[0];
+        for (block, s) in &finals[1..] {
+            let worst = s
+                .atoms
+                .positions
+                .iter()
+                .zip(&first.atoms.positions)
+                .map(|(a, c)| b.min_image(*a, *c).iter().map(|x| x.abs()).fold(0.0, f64::max))
+                .fold(0.0, f64::max);
+            eprintln!(
+                "{algorithm:?} block {block}: largest position difference to block 32 after 200 steps {worst:.1e}"
+            );
+            assert!(worst <= 1e-12 * b.length()[0], "{algorithm:?} block {block}: trajectories differ by {worst:e}");
+        }
+    }
+}
+
+#[test]
+fn thermostats_match_the_cpu() {
+    if !gpu() {
+        return;
+    }
+    let b = SimBox::new([13.7, 14.2, 12.9], [true; 3]);
+    let atoms = jiggled(&b, b.lo, b.hi, 0.05, &[], 4);
+    for thermostat in
+        [Thermostat::Berendsen { tau: 0.1 }, Thermostat::Csvr { tau: 0.1 }, Thermostat::Langevin { damp: 0.5 }]
+    {
+        let p = SimParams {
+            thermostat,
+            temperature: 1.5,
+            precision: Precision::Double,
+            telemetry_every: 10,
+            ..SimParams::default()
+        };
+        let mut cpu = CpuBackend::new(b, p.clone(), &atoms, None).unwrap();
+        let mut gpu = CudaBackend::new(b, p.clone(), &atoms, None).unwrap();
+        cpu.advance(20).unwrap();
+        gpu.advance(20).unwrap();
+        let (sc, sg) = (cpu.snapshot().unwrap(), gpu.snapshot().unwrap());
+        let worst = sc
+            .atoms
+            .velocities
+            .iter()
+            .zip(&sg.atoms.velocities)
+            .map(|(a, c)| (0..3).map(|k| (a[k] - c[k]).abs()).fold(0.0, f64::max))
+            .fold(0.0, f64::max);
+        eprintln!("{thermostat:?}: largest velocity difference GPU vs CPU after 20 steps {worst:.1e}");
+        assert!(worst < 1e-8, "{thermostat:?}: GPU and CPU draw different thermostat noise ({worst:e})");
+        gpu.drain_telemetry();
+        gpu.advance(4000).unwrap();
+        let t: Vec<f64> = gpu.drain_telemetry().iter().skip(100).map(|t| t.temperature).collect();
+        let mean = t.iter().sum::<f64>() / t.len() as f64;
+        eprintln!("{thermostat:?}: GPU mean temperature {mean:.4} (target 1.5)");
+        assert!((mean / 1.5 - 1.0).abs() < 0.02, "{thermostat:?}: mean T {mean} is not within 2% of 1.5");
+    }
+}
+
+#[test]
+fn seed_paper_velocity_metric_after_one_step() {
+    if !gpu() {
+        return;
+    }
+    let (b, atoms) = lammps_state();
+    let mut cpu =
+        CpuBackend::new(b, SimParams { precision: Precision::Double, ..SimParams::default() }, &atoms, None).unwrap();
+    cpu.advance(1).unwrap();
+    let vc = cpu.snapshot().unwrap().atoms.velocities;
+    for (precision, bound) in [(Precision::Double, 1e-9), (Precision::Mixed, 1e-1), (Precision::Single, 1e-1)] {
+        let mut gpu = CudaBackend::new(b, SimParams { precision, ..SimParams::default() }, &atoms, None).unwrap();
+        gpu.advance(1).unwrap();
+        let vg = gpu.snapshot().unwrap().atoms.velocities;
+        let sum: f64 = vg.iter().zip(&vc).map(|(a, c)| (0..3).map(|k| (a[k] - c[k]).abs()).sum::<f64>()).sum();
+        eprintln!("sum over {} atoms of |v_GPU - v_CPU| after one step, {precision:?}: {sum:.3e}", vg.len());
+        assert!(sum < bound, "{precision:?}: {sum:e}");
+    }
+}
+
+#[test]
+fn live_switches_keep_the_state() {
+    if !gpu() {
+        return;
+    }
+    let (b, atoms) = lammps_state();
+    let p = SimParams { precision: Precision::Double, telemetry_every: 50, ..SimParams::default() };
+    let mut gpu = CudaBackend::new(b, p.clone(), &atoms, None).unwrap();
+    gpu.advance(100).unwrap();
+    let e_before = gpu.measure().unwrap().total_energy();
+    let mut last = gpu.snapshot().unwrap();
+    let changes: Vec<Box<dyn Fn(&mut SimParams)>> = vec![
+        Box::new(|p| p.algorithm = Algorithm::Cells),
+        Box::new(|p| p.block_size = 256),
+        Box::new(|p| p.precision = Precision::Mixed),
+        Box::new(|p| p.algorithm = Algorithm::AllPairsTiled),
+        Box::new(|p| p.precision = Precision::Single),
+        Box::new(|p| p.block_size = 64),
+        Box::new(|p| {
+            p.precision = Precision::Double;
+            p.algorithm = Algorithm::Neighbors;
+        }),
+    ];
+    for change in changes {
+        let mut q = gpu.params().clone();
+        change(&mut q);
+        gpu.set_params(q.clone()).unwrap();
+        let snap = gpu.snapshot().unwrap();
+        assert_eq!(snap.step, last.step);
+        let worst = snap
+            .atoms
+            .positions
+            .iter()
+            .zip(&last.atoms.positions)
+            .map(|(a, c)| (0..3).map(|k| (a[k] - c[k]).abs()).fold(0.0, f64::max))
+            .fold(0.0, f64::max);
+        assert!(
+            worst < 1e-5,
+            "switching to {:?}/{:?}/{} moved atoms by {worst}",
+            q.precision,
+            q.algorithm,
+            q.block_size
+        );
+        gpu.advance(50).unwrap();
+        last = gpu.snapshot().unwrap();
+    }
+    let e_after = gpu.measure().unwrap().total_energy();
+    eprintln!("total energy before {e_before:.6}, after seven live switches {e_after:.6}");
+    assert!(rel(e_after, e_before) < 1e-3);
+}
+
+#[test]
+fn analysis_and_published_positions_match_the_cpu() {
+    if !gpu() {
+        return;
+    }
+    let (b, atoms) = lammps_state();
+    let p = SimParams { precision: Precision::Double, ..SimParams::default() };
+    let mut cpu = CpuBackend::new(b, p.clone(), &atoms, None).unwrap();
+    let mut gpu = CudaBackend::new(b, p, &atoms, None).unwrap();
+    let (gc, gg) = (cpu.rdf(100, 5.0).unwrap(), gpu.rdf(100, 5.0).unwrap());
+    for (x, y) in gc.values.iter().zip(&gg.values) {
+        assert!((x - y).abs() < 1e-12 * x.abs().max(1.0), "g(r) differs: {x} vs {y}");
+    }
+    let (sc, sg) = (cpu.speed_histogram(50, 5.0).unwrap(), gpu.speed_histogram(50, 5.0).unwrap());
+    assert_eq!(sc.values, sg.values);
+    let (dc, dg) = (cpu.density_profile(20).unwrap(), gpu.density_profile(20).unwrap());
+    assert_eq!(dc.values, dg.values);
+    let n = atoms.len();
+    let mut host = vec![[0f32; 4]; n];
+    gpu.write_positions(PositionTarget::Host(&mut host), ColourScalar::Speed).unwrap();
+    for (i, q) in host.iter().enumerate() {
+        let p = atoms.positions[i];
+        let v = atoms.velocities[i];
+        assert_eq!([q[0], q[1], q[2]], [p[0] as f32, p[1] as f32, p[2] as f32]);
+        let s = (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt() as f32;
+        assert!((q[3] - s).abs() <= 1e-6 * s.max(1.0));
+    }
+}
+
+#[test]
+fn bad_settings_are_refused_and_the_state_kept() {
+    if !gpu() {
+        return;
+    }
+    let (b, atoms) = lammps_state();
+    let mut gpu = CudaBackend::new(b, SimParams::default(), &atoms, None).unwrap();
+    gpu.advance(10).unwrap();
+    let before = gpu.snapshot().unwrap();
+    let bad = SimParams { block_size: 100, ..SimParams::default() };
+    assert!(gpu.set_params(bad).unwrap_err().to_string().contains("block_size"));
+    assert_eq!(gpu.snapshot().unwrap(), before);
+    assert_eq!(gpu.params().block_size, SimParams::default().block_size);
+}
