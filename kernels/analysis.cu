@@ -5,7 +5,7 @@
 #include "common.cuh"
 
 // Pairs j > i with r < r_max into hist[bins] (integer counts, so the order does not matter).
-extern "C" __global__ void hist_pairs(Consts c, Bufs b, double r_max, int bins) {
+extern "C" __global__ void __launch_bounds__(BLOCK) hist_pairs(Consts c, Bufs b, double r_max, int bins) {
     extern __shared__ unsigned int local[];
     __shared__ real_s4 tile[BLOCK];
     for (int k = threadIdx.x; k < bins; k += BLOCK) local[k] = 0;
@@ -40,7 +40,7 @@ extern "C" __global__ void hist_pairs(Consts c, Bufs b, double r_max, int bins) 
         if (local[k]) atomicAdd(&b.hist[k], (unsigned long long)local[k]);
 }
 
-extern "C" __global__ void hist_speed(Consts c, Bufs b, double v_max, int bins) {
+extern "C" __global__ void __launch_bounds__(BLOCK) hist_speed(Consts c, Bufs b, double v_max, int bins) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= c.n) return;
     real_s4 v = b.vel[i];
@@ -49,7 +49,7 @@ extern "C" __global__ void hist_speed(Consts c, Bufs b, double v_max, int bins) 
     if (k >= 0 && k < bins) atomicAdd(&b.hist[k], 1ull);
 }
 
-extern "C" __global__ void hist_height(Consts c, Bufs b, int bins) {
+extern "C" __global__ void __launch_bounds__(BLOCK) hist_height(Consts c, Bufs b, int bins) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= c.n) return;
     double u = ((double)b.pos[i].y - c.lo[1]) / c.len[1];
@@ -59,7 +59,7 @@ extern "C" __global__ void hist_height(Consts c, Bufs b, int bins) {
 }
 
 // Colour: 0 speed, 1 kinetic energy, 2 height, 3 species.
-extern "C" __global__ void publish(Consts c, Bufs b, int colour) {
+extern "C" __global__ void __launch_bounds__(BLOCK) publish(Consts c, Bufs b, int colour) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= c.n) return;
     real_s4 x = b.pos[i];

@@ -16,13 +16,13 @@ __device__ __forceinline__ void bin_coords(const Consts& c, const real_s4& x, in
     }
 }
 
-extern "C" __global__ void cells_clear(Consts c, Bufs b, int gate) {
+extern "C" __global__ void __launch_bounds__(BLOCK) cells_clear(Consts c, Bufs b, int gate) {
     if (!b.flags[gate]) return;
     int k = blockIdx.x * blockDim.x + threadIdx.x;
     if (k < c.n_cells) b.cell_count[k] = 0;
 }
 
-extern "C" __global__ void cells_bin(Consts c, Bufs b, int gate) {
+extern "C" __global__ void __launch_bounds__(BLOCK) cells_bin(Consts c, Bufs b, int gate) {
     if (!b.flags[gate]) return;
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= c.n) return;
@@ -34,7 +34,7 @@ extern "C" __global__ void cells_bin(Consts c, Bufs b, int gate) {
 }
 
 // One block: exclusive prefix sum of cell_count into cell_start (n_cells + 1 entries).
-extern "C" __global__ void cells_scan(Consts c, Bufs b, int gate) {
+extern "C" __global__ void __launch_bounds__(BLOCK) cells_scan(Consts c, Bufs b, int gate) {
     if (!b.flags[gate]) return;
     __shared__ int sums[BLOCK];
     __shared__ int carry;
@@ -60,7 +60,7 @@ extern "C" __global__ void cells_scan(Consts c, Bufs b, int gate) {
     if (threadIdx.x == 0) b.cell_start[c.n_cells] = carry;
 }
 
-extern "C" __global__ void cells_scatter(Consts c, Bufs b, int gate) {
+extern "C" __global__ void __launch_bounds__(BLOCK) cells_scatter(Consts c, Bufs b, int gate) {
     if (!b.flags[gate]) return;
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= c.n) return;
@@ -68,7 +68,7 @@ extern "C" __global__ void cells_scatter(Consts c, Bufs b, int gate) {
 }
 
 // One thread per cell: insertion sort of the cell's atoms by their current index.
-extern "C" __global__ void cells_sort(Consts c, Bufs b, int gate) {
+extern "C" __global__ void __launch_bounds__(BLOCK) cells_sort(Consts c, Bufs b, int gate) {
     if (!b.flags[gate]) return;
     int k = blockIdx.x * blockDim.x + threadIdx.x;
     if (k >= c.n_cells) return;
@@ -84,7 +84,7 @@ extern "C" __global__ void cells_sort(Consts c, Bufs b, int gate) {
     }
 }
 
-extern "C" __global__ void permute_gather(Consts c, Bufs b, int gate) {
+extern "C" __global__ void __launch_bounds__(BLOCK) permute_gather(Consts c, Bufs b, int gate) {
     if (!b.flags[gate]) return;
     int k = blockIdx.x * blockDim.x + threadIdx.x;
     if (k >= c.n) return;
@@ -94,7 +94,7 @@ extern "C" __global__ void permute_gather(Consts c, Bufs b, int gate) {
     b.ids2[k] = b.ids[src];
 }
 
-extern "C" __global__ void permute_copy(Consts c, Bufs b, int gate) {
+extern "C" __global__ void __launch_bounds__(BLOCK) permute_copy(Consts c, Bufs b, int gate) {
     if (!b.flags[gate]) return;
     int k = blockIdx.x * blockDim.x + threadIdx.x;
     if (k >= c.n) return;
@@ -109,7 +109,7 @@ extern "C" __global__ void permute_copy(Consts c, Bufs b, int gate) {
 
 // Full Verlet list within cutoff + skin from the 27 surrounding cells (atoms already sorted
 // by cell, so cell r holds atoms cell_start[r] .. cell_start[r + 1]).
-extern "C" __global__ void nlist_build(Consts c, Bufs b, int gate) {
+extern "C" __global__ void __launch_bounds__(BLOCK) nlist_build(Consts c, Bufs b, int gate) {
     if (!b.flags[gate]) return;
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= c.n) return;
@@ -157,7 +157,7 @@ extern "C" __global__ void nlist_build(Consts c, Bufs b, int gate) {
 }
 
 // One thread: the rebuild is over.
-extern "C" __global__ void rebuild_done(Consts c, Bufs b, int gate) {
+extern "C" __global__ void __launch_bounds__(BLOCK) rebuild_done(Consts c, Bufs b, int gate) {
     if (!b.flags[gate]) return;
     if (threadIdx.x == 0 && blockIdx.x == 0) {
         if (gate == FLAG_REBUILD) b.flags[FLAG_REBUILD] = 0;

@@ -233,8 +233,8 @@ __device__ void neighbor_list(const Consts& c, const Bufs& a) {
 }
 
 #define FORCE_KERNELS(name, body)                                                          \
-    extern "C" __global__ void name##_noev(Consts c, Bufs a) { body<false>(c, a); }     \
-    extern "C" __global__ void name##_ev(Consts c, Bufs a) { body<true>(c, a); }
+    extern "C" __global__ void __launch_bounds__(BLOCK) name##_noev(Consts c, Bufs a) { body<false>(c, a); }     \
+    extern "C" __global__ void __launch_bounds__(BLOCK) name##_ev(Consts c, Bufs a) { body<true>(c, a); }
 
 FORCE_KERNELS(forces_allpairs_global, allpairs_global)
 FORCE_KERNELS(forces_allpairs_tiled, allpairs_tiled)

@@ -7,7 +7,7 @@
 #include "reduce.cuh"
 #include "rng.cuh"
 
-extern "C" __global__ void integrate_first(Consts c, Bufs b, unsigned long long step, int track) {
+extern "C" __global__ void __launch_bounds__(BLOCK) integrate_first(Consts c, Bufs b, unsigned long long step, int track) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= c.n || b.flags[FLAG_BLOWUP]) return;
     real_s4 x = b.pos[i];
@@ -57,7 +57,7 @@ extern "C" __global__ void integrate_first(Consts c, Bufs b, unsigned long long 
 
 // Second half kick (when `kick`), Langevin velocity update, and per-block sums of
 // (m v^2, m v) into partials[4 * block ..].
-extern "C" __global__ void integrate_second(Consts c, Bufs b, unsigned long long step, int kick) {
+extern "C" __global__ void __launch_bounds__(BLOCK) integrate_second(Consts c, Bufs b, unsigned long long step, int kick) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     double ke2 = 0.0, px = 0.0, py = 0.0, pz = 0.0;
     if (i < c.n) {
@@ -91,7 +91,7 @@ extern "C" __global__ void integrate_second(Consts c, Bufs b, unsigned long long
 // One block: totals the kinetic partials, computes the thermostat's velocity factor into
 // lambda[0] (1 when none applies), and with `want` writes a telemetry record
 // [step, 2 KE, pair E, pair W, ext E, ext W, px, py, pz, unused] after the scaling.
-extern "C" __global__ void finish_step(Consts c, Bufs b, int n_blocks, int record, unsigned long long step,
+extern "C" __global__ void __launch_bounds__(BLOCK) finish_step(Consts c, Bufs b, int n_blocks, int record, unsigned long long step,
                                        int want, int thermostat_on) {
     __shared__ double scratch[32];
     const double* kin = b.partials_kin;
@@ -158,7 +158,7 @@ extern "C" __global__ void finish_step(Consts c, Bufs b, int n_blocks, int recor
     }
 }
 
-extern "C" __global__ void scale_velocities(Consts c, Bufs b) {
+extern "C" __global__ void __launch_bounds__(BLOCK) scale_velocities(Consts c, Bufs b) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     double l = b.lambda[0];
     if (i >= c.n || l == 1.0) return;

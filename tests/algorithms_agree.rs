@@ -6,25 +6,12 @@ mod common;
 
 use std::sync::Arc;
 
-use argon_sandbox::physics::init::{LatticeKind, lattice_sites};
 use argon_sandbox::physics::obstacles::ObstacleField;
 use argon_sandbox::physics::params::{Algorithm, Precision, SimBox, SimParams};
-use argon_sandbox::rng::{Sequence, Stream};
 use argon_sandbox::shapes::Shape;
 use argon_sandbox::sim::cpu::CpuBackend;
 use argon_sandbox::sim::{AtomState, Backend};
-use common::at_rest;
-
-/// Lattice sites in `[lo, hi)` jiggled by up to `amp` along each axis, outside `shapes`.
-fn jiggled(b: &SimBox, lo: [f64; 3], hi: [f64; 3], amp: f64, shapes: &[Shape], seed: u64) -> AtomState {
-    let mut rng = Sequence::new(seed, Stream::GasPlacement, 7, 0);
-    let pos: Vec<[f64; 3]> = lattice_sites(LatticeKind::Fcc, 0.8, b.lo, lo, hi)
-        .into_iter()
-        .filter(|p| shapes.iter().all(|s| s.signed_distance([p[0], p[1]]) > 0.9))
-        .map(|p| b.wrap(std::array::from_fn(|k| p[k] + amp * (2.0 * rng.uniform() - 1.0))))
-        .collect();
-    at_rest(pos)
-}
+use common::jiggled_fluid;
 
 struct Result3 {
     forces: Vec<[f64; 3]>,
@@ -79,8 +66,7 @@ fn compare(b: SimBox, base: SimParams, atoms: &AtomState, shapes: &[Shape], what
 
 #[test]
 fn periodic_box() {
-    let b = SimBox::new([13.7, 14.2, 12.9], [true; 3]);
-    let atoms = jiggled(&b, b.lo, b.hi, 0.15, &[], 1);
+    let (b, atoms) = jiggled_fluid([8, 8, 7], [false; 3], 0.15, &[], 1);
     assert!(atoms.len() > 1500);
     for shift in [true, false] {
         compare(b, SimParams { shift, ..SimParams::default() }, &atoms, &[], "periodic");
@@ -89,12 +75,11 @@ fn periodic_box() {
 
 #[test]
 fn walled_tank_with_obstacle_and_gravity() {
-    let b = SimBox::new([18.0, 16.0, 9.0], [false, false, true]);
     let shapes = vec![
         Shape::Circle { centre: [9.0, 8.0], radius: 2.5 },
         Shape::Segment { a: [3.0, 3.0], b: [6.0, 5.0], thickness: 0.8 },
     ];
-    let atoms = jiggled(&b, [0.9, 0.9, 0.0], [17.1, 15.1, 9.0], 0.12, &shapes, 2);
+    let (b, atoms) = jiggled_fluid([10, 9, 5], [true, true, false], 0.12, &shapes, 2);
     let p = SimParams { gravity: 0.2, drive: 0.1, ..SimParams::default() };
     compare(b, p, &atoms, &shapes, "tank");
 }
@@ -102,7 +87,6 @@ fn walled_tank_with_obstacle_and_gravity() {
 #[test]
 fn small_periodic_box_without_room_for_cells() {
     // Too small for three cells of cutoff + skin: cells and lists fall back to brute force.
-    let b = SimBox::new([6.0, 6.2, 5.8], [true; 3]);
-    let atoms = jiggled(&b, b.lo, b.hi, 0.1, &[], 3);
+    let (b, atoms) = jiggled_fluid([3, 3, 3], [false; 3], 0.1, &[], 3);
     compare(b, SimParams { cutoff: 2.5, ..SimParams::default() }, &atoms, &[], "small box");
 }

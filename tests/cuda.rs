@@ -13,15 +13,13 @@ use std::sync::Arc;
 
 use argon_sandbox::io::extxyz::read_extxyz;
 use argon_sandbox::io::thermo::read_thermo_csv;
-use argon_sandbox::physics::init::{LatticeKind, lattice_sites};
 use argon_sandbox::physics::obstacles::ObstacleField;
 use argon_sandbox::physics::params::{Algorithm, Precision, SimBox, SimParams, Thermostat};
-use argon_sandbox::rng::{Sequence, Stream};
 use argon_sandbox::shapes::Shape;
 use argon_sandbox::sim::cpu::CpuBackend;
 use argon_sandbox::sim::cuda::{CudaBackend, device};
 use argon_sandbox::sim::{AtomState, Backend, ColourScalar, PositionTarget};
-use common::{at_rest, reference, rel, validation_dir};
+use common::{jiggled_fluid, reference, rel, validation_dir};
 
 /// True when a CUDA device is usable; otherwise says so.
 fn gpu() -> bool {
@@ -34,20 +32,6 @@ fn gpu() -> bool {
     }
 }
 
-fn jiggled(b: &SimBox, lo: [f64; 3], hi: [f64; 3], amp: f64, shapes: &[Shape], seed: u64) -> AtomState {
-    let mut rng = Sequence::new(seed, Stream::GasPlacement, 7, 0);
-    let pos: Vec<[f64; 3]> = lattice_sites(LatticeKind::Fcc, 0.8, b.lo, lo, hi)
-        .into_iter()
-        .filter(|p| shapes.iter().all(|s| s.signed_distance([p[0], p[1]]) > 0.9))
-        .map(|p| b.wrap(std::array::from_fn(|k| p[k] + amp * (2.0 * rng.uniform() - 1.0))))
-        .collect();
-    let n = pos.len();
-    let mut atoms = at_rest(pos);
-    let v = argon_sandbox::physics::init::maxwell_boltzmann(&vec![1.0; n], 1.2, 3.0 * n as f64, seed, 0);
-    atoms.velocities = v;
-    atoms
-}
-
 struct System {
     name: &'static str,
     b: SimBox,
@@ -57,35 +41,29 @@ struct System {
 }
 
 fn systems() -> Vec<System> {
-    let periodic = SimBox::new([13.7, 14.2, 12.9], [true; 3]);
-    let tank = SimBox::new([18.0, 16.0, 9.0], [false, false, true]);
     let shapes = vec![
         Shape::Circle { centre: [9.0, 8.0], radius: 2.5 },
         Shape::Segment { a: [3.0, 3.0], b: [6.0, 5.0], thickness: 0.8 },
     ];
-    let small = SimBox::new([6.0, 6.2, 5.8], [true; 3]);
+    let (periodic, pa) = jiggled_fluid([8, 8, 7], [false; 3], 0.15, &[], 1);
+    let (tank, ta) = jiggled_fluid([10, 9, 5], [true, true, false], 0.12, &shapes, 2);
+    let (small, sa) = jiggled_fluid([3, 3, 3], [false; 3], 0.1, &[], 3);
     vec![
         System {
             name: "periodic",
             b: periodic,
             params: SimParams { shift: false, ..SimParams::default() },
-            atoms: jiggled(&periodic, periodic.lo, periodic.hi, 0.15, &[], 1),
+            atoms: pa,
             field: None,
         },
         System {
             name: "tank",
             b: tank,
             params: SimParams { gravity: 0.2, drive: 0.1, ..SimParams::default() },
-            atoms: jiggled(&tank, [0.9, 0.9, 0.0], [17.1, 15.1, 9.0], 0.12, &shapes, 2),
+            atoms: ta,
             field: ObstacleField::bake(&shapes, &tank, 0.1).map(Arc::new),
         },
-        System {
-            name: "small box",
-            b: small,
-            params: SimParams::default(),
-            atoms: jiggled(&small, small.lo, small.hi, 0.1, &[], 3),
-            field: None,
-        },
+        System { name: "small box", b: small, params: SimParams::default(), atoms: sa, field: None },
     ]
 }
 
@@ -101,38 +79,47 @@ fn force_diff(a: &[[f64; 3]], b: &[[f64; 3]]) -> f64 {
     (num / den).sqrt()
 }
 
+/// GPU against CPU in the same precision (1e-12 relative in double, 1e-5 in single and
+/// mixed: only summation order and fused multiply-adds differ), and every GPU precision
+/// against the CPU in double (single and mixed carry f32 positions, so 1e-4 there).
 #[test]
 fn forces_energies_and_virials_match_the_cpu() {
     if !gpu() {
         return;
     }
     for s in systems() {
-        let reference =
-            SimParams { precision: Precision::Double, algorithm: Algorithm::AllPairsGlobal, ..s.params.clone() };
-        let mut cpu = CpuBackend::new(s.b, reference, &s.atoms, s.field.clone()).unwrap();
-        let f_ref = cpu.forces().unwrap();
-        let t_ref = cpu.measure().unwrap();
+        let cpu_at = |precision| {
+            let p = SimParams { precision, algorithm: Algorithm::AllPairsGlobal, ..s.params.clone() };
+            let mut cpu = CpuBackend::new(s.b, p, &s.atoms, s.field.clone()).unwrap();
+            (cpu.forces().unwrap(), cpu.measure().unwrap())
+        };
+        let double = cpu_at(Precision::Double);
         for precision in Precision::ALL {
-            let tol = if precision == Precision::Double { 1e-12 } else { 1e-5 };
+            let same = cpu_at(precision);
             for algorithm in Algorithm::CONCRETE {
                 let p = SimParams { precision, algorithm, ..s.params.clone() };
                 let mut gpu = CudaBackend::new(s.b, p, &s.atoms, s.field.clone()).unwrap();
                 let f = gpu.forces().unwrap();
                 let t = gpu.measure().unwrap();
-                let df = force_diff(&f, &f_ref);
-                let de = rel(t.potential_energy(), t_ref.potential_energy());
-                let dw = rel(t.virial, t_ref.virial);
-                let dk = rel(t.kinetic_energy, t_ref.kinetic_energy);
-                eprintln!(
-                    "{} {precision:?} {algorithm:?} (runs {:?}): force {df:.1e} energy {de:.1e} virial {dw:.1e}",
-                    s.name,
-                    gpu.resolved_algorithm()
-                );
-                assert!(
-                    df < tol && de < tol && dw < tol && dk < tol,
-                    "{} {precision:?} {algorithm:?}: {df:e} {de:e} {dw:e} {dk:e}",
-                    s.name
-                );
+                for (against, (f_ref, t_ref), tol) in [
+                    ("same precision", &same, if precision == Precision::Double { 1e-12 } else { 1e-5 }),
+                    ("double", &double, if precision == Precision::Double { 1e-12 } else { 1e-4 }),
+                ] {
+                    let df = force_diff(&f, f_ref);
+                    let de = rel(t.potential_energy(), t_ref.potential_energy());
+                    let dw = rel(t.virial, t_ref.virial);
+                    let dk = rel(t.kinetic_energy, t_ref.kinetic_energy);
+                    eprintln!(
+                        "{} {precision:?} {algorithm:?} (runs {:?}) vs CPU {against}: force {df:.1e} energy {de:.1e} virial {dw:.1e}",
+                        s.name,
+                        gpu.resolved_algorithm()
+                    );
+                    assert!(
+                        df < tol && de < tol && dw < tol && dk < tol,
+                        "{} {precision:?} {algorithm:?} vs CPU {against}: {df:e} {de:e} {dw:e} {dk:e}",
+                        s.name
+                    );
+                }
             }
         }
     }
@@ -234,8 +221,7 @@ fn thermostats_match_the_cpu() {
     if !gpu() {
         return;
     }
-    let b = SimBox::new([13.7, 14.2, 12.9], [true; 3]);
-    let atoms = jiggled(&b, b.lo, b.hi, 0.05, &[], 4);
+    let (b, atoms) = jiggled_fluid([8, 8, 8], [false; 3], 0.05, &[], 4);
     for thermostat in
         [Thermostat::Berendsen { tau: 0.1 }, Thermostat::Csvr { tau: 0.1 }, Thermostat::Langevin { damp: 0.5 }]
     {
@@ -300,7 +286,8 @@ fn live_switches_keep_the_state() {
     gpu.advance(100).unwrap();
     let e_before = gpu.measure().unwrap().total_energy();
     let mut last = gpu.snapshot().unwrap();
-    let changes: Vec<Box<dyn Fn(&mut SimParams)>> = vec![
+    type Change = Box<dyn Fn(&mut SimParams)>;
+    let changes: Vec<Change> = vec![
         Box::new(|p| p.algorithm = Algorithm::Cells),
         Box::new(|p| p.block_size = 256),
         Box::new(|p| p.precision = Precision::Mixed),

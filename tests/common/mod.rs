@@ -41,3 +41,31 @@ pub fn rel(a: f64, b: f64) -> f64 {
 pub fn measure(b: &mut dyn Backend) -> argon_sandbox::sim::Telemetry {
     b.measure().expect("measure")
 }
+
+/// FCC sites at density 0.8 filling whole lattice cells (so no two atoms meet across a
+/// periodic boundary), jiggled by up to `amp` per axis, with Maxwell-Boltzmann velocities at
+/// T = 1.2. `cells` sets the box; `walls` marks walled axes, whose sites keep 0.9 sigma from
+/// the walls (the box grows by 1.8 there); atoms closer than 0.9 to an obstacle are dropped.
+pub fn jiggled_fluid(
+    cells: [usize; 3],
+    walls: [bool; 3],
+    amp: f64,
+    shapes: &[argon_sandbox::shapes::Shape],
+    seed: u64,
+) -> (SimBox, AtomState) {
+    use argon_sandbox::rng::{Sequence, Stream};
+    let a = LatticeKind::Fcc.constant(0.8);
+    let size: [f64; 3] = std::array::from_fn(|k| cells[k] as f64 * a + if walls[k] { 1.8 } else { 0.0 });
+    let b = SimBox::new(size, std::array::from_fn(|k| !walls[k]));
+    let origin: [f64; 3] = std::array::from_fn(|k| if walls[k] { 0.9 } else { 0.0 });
+    let hi: [f64; 3] = std::array::from_fn(|k| origin[k] + cells[k] as f64 * a);
+    let mut rng = Sequence::new(seed, Stream::GasPlacement, 7, 0);
+    let pos: Vec<[f64; 3]> = argon_sandbox::physics::init::lattice_sites(LatticeKind::Fcc, 0.8, origin, origin, hi)
+        .into_iter()
+        .filter(|p| shapes.iter().all(|s| s.signed_distance([p[0], p[1]]) > 0.9))
+        .map(|p| b.wrap(std::array::from_fn(|k| p[k] + amp * (2.0 * rng.uniform() - 1.0))))
+        .collect();
+    let n = pos.len();
+    let v = maxwell_boltzmann(&vec![1.0; n], 1.2, 3.0 * n as f64, seed, 0);
+    (b, AtomState { positions: pos, velocities: v, types: vec![0; n] })
+}

@@ -96,6 +96,9 @@ pub fn initial_max_neighbours(range: f64) -> usize {
     (estimate as usize).div_ceil(32) * 32
 }
 
+/// A device array that may not be allocated yet.
+type Slot = Option<CudaSlice<u8>>;
+
 #[derive(Default)]
 struct Arrays {
     pos: Option<CudaSlice<u8>>,
@@ -494,7 +497,7 @@ impl Engine {
     }
 
     fn backup(&mut self, dev: &Device) -> Result<(), SimError> {
-        let pairs: [(&Option<CudaSlice<u8>>, &mut Option<CudaSlice<u8>>); 4] = [
+        let pairs: [(&Slot, &mut Slot); 4] = [
             (&self.a.pos, &mut self.a.pos_bak),
             (&self.a.vel, &mut self.a.vel_bak),
             (&self.a.ids, &mut self.a.ids_bak),
@@ -514,7 +517,7 @@ impl Engine {
     }
 
     fn restore_backup(&mut self, dev: &Device) -> Result<(), SimError> {
-        let pairs: [(&Option<CudaSlice<u8>>, &mut Option<CudaSlice<u8>>); 4] = [
+        let pairs: [(&Slot, &mut Slot); 4] = [
             (&self.a.pos_bak, &mut self.a.pos),
             (&self.a.vel_bak, &mut self.a.vel),
             (&self.a.ids_bak, &mut self.a.ids),
