@@ -173,6 +173,38 @@ pub struct BackendInfo {
     pub device: String,
 }
 
+/// Largest distance an atom may move in one step before a run is declared blown up (sigma).
+pub const RUNAWAY_STEP: f64 = 0.5;
+
+/// Checks atoms against the box and species before they enter a backend.
+pub fn check_atoms(atoms: &AtomState, params: &SimParams) -> Result<(), SimError> {
+    let n = atoms.len();
+    if atoms.velocities.len() != n || atoms.types.len() != n {
+        return Err(SimError::Invalid(format!(
+            "atom arrays differ in length: {n} positions, {} velocities, {} types",
+            atoms.velocities.len(),
+            atoms.types.len()
+        )));
+    }
+    if n > u32::MAX as usize / 2 {
+        return Err(SimError::Invalid(format!("{n} atoms is more than this program supports (2^31)")));
+    }
+    for i in 0..n {
+        let (p, v) = (atoms.positions[i], atoms.velocities[i]);
+        if !p.iter().chain(v.iter()).all(|x| x.is_finite()) {
+            return Err(SimError::Invalid(format!("atom {i} has a non-finite position or velocity")));
+        }
+        if atoms.types[i] as usize >= params.species.len() {
+            return Err(SimError::Invalid(format!(
+                "atom {i} has species {} but only {} species are defined",
+                atoms.types[i],
+                params.species.len()
+            )));
+        }
+    }
+    Ok(())
+}
+
 /// Everything that can go wrong inside a backend.
 #[derive(Debug, thiserror::Error)]
 pub enum SimError {

@@ -15,15 +15,13 @@ mod observe;
 pub mod simd;
 mod state;
 
-pub use state::RUNAWAY_STEP;
-
 use std::sync::Arc;
 use std::time::Instant;
 
 use self::state::{CpuSim, Ctx};
 use super::{
     AtomSelection, AtomState, Backend, BackendInfo, CaughtAtoms, ColourScalar, Histogram, PositionTarget, SimError,
-    Snapshot, Telemetry,
+    Snapshot, Telemetry, check_atoms,
 };
 use crate::analysis;
 use crate::physics::obstacles::ObstacleField;
@@ -62,35 +60,6 @@ pub struct CpuBackend {
     engine: Engine,
     field: Option<Arc<ObstacleField>>,
     telemetry: Vec<Telemetry>,
-}
-
-/// Checks atoms against the box and species before they enter a backend.
-pub fn check_atoms(atoms: &AtomState, params: &SimParams) -> Result<(), SimError> {
-    let n = atoms.len();
-    if atoms.velocities.len() != n || atoms.types.len() != n {
-        return Err(SimError::Invalid(format!(
-            "atom arrays differ in length: {n} positions, {} velocities, {} types",
-            atoms.velocities.len(),
-            atoms.types.len()
-        )));
-    }
-    if n > u32::MAX as usize / 2 {
-        return Err(SimError::Invalid(format!("{n} atoms is more than this program supports (2^31)")));
-    }
-    for i in 0..n {
-        let (p, v) = (atoms.positions[i], atoms.velocities[i]);
-        if !p.iter().chain(v.iter()).all(|x| x.is_finite()) {
-            return Err(SimError::Invalid(format!("atom {i} has a non-finite position or velocity")));
-        }
-        if atoms.types[i] as usize >= params.species.len() {
-            return Err(SimError::Invalid(format!(
-                "atom {i} has species {} but only {} species are defined",
-                atoms.types[i],
-                params.species.len()
-            )));
-        }
-    }
-    Ok(())
 }
 
 fn make_ctx<'a>(params: &'a SimParams, field: Option<&'a ObstacleField>, engine: &Engine) -> Ctx<'a> {

@@ -19,10 +19,7 @@ use crate::physics::obstacles::ObstacleField;
 use crate::physics::params::{Algorithm, SimBox, SimParams, Thermostat};
 use crate::physics::real::{PrecisionMode, Real};
 use crate::rng::{Sequence, Stream, normal4};
-use crate::sim::{AtomState, SimError, Snapshot, Telemetry};
-
-/// Largest distance an atom may move in one step before the run is declared blown up (sigma).
-pub const RUNAWAY_STEP: f64 = 0.5;
+use crate::sim::{AtomState, RUNAWAY_STEP, SimError, Snapshot, Telemetry};
 
 /// The per-call context: parameters and what is derived from them.
 pub struct Ctx<'a> {

@@ -102,7 +102,7 @@ impl Consts {
             langevin_c2: (1.0 - c1 * c1).sqrt(),
             dof,
             seed: p.seed,
-            runaway_sq: crate::sim::cpu::RUNAWAY_STEP.powi(2),
+            runaway_sq: crate::sim::RUNAWAY_STEP.powi(2),
             ..Consts::default()
         };
         if let Some(f) = field {

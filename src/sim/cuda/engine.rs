@@ -190,6 +190,32 @@ pub fn bytes_needed(n: usize, precision: Precision, max_nbrs: usize, with_list: 
     n * per_atom + if with_list { n * max_nbrs * 4 } else { 0 } + (1 << 20)
 }
 
+/// Refuses `n` atoms when their arrays would not fit in 90% of `free_bytes`, naming the
+/// largest system that would.
+pub fn memory_check(
+    n: usize,
+    precision: Precision,
+    list_range: f64,
+    free_bytes: usize,
+    device: &str,
+) -> Result<(), SimError> {
+    let max_nbrs = initial_max_neighbours(list_range);
+    let needed = bytes_needed(n, precision, max_nbrs, true);
+    let usable = free_bytes as f64 * 0.9;
+    if needed as f64 > usable {
+        let per_atom = (bytes_needed(1_000_000, precision, max_nbrs, true) - bytes_needed(0, precision, max_nbrs, true))
+            as f64
+            / 1e6;
+        return Err(SimError::OutOfMemory {
+            what: format!("{n} atoms in {} precision on {device}", precision.name()),
+            needed_mb: needed as f64 / 1e6,
+            available_mb: usable / 1e6,
+            max_atoms: ((usable - (1 << 20) as f64).max(0.0) / per_atom) as usize,
+        });
+    }
+    Ok(())
+}
+
 impl Engine {
     /// Uploads `snap` and prepares everything for `params`.
     pub fn new(
@@ -225,20 +251,8 @@ impl Engine {
     }
 
     fn check_memory(&self, dev: &Device, params: &SimParams) -> Result<(), SimError> {
-        let max_nbrs = initial_max_neighbours(params.list_range());
-        let needed = bytes_needed(self.n, self.precision, max_nbrs, true);
         let (free, _total) = dev.ctx.mem_get_info().map_err(dev_err("reading free GPU memory"))?;
-        let usable = free as f64 * 0.9;
-        if needed as f64 > usable {
-            let per_atom = bytes_needed(1000, self.precision, max_nbrs, true) as f64 / 1000.0;
-            return Err(SimError::OutOfMemory {
-                what: format!("{} atoms in {} precision on {}", self.n, self.precision.name(), dev.name),
-                needed_mb: needed as f64 / 1e6,
-                available_mb: usable / 1e6,
-                max_atoms: (usable / per_atom) as usize,
-            });
-        }
-        Ok(())
+        memory_check(self.n, self.precision, params.list_range(), free, &dev.name)
     }
 
     fn upload_state(&mut self, dev: &Device, atoms: &AtomState) -> Result<(), SimError> {
@@ -597,10 +611,7 @@ impl Engine {
             self.step = step0 + steps;
             return Err(SimError::BlowUp {
                 step: blowup,
-                what: format!(
-                    "an atom moved more than {} sigma in one step, or became NaN",
-                    crate::sim::cpu::RUNAWAY_STEP
-                ),
+                what: format!("an atom moved more than {} sigma in one step, or became NaN", crate::sim::RUNAWAY_STEP),
                 hint: "Use a smaller time step (dt, e.g. 0.002), a lower temperature, or remove overlapping atoms."
                     .into(),
             });
@@ -732,5 +743,33 @@ impl Engine {
             out[k] = std::array::from_fn(|q| f32::from_le_bytes(c[4 * q..4 * q + 4].try_into().expect("4 bytes")));
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn too_many_atoms_are_refused_before_allocating_with_the_largest_that_fits() {
+        let free = 8usize << 30;
+        let e = memory_check(50_000_000, Precision::Double, 2.8, free, "test GPU").unwrap_err();
+        let msg = e.to_string();
+        assert!(msg.contains("50000000 atoms") && msg.contains("largest system that fits"), "{msg}");
+        let SimError::OutOfMemory { max_atoms, .. } = e else { panic!("{msg}") };
+        assert!(memory_check(max_atoms, Precision::Double, 2.8, free, "test GPU").is_ok());
+        assert!(memory_check(max_atoms + max_atoms / 50, Precision::Double, 2.8, free, "test GPU").is_err());
+        // Single precision needs less memory per atom.
+        assert!(memory_check(max_atoms + max_atoms / 50, Precision::Single, 2.8, free, "test GPU").is_ok());
+    }
+
+    #[test]
+    fn morton_ranks_are_a_permutation() {
+        let b = SimBox::new([20.0, 15.0, 9.0], [true, false, true]);
+        let cs = CellSetup::new(&b, 2.8).unwrap();
+        let mut r = cs.rank.clone();
+        r.sort();
+        assert_eq!(r, (0..cs.rank.len() as i32).collect::<Vec<_>>());
+        assert!(CellSetup::new(&SimBox::new([8.0, 20.0, 20.0], [true; 3]), 2.8).is_none());
     }
 }

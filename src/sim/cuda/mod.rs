@@ -22,7 +22,7 @@ use super::{
 use crate::analysis;
 use crate::physics::obstacles::ObstacleField;
 use crate::physics::params::{Algorithm, SimBox, SimParams};
-use crate::sim::cpu::check_atoms;
+use crate::sim::check_atoms;
 use crate::sim::edit;
 
 /// The CUDA backend.

@@ -144,6 +144,18 @@ mod tests {
         }
     }
 
+    /// A compile error comes back with NVRTC's log (here: an impossible block size).
+    #[test]
+    fn compile_errors_carry_the_nvrtc_log() {
+        // SAFETY: only probes whether the library can be loaded.
+        if !unsafe { cudarc::nvrtc::sys::is_culib_present() } {
+            eprintln!("skipped: no NVRTC library");
+            return;
+        }
+        let e = compile(Precision::Double, 0, 1, (9, 0)).unwrap_err();
+        assert!(e.contains("NVRTC could not compile") && e.contains("error"), "{e}");
+    }
+
     #[test]
     fn includes_are_inlined_once() {
         let tu = translation_unit();
