@@ -80,8 +80,6 @@ pub fn run(args: &BenchArgs) -> Result<()> {
         );
     }
     for &n_req in &args.sizes {
-        let (sim_box, atoms) = in_lj_system(n_req);
-        let n = atoms.len();
         for &backend in &args.backend {
             for &algorithm in &args.algorithm {
                 for &precision in &args.precision {
@@ -100,8 +98,12 @@ pub fn run(args: &BenchArgs) -> Result<()> {
                             telemetry_every: args.steps.max(1),
                             ..SimParams::default()
                         };
+                        // Built per case and dropped once uploaded, so peak memory is the backend's.
+                        let (sim_box, atoms) = in_lj_system(n_req);
+                        let n = atoms.len();
                         let (mut sim, _why) = open_backend(backend, sim_box, params, &atoms, None)
                             .with_context(|| format!("opening the {backend:?} backend"))?;
+                        drop(atoms);
                         let info = sim.info();
                         sim.advance(args.warmup).context("warm-up steps")?;
                         let mut times = Vec::with_capacity(args.repeats);

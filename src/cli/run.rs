@@ -313,6 +313,7 @@ pub fn run(args: &RunArgs) -> Result<()> {
     }
 
     let (mut sim, why) = open_backend(args.backend, sim_box, params.clone(), &atoms, field)?;
+    drop(atoms);
     let n = sim.n_atoms();
     if !args.quiet {
         let algorithm = params.algorithm.resolve(n, &sim_box, params.list_range());

@@ -8,7 +8,7 @@ use std::ops::{AddAssign, MulAssign, SubAssign};
 
 /// f32 or f64.
 pub trait Real:
-    num_traits::Float + AddAssign + SubAssign + MulAssign + Default + Debug + Send + Sync + 'static
+    num_traits::Float + AddAssign + SubAssign + MulAssign + Default + Debug + Send + Sync + bytemuck::Pod + 'static
 {
     fn of(x: f64) -> Self;
     fn f64(self) -> f64;

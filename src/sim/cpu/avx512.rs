@@ -66,14 +66,16 @@ unsafe fn transpose16(a0: __m512, a1: __m512, a2: __m512, a3: __m512) -> (__m512
     )
 }
 
-/// Force loop over atoms `range` of a half list in f64. Returns (energy, virial) with `EV`.
+/// Force loop over the atoms `first..first + start.len() - 1` of a half list in f64 (atom
+/// `first + k` has `nbrs[start[k]..start[k + 1]]`). Returns (energy, virial) with `EV`.
 ///
 /// # Safety
-/// AVX-512F/VL must be available; `start` has `pos.len() + 1` entries; every index in `nbrs`
-/// is below `pos.len()`; each list is a multiple of 8 long; `force.len() >= pos.len()`.
+/// AVX-512F/VL must be available; those atoms exist in `pos`; every index in `nbrs` is below
+/// `pos.len()`; each list is a multiple of 8 long and `nbrs` has 16 entries of padding after
+/// the last; `force.len() >= pos.len()`.
 #[target_feature(enable = "avx512f,avx512vl,avx2,fma")]
 pub unsafe fn half_rows_f64<const EV: bool>(
-    range: (usize, usize),
+    first: usize,
     pos: &[[f64; 4]],
     start: &[u32],
     nbrs: &[u32],
@@ -95,11 +97,12 @@ pub unsafe fn half_rows_f64<const EV: bool>(
     let hi_pairs = _mm512_setr_epi64(4, 5, 12, 13, 6, 7, 14, 15);
     let mut e_acc = zero;
     let mut w_acc = zero;
-    for i in range.0..range.1 {
+    for k in 0..start.len() - 1 {
+        let i = first + k;
         let pi = *pos.get_unchecked(i);
         let (xi, yi, zi) = (_mm512_set1_pd(pi[0]), _mm512_set1_pd(pi[1]), _mm512_set1_pd(pi[2]));
         let (mut fxi, mut fyi, mut fzi) = (zero, zero, zero);
-        let (s, e) = (*start.get_unchecked(i) as usize, *start.get_unchecked(i + 1) as usize);
+        let (s, e) = (*start.get_unchecked(k) as usize, *start.get_unchecked(k + 1) as usize);
         let mut k = s;
         while k < e {
             let js = &*(nbrs.as_ptr().add(k) as *const [u32; 8]);
@@ -161,14 +164,14 @@ unsafe fn sum_ps_as_pd(x: __m512) -> f64 {
     _mm512_reduce_add_pd(_mm512_add_pd(lo, hi))
 }
 
-/// Force loop over atoms `range` of a half list in f32 (16 neighbours per vector).
+/// Force loop of [`half_rows_f64`] in f32 (16 neighbours per vector).
 /// Energies and virials are summed in f64 per atom.
 ///
 /// # Safety
 /// As [`half_rows_f64`] (lists a multiple of 8 long).
 #[target_feature(enable = "avx512f,avx512vl,avx2,fma")]
 pub unsafe fn half_rows_f32<const EV: bool>(
-    range: (usize, usize),
+    first: usize,
     pos: &[[f32; 4]],
     start: &[u32],
     nbrs: &[u32],
@@ -186,12 +189,13 @@ pub unsafe fn half_rows_f32<const EV: bool>(
     let inv = [_mm512_set1_ps(img.inv[0]), _mm512_set1_ps(img.inv[1]), _mm512_set1_ps(img.inv[2])];
     let mut e_sum = 0.0f64;
     let mut w_sum = 0.0f64;
-    for i in range.0..range.1 {
+    for k in 0..start.len() - 1 {
+        let i = first + k;
         let pi = *pos.get_unchecked(i);
         let (xi, yi, zi) = (_mm512_set1_ps(pi[0]), _mm512_set1_ps(pi[1]), _mm512_set1_ps(pi[2]));
         let (mut fxi, mut fyi, mut fzi) = (zero, zero, zero);
         let (mut e_i, mut w_i) = (zero, zero);
-        let (s, e) = (*start.get_unchecked(i) as usize, *start.get_unchecked(i + 1) as usize);
+        let (s, e) = (*start.get_unchecked(k) as usize, *start.get_unchecked(k + 1) as usize);
         let mut k = s;
         while k < e {
             // Lists are padded to 8: the last vector may hold only 8 neighbours.

@@ -85,7 +85,7 @@ impl<'a, F: Real> External<'a, F> {
     /// Adds the one-body forces to `force`; returns their energy and virial.
     pub fn apply<S: Real, A: Real>(
         &self,
-        pos: &[[S; 3]],
+        pos: &[[S; 4]],
         types: &[u32],
         masses: &[f64],
         force: &mut [[F; 4]],

@@ -8,7 +8,7 @@ use rayon::prelude::*;
 
 use super::cells::CellGrid;
 use super::kernels::{EnergyVirial, MinImage, full_contiguous, half_list};
-use super::neighbors::NeighborList;
+use super::neighbors::{ListChunk, NeighborList};
 use super::simd::multiversion;
 use crate::physics::lj::PairCoeffs;
 use crate::physics::real::Real;
@@ -152,33 +152,31 @@ pub fn cell_list<F: Real, A: Real, C: PairCoeffs<F>, const EV: bool>(
 
 #[inline(always)]
 fn half_body<F: Real, A: Real, C: PairCoeffs<F>, const EV: bool>(
-    range: (usize, usize),
+    chunk: &ListChunk,
     pos: &[[F; 4]],
-    nl: &NeighborList,
     coeffs: &C,
     img: &MinImage<F>,
     buf: &mut [[F; 4]],
 ) -> EnergyVirial<A> {
     let mut ev = EnergyVirial::default();
-    assert!(pos.len() <= buf.len() && nl.start.len() == pos.len() + 1);
-    for i in range.0..range.1 {
-        let list = &nl.nbrs[nl.start[i] as usize..nl.start[i + 1] as usize];
+    assert!(pos.len() <= buf.len() && chunk.first + chunk.start.len() - 1 <= pos.len());
+    for k in 0..chunk.start.len() - 1 {
+        let list = &chunk.nbrs[chunk.start[k] as usize..chunk.start[k + 1] as usize];
         // SAFETY: the list was built for these positions: every index is < pos.len() <= buf.len().
-        unsafe { half_list::<F, A, C, EV>(i, pos, list, coeffs, img, buf, &mut ev) };
+        unsafe { half_list::<F, A, C, EV>(chunk.first + k, pos, list, coeffs, img, buf, &mut ev) };
     }
     ev
 }
 
 multiversion!(fn half_rows<F: Real, A: Real, C: PairCoeffs<F>; const EV: bool>(
-    range: (usize, usize), pos: &[[F; 4]], nl: &NeighborList, coeffs: &C, img: &MinImage<F>, buf: &mut [[F; 4]]
+    chunk: &ListChunk, pos: &[[F; 4]], coeffs: &C, img: &MinImage<F>, buf: &mut [[F; 4]]
 ) -> EnergyVirial<A> = half_body);
 
 /// The hand-vectorised AVX-512 loop when it applies (one species, f32 or f64, AVX-512
 /// present), else the portable one.
 fn half_rows_best<F: Real, A: Real, C: PairCoeffs<F>, const EV: bool>(
-    range: (usize, usize),
+    chunk: &ListChunk,
     pos: &[[F; 4]],
-    nl: &NeighborList,
     coeffs: &C,
     img: &MinImage<F>,
     buf: &mut [[F; 4]],
@@ -188,22 +186,22 @@ fn half_rows_best<F: Real, A: Real, C: PairCoeffs<F>, const EV: bool>(
         use super::avx512;
         use super::simd::{cast_ref, cast_slice, cast_slice_mut};
         if let Some(lj) = coeffs.uniform() {
-            assert!(nl.start.len() == pos.len() + 1 && buf.len() >= pos.len());
+            assert!(buf.len() >= pos.len() && chunk.first + chunk.start.len() - 1 <= pos.len());
             let ev = |(e, w): (f64, f64)| EnergyVirial { energy: A::of(e), virial: A::of(w) };
             if let (Some(p), Some(l), Some(m)) = (cast_slice::<_, [f64; 4]>(pos), cast_ref(lj), cast_ref(img)) {
                 let b = cast_slice_mut::<_, [f64; 4]>(buf).expect("same type as pos");
                 // SAFETY: AVX-512 was detected; the list was built for `pos` (indices in bounds,
                 // lengths padded to multiples of 8) and `buf` holds every atom.
-                return ev(unsafe { avx512::half_rows_f64::<EV>(range, p, &nl.start, &nl.nbrs, l, m, b) });
+                return ev(unsafe { avx512::half_rows_f64::<EV>(chunk.first, p, &chunk.start, &chunk.nbrs, l, m, b) });
             }
             if let (Some(p), Some(l), Some(m)) = (cast_slice::<_, [f32; 4]>(pos), cast_ref(lj), cast_ref(img)) {
                 let b = cast_slice_mut::<_, [f32; 4]>(buf).expect("same type as pos");
-                // SAFETY: as above, lengths padded to multiples of 16 for f32.
-                return ev(unsafe { avx512::half_rows_f32::<EV>(range, p, &nl.start, &nl.nbrs, l, m, b) });
+                // SAFETY: as above; the chunk's storage ends with 16 padding entries.
+                return ev(unsafe { avx512::half_rows_f32::<EV>(chunk.first, p, &chunk.start, &chunk.nbrs, l, m, b) });
             }
         }
     }
-    half_rows::<F, A, C, EV>(range, pos, nl, coeffs, img, buf)
+    half_rows::<F, A, C, EV>(chunk, pos, coeffs, img, buf)
 }
 
 /// Neighbour list: each thread takes a contiguous range of atoms with about the same number
@@ -230,9 +228,13 @@ pub fn neighbor_list<F: Real, A: Real, C: PairCoeffs<F>, const EV: bool>(
     let ev = targets
         .into_par_iter()
         .zip(ranges.par_iter())
-        .map(|(buf, &range)| {
+        .map(|(buf, range)| {
             buf.fill([F::zero(); 4]);
-            half_rows_best::<F, A, C, EV>(range, pos, nl, coeffs, img, buf)
+            let mut ev = EnergyVirial::default();
+            for chunk in &nl.chunks[range.clone()] {
+                ev.add(half_rows_best::<F, A, C, EV>(chunk, pos, coeffs, img, buf));
+            }
+            ev
         })
         .reduce(EnergyVirial::default, |mut a, b| {
             a.add(b);

@@ -11,20 +11,39 @@ use super::kernels::{LANES, MinImage};
 use super::simd::multiversion;
 use crate::physics::real::Real;
 
-/// A half neighbour list (HOOMD calls the GPU's kind "full"; on the CPU we use half).
+/// The lists of a run of consecutive atoms (see [`chunk_atoms`]): atom `first + k` has
+/// `nbrs[start[k]..start[k + 1]]`. Each chunk keeps its storage between builds, so a rebuild
+/// allocates nothing and never holds two copies of the list.
+#[derive(Clone, Debug, Default)]
+pub struct ListChunk {
+    pub first: usize,
+    pub start: Vec<u32>,
+    /// Followed by `2 * LANES` padding entries so vector loops may read past a list's end.
+    pub nbrs: Vec<u32>,
+}
+
+impl ListChunk {
+    /// Pairs stored for this chunk's atoms (padding of each list included).
+    pub fn pairs(&self) -> usize {
+        *self.start.last().unwrap_or(&0) as usize
+    }
+}
+
+/// A half neighbour list (each pair once, j after i) in chunks.
 #[derive(Clone, Debug, Default)]
 pub struct NeighborList {
-    /// List of atom i is `nbrs[start[i]..start[i + 1]]`.
-    pub start: Vec<u32>,
-    pub nbrs: Vec<u32>,
-    /// Positions (f64) when the list was built, for the skin test.
-    pub pos_at_build: Vec<[f64; 3]>,
+    pub chunks: Vec<ListChunk>,
+    /// Positions when the list was built (f32 is plenty for the skin test), for the skin test.
+    pub pos_at_build: Vec<[f32; 3]>,
     /// How many times it was built.
     pub builds: u64,
 }
 
-/// Atoms per parallel build task.
-const BUILD_CHUNK: usize = 512;
+/// Atoms per chunk: about eight chunks per thread for load balance, at least 256 atoms, and
+/// at most 8192 so each chunk's storage is one large allocation the system can return.
+pub fn chunk_atoms(n: usize, threads: usize) -> usize {
+    (n / (8 * threads.max(1))).clamp(256, 8192)
+}
 
 /// Appends to `out` every j in the `ranges` within `sqrt(range_sq)` of `pi` (minimum image).
 #[inline(always)]
@@ -68,24 +87,33 @@ fn scan_candidates<F: Real>(
     }
 }
 
-/// The padded lists and their lengths for atoms `range.0..range.1`.
+/// Builds the padded lists of `chunk.first..chunk.first + atoms` into `chunk`.
 #[inline(always)]
 fn build_body<F: Real>(
-    range: (usize, usize),
+    chunk: &mut ListChunk,
+    atoms: usize,
     pos: &[[F; 4]],
     grid: Option<&CellGrid>,
     range_sq: F,
     img: &MinImage<F>,
-) -> (Vec<u32>, Vec<u32>) {
-    let (lo, hi) = range;
+) {
+    let lo = chunk.first;
+    let hi = lo + atoms;
     let n = pos.len();
-    let mut nbrs: Vec<u32> = Vec::with_capacity((hi - lo) * 48);
-    let mut counts = Vec::with_capacity(hi - lo);
+    let nbrs = &mut chunk.nbrs;
+    // Room for the last build's size plus headroom, so rebuilds neither reallocate nor
+    // grow by doubling (either makes the resident memory creep).
+    let want = nbrs.len() + nbrs.len() / 8 + 64 * LANES;
+    nbrs.clear();
+    if nbrs.capacity() < want {
+        nbrs.reserve_exact(want);
+    }
+    chunk.start.clear();
+    chunk.start.push(0);
     let mut rows: Vec<std::ops::Range<usize>> = Vec::with_capacity(32);
     let mut ranges: Vec<std::ops::Range<usize>> = Vec::with_capacity(32);
     let mut last_cell = usize::MAX;
     for i in lo..hi {
-        let before = nbrs.len();
         let pi = pos[i];
         ranges.clear();
         match grid {
@@ -113,18 +141,22 @@ fn build_body<F: Real>(
             }
             None => ranges.push(i + 1..n),
         }
-        scan_candidates(pi, &ranges, pos, range_sq, img, &mut nbrs);
-        while !(nbrs.len() - before).is_multiple_of(LANES) {
+        scan_candidates(pi, &ranges, pos, range_sq, img, nbrs);
+        while !nbrs.len().is_multiple_of(LANES) {
             nbrs.push(i as u32);
         }
-        counts.push((nbrs.len() - before) as u32);
+        chunk.start.push(nbrs.len() as u32);
     }
-    (nbrs, counts)
+    nbrs.extend(std::iter::repeat_n(0, 2 * LANES));
+    // The first build grows by doubling and can leave up to twice the room needed.
+    if nbrs.capacity() > nbrs.len() + nbrs.len() / 2 {
+        nbrs.shrink_to_fit();
+    }
 }
 
 multiversion!(fn build_chunk<F: Real;>(
-    range: (usize, usize), pos: &[[F; 4]], grid: Option<&CellGrid>, range_sq: F, img: &MinImage<F>
-) -> (Vec<u32>, Vec<u32>) = build_body);
+    chunk: &mut ListChunk, atoms: usize, pos: &[[F; 4]], grid: Option<&CellGrid>, range_sq: F, img: &MinImage<F>
+) = build_body);
 
 impl NeighborList {
     /// Builds the list for `pos`, which must be sorted by `grid` cell (cell c holds the atoms
@@ -132,50 +164,34 @@ impl NeighborList {
     pub fn build<F: Real>(&mut self, pos: &[[F; 4]], grid: Option<&CellGrid>, range: f64, img: &MinImage<F>) {
         let n = pos.len();
         let range_sq = F::of(range * range);
-        let parts: Vec<(Vec<u32>, Vec<u32>)> = (0..n.div_ceil(BUILD_CHUNK))
-            .into_par_iter()
-            .map(|chunk| {
-                let lo = chunk * BUILD_CHUNK;
-                build_chunk::<F>((lo, (lo + BUILD_CHUNK).min(n)), pos, grid, range_sq, img)
-            })
-            .collect();
-        self.start.clear();
-        self.start.reserve(n + 1);
-        self.start.push(0);
-        self.nbrs.clear();
-        self.nbrs.reserve(parts.iter().map(|p| p.0.len()).sum());
-        let mut total = 0u32;
-        for (nbrs, counts) in &parts {
-            self.nbrs.extend_from_slice(nbrs);
-            for &c in counts {
-                total += c;
-                self.start.push(total);
-            }
-        }
-        // Tail padding: vector loops may read 16 indices from a list's last 8.
-        self.nbrs.extend(std::iter::repeat_n(0, 2 * LANES));
+        let size = chunk_atoms(n, rayon::current_num_threads());
+        let count = n.div_ceil(size);
+        self.chunks.resize_with(count, ListChunk::default);
+        self.chunks.par_iter_mut().enumerate().for_each(|(k, chunk)| {
+            chunk.first = k * size;
+            let atoms = size.min(n - chunk.first);
+            build_chunk::<F>(chunk, atoms, pos, grid, range_sq, img);
+        });
         self.pos_at_build.clear();
-        self.pos_at_build.extend(pos.iter().map(|p| [p[0].f64(), p[1].f64(), p[2].f64()]));
+        self.pos_at_build.extend(pos.iter().map(|p| [p[0].f64() as f32, p[1].f64() as f32, p[2].f64() as f32]));
         self.builds += 1;
     }
 
-    /// Splits the atoms into at most `parts` contiguous ranges with about equal pair counts.
-    pub fn balanced_ranges(&self, parts: usize) -> Vec<(usize, usize)> {
-        let n = self.start.len().saturating_sub(1);
-        let total = *self.start.last().unwrap_or(&0) as u64;
-        let parts = parts.clamp(1, n.max(1));
+    /// Splits the chunks into at most `parts` contiguous runs with about equal pair counts;
+    /// returns the runs as chunk index ranges.
+    pub fn balanced_ranges(&self, parts: usize) -> Vec<std::ops::Range<usize>> {
+        let total: usize = self.chunks.iter().map(ListChunk::pairs).sum();
+        let parts = parts.clamp(1, self.chunks.len().max(1));
         let mut out = Vec::with_capacity(parts);
-        let mut lo = 0;
-        for p in 1..=parts {
-            let hi = if p == parts {
-                n
-            } else {
-                let target = (total * p as u64 / parts as u64) as u32;
-                self.start.partition_point(|&s| s < target).clamp(lo, n)
-            };
-            out.push((lo, hi));
-            lo = hi;
+        let (mut lo, mut acc) = (0, 0usize);
+        for (k, c) in self.chunks.iter().enumerate() {
+            acc += c.pairs();
+            if out.len() + 1 < parts && acc * parts >= total * (out.len() + 1) {
+                out.push(lo..k + 1);
+                lo = k + 1;
+            }
         }
+        out.push(lo..self.chunks.len());
         out
     }
 }

@@ -91,7 +91,7 @@ pub fn rdf(
 
 /// Writes `[x, y, z, colour]` by canonical index.
 pub fn publish<S: Real>(
-    pos: &[[S; 3]],
+    pos: &[[S; 4]],
     vel: &[[S; 3]],
     types: &[u32],
     ids: &[u32],

@@ -35,13 +35,15 @@ type Sums = (EnergyVirial<f64>, EnergyVirial<f64>);
 
 pub struct CpuSim<P: PrecisionMode> {
     pub sim_box: SimBox,
-    pub pos: Vec<[P::State; 3]>,
+    /// x, y, z and the species index (as a number) of every slot.
+    pub pos: Vec<[P::State; 4]>,
     pub vel: Vec<[P::State; 3]>,
     pub types: Vec<u32>,
     pub ids: Vec<u32>,
     pub step: u64,
     pub time: f64,
     force: Vec<[P::Force; 4]>,
+    /// Force-precision copy of `pos`, kept only when the two precisions differ (mixed).
     pos_f: Vec<[P::Force; 4]>,
     forces_valid: bool,
     cells: CellScratch<P::Force>,
@@ -57,25 +59,60 @@ pub struct CpuSim<P: PrecisionMode> {
     disp_since_build: Option<f64>,
 }
 
-fn permute<T: Copy>(v: &mut Vec<T>, order: &[u32]) {
-    let next: Vec<T> = order.iter().map(|&i| v[i as usize]).collect();
-    *v = next;
+/// Reorders `v` so that the new `v[k]` is the old `v[order[k]]`, gathering through
+/// `scratch` (the force array, dead while the list is rebuilt: no allocation, no extra
+/// memory). When an element is wider than the scratch holds per atom, it moves in parts.
+fn permute<T: bytemuck::Pod + Send + Sync>(v: &mut [T], order: &[u32], scratch: &mut [u8]) {
+    let n = v.len();
+    let size = std::mem::size_of::<T>();
+    let room = if n == 0 { size } else { (scratch.len() / n).min(size) };
+    assert!(room > 0, "permutation scratch too small");
+    let bytes: &mut [u8] = bytemuck::cast_slice_mut(v);
+    let mut offset = 0;
+    while offset < size {
+        let w = room.min(size - offset);
+        let src = &*bytes;
+        scratch[..n * w].par_chunks_mut(w).zip(order.par_iter()).with_min_len(4096).for_each(|(d, &i)| {
+            let from = i as usize * size + offset;
+            d.copy_from_slice(&src[from..from + w]);
+        });
+        bytes.par_chunks_mut(size).zip(scratch[..n * w].par_chunks(w)).with_min_len(4096).for_each(|(e, d)| {
+            e[offset..offset + w].copy_from_slice(d);
+        });
+        offset += w;
+    }
+}
+
+/// The positions the force loops read: `pos` itself when state and force precision agree,
+/// else the force-precision copy.
+fn force_positions<'a, S: 'static, F: 'static>(pos: &'a [[S; 4]], pos_f: &'a [[F; 4]]) -> &'a [[F; 4]] {
+    super::simd::cast_slice::<[S; 4], [F; 4]>(pos).unwrap_or(pos_f)
 }
 
 impl<P: PrecisionMode> CpuSim<P> {
     pub fn from_snapshot(s: &Snapshot) -> Self {
         let st = |x: &[f64; 3]| x.map(P::State::of);
         let n = s.atoms.len();
+        let pos = s
+            .atoms
+            .positions
+            .iter()
+            .zip(&s.atoms.types)
+            .map(|(p, &t)| {
+                let w = s.sim_box.wrap(*p);
+                [P::State::of(w[0]), P::State::of(w[1]), P::State::of(w[2]), P::State::of(t as f64)]
+            })
+            .collect();
         CpuSim {
             sim_box: s.sim_box,
-            pos: s.atoms.positions.iter().map(|p| st(&s.sim_box.wrap(*p))).collect(),
+            pos,
             vel: s.atoms.velocities.iter().map(st).collect(),
             types: s.atoms.types.clone(),
             ids: (0..n as u32).collect(),
             step: s.step,
             time: s.time,
             force: vec![[P::Force::zero(); 4]; n],
-            pos_f: Vec::with_capacity(n),
+            pos_f: Vec::new(),
             forces_valid: false,
             cells: CellScratch::default(),
             cells_range: 0.0,
@@ -105,24 +142,27 @@ impl<P: PrecisionMode> CpuSim<P> {
         let mut atoms = AtomState { positions: vec![[0.0; 3]; n], velocities: vec![[0.0; 3]; n], types: vec![0; n] };
         for s in 0..n {
             let i = self.ids[s] as usize;
-            atoms.positions[i] = self.pos[s].map(|x| x.f64());
+            let p = self.pos[s];
+            atoms.positions[i] = [p[0].f64(), p[1].f64(), p[2].f64()];
             atoms.velocities[i] = self.vel[s].map(|x| x.f64());
             atoms.types[i] = self.types[s];
         }
         Snapshot { sim_box: self.sim_box, atoms, step: self.step, time: self.time }
     }
 
+    /// Whether state and force precision differ (a separate force-precision copy is kept).
+    fn mixed() -> bool {
+        std::any::TypeId::of::<P::State>() != std::any::TypeId::of::<P::Force>()
+    }
+
     fn sync_pos_f(&mut self) {
-        let (pos, types) = (&self.pos, &self.types);
+        if !Self::mixed() {
+            return;
+        }
+        let pos = &self.pos;
         self.pos_f.resize(pos.len(), [P::Force::zero(); 4]);
         self.pos_f.par_iter_mut().enumerate().with_min_len(4096).for_each(|(i, q)| {
-            let p = pos[i];
-            *q = [
-                P::Force::of(p[0].f64()),
-                P::Force::of(p[1].f64()),
-                P::Force::of(p[2].f64()),
-                P::Force::of(types[i] as f64),
-            ];
+            *q = pos[i].map(|x| P::Force::of(x.f64()));
         });
     }
 
@@ -134,7 +174,7 @@ impl<P: PrecisionMode> CpuSim<P> {
             .zip(self.nl.pos_at_build.par_iter())
             .with_min_len(4096)
             .map(|(p, q)| {
-                let d = b.min_image([p[0].f64(), p[1].f64(), p[2].f64()], *q);
+                let d = b.min_image([p[0].f64(), p[1].f64(), p[2].f64()], q.map(f64::from));
                 d[0] * d[0] + d[1] * d[1] + d[2] * d[2]
             })
             .reduce(|| 0.0, f64::max)
@@ -147,18 +187,18 @@ impl<P: PrecisionMode> CpuSim<P> {
             self.nl_range = range;
         }
         if let Some(g) = self.nl_grid.as_mut() {
-            let pf = &self.pos_f;
+            let pf = force_positions(&self.pos, &self.pos_f);
             g.bin_by(pf.len(), |i| [pf[i][0].f64(), pf[i][1].f64(), pf[i][2].f64()]);
-            let order = &g.order;
-            permute(&mut self.pos, order);
-            permute(&mut self.vel, order);
-            permute(&mut self.types, order);
-            permute(&mut self.ids, order);
-            permute(&mut self.force, order);
-            permute(&mut self.pos_f, order);
+            // Forces are recomputed right after a rebuild: their array is free scratch.
+            let (order, scratch) = (&g.order, bytemuck::cast_slice_mut::<_, u8>(&mut self.force[..]));
+            permute(&mut self.pos, order, scratch);
+            permute(&mut self.vel, order, scratch);
+            permute(&mut self.types, order, scratch);
+            permute(&mut self.ids, order, scratch);
+            self.sync_pos_f();
         }
         let img = MinImage::new(&self.sim_box);
-        self.nl.build(&self.pos_f, self.nl_grid.as_ref(), range, &img);
+        self.nl.build(force_positions(&self.pos, &self.pos_f), self.nl_grid.as_ref(), range, &img);
         self.nl_valid = true;
     }
 
@@ -199,7 +239,8 @@ impl<P: PrecisionMode> CpuSim<P> {
             }
         }
         if algorithm == Algorithm::Neighbors {
-            let half_skin = 0.5 * ctx.params.skin;
+            // Build positions are kept in f32: allow for their rounding.
+            let half_skin = (0.5 * ctx.params.skin - 1e-4).max(0.0);
             let moved = match self.disp_since_build.take() {
                 Some(d) => d,
                 None if self.nl_valid => self.max_disp_sq_since_build(),
@@ -209,16 +250,15 @@ impl<P: PrecisionMode> CpuSim<P> {
                 self.rebuild_neighbors(ctx.params);
             }
         }
+        let pf = force_positions(&self.pos, &self.pos_f);
         let ev: EnergyVirial<A<P>> = match algorithm {
-            Algorithm::AllPairsGlobal => forces::all_pairs::<_, _, C, EV>(&self.pos_f, None, c, &img, &mut self.force),
-            Algorithm::Cells => {
-                forces::cell_list::<_, _, C, EV>(&self.pos_f, &mut self.cells, c, &img, &mut self.force)
-            }
+            Algorithm::AllPairsGlobal => forces::all_pairs::<_, _, C, EV>(pf, None, c, &img, &mut self.force),
+            Algorithm::Cells => forces::cell_list::<_, _, C, EV>(pf, &mut self.cells, c, &img, &mut self.force),
             Algorithm::Neighbors => {
-                forces::neighbor_list::<_, _, C, EV>(&self.pos_f, &self.nl, &mut self.bufs, c, &img, &mut self.force)
+                forces::neighbor_list::<_, _, C, EV>(pf, &self.nl, &mut self.bufs, c, &img, &mut self.force)
             }
             Algorithm::AllPairsTiled | Algorithm::Auto => {
-                forces::all_pairs::<_, _, C, EV>(&self.pos_f, Some(TILE), c, &img, &mut self.force)
+                forces::all_pairs::<_, _, C, EV>(pf, Some(TILE), c, &img, &mut self.force)
             }
         };
         EnergyVirial { energy: ev.energy.f64(), virial: ev.virial.f64() }
@@ -230,7 +270,6 @@ impl<P: PrecisionMode> CpuSim<P> {
     fn kick_drift(&mut self, dt: f64, masses: &[f64]) -> f64 {
         let b = self.sim_box;
         let n = self.pos.len();
-        self.pos_f.resize(n, [P::Force::zero(); 4]);
         let track = self.nl_valid && self.nl.pos_at_build.len() == n;
         let (force, types, at_build) = (&self.force, &self.types, &self.nl.pos_at_build);
         let dt_s = P::State::of(dt);
@@ -238,10 +277,9 @@ impl<P: PrecisionMode> CpuSim<P> {
             .pos
             .par_iter_mut()
             .zip(self.vel.par_iter_mut())
-            .zip(self.pos_f.par_iter_mut())
             .enumerate()
             .with_min_len(2048)
-            .map(|(i, ((x, v), xf))| {
+            .map(|(i, (x, v))| {
                 let dtfm = P::State::of(0.5 * dt / masses[types[i] as usize]);
                 let mut moved = P::State::zero();
                 for k in 0..3 {
@@ -260,10 +298,8 @@ impl<P: PrecisionMode> CpuSim<P> {
                         }
                     }
                 }
-                let xd = [x[0].f64(), x[1].f64(), x[2].f64()];
-                *xf = [P::Force::of(xd[0]), P::Force::of(xd[1]), P::Force::of(xd[2]), P::Force::of(types[i] as f64)];
                 let since = if track {
-                    let d = b.min_image(xd, at_build[i]);
+                    let d = b.min_image([x[0].f64(), x[1].f64(), x[2].f64()], at_build[i].map(f64::from));
                     d[0] * d[0] + d[1] * d[1] + d[2] * d[2]
                 } else {
                     f64::INFINITY
@@ -272,6 +308,7 @@ impl<P: PrecisionMode> CpuSim<P> {
                 (if m.is_nan() { f64::INFINITY } else { m }, since)
             })
             .reduce(|| (0.0, 0.0), |a, b| (a.0.max(b.0), a.1.max(b.1)));
+        self.sync_pos_f();
         self.pos_f_fresh = true;
         self.disp_since_build = if track && n > 0 { Some(since_build) } else { None };
         moved
@@ -458,5 +495,23 @@ fn blow_up(step: u64, moved_sq: f64) -> SimError {
         step,
         what,
         hint: "Use a smaller time step (dt, e.g. 0.002), a lower temperature, or remove overlapping atoms.".into(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::permute;
+
+    #[test]
+    fn permutation_in_place_gathers() {
+        let order = [3u32, 0, 4, 1, 2, 5];
+        let mut v = vec![10u32, 11, 12, 13, 14, 15];
+        permute(&mut v, &order, &mut [0u8; 24]);
+        assert_eq!(v, vec![13, 10, 14, 11, 12, 15]);
+        // Elements wider than the scratch per atom move in parts.
+        let mut w: Vec<[f64; 3]> = (0..6).map(|i| [i as f64, 10.0 + i as f64, 20.0 + i as f64]).collect();
+        permute(&mut w, &order, &mut [0u8; 6 * 16]);
+        assert_eq!(w[0], [3.0, 13.0, 23.0]);
+        assert_eq!(w[4], [2.0, 12.0, 22.0]);
     }
 }
