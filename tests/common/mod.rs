@@ -69,3 +69,67 @@ pub fn jiggled_fluid(
     let v = maxwell_boltzmann(&vec![1.0; n], 1.2, 3.0 * n as f64, seed, 0);
     (b, AtomState { positions: pos, velocities: v, types: vec![0; n] })
 }
+
+/// Mean and standard error of the mean from `n_blocks` equal, consecutive block averages
+/// (a trailing remainder shorter than one block is dropped). The blocks must be longer than
+/// the correlation time of `xs` for the error to be honest.
+pub fn block_mean_sem(xs: &[f64], n_blocks: usize) -> (f64, f64) {
+    assert!(n_blocks >= 2 && xs.len() >= n_blocks, "{} samples in {n_blocks} blocks", xs.len());
+    let len = xs.len() / n_blocks;
+    let means: Vec<f64> = (0..n_blocks).map(|b| xs[b * len..(b + 1) * len].iter().sum::<f64>() / len as f64).collect();
+    let mean = means.iter().sum::<f64>() / n_blocks as f64;
+    let var = means.iter().map(|m| (m - mean).powi(2)).sum::<f64>() / (n_blocks - 1) as f64;
+    (mean, (var / n_blocks as f64).sqrt())
+}
+
+pub fn mean(xs: &[f64]) -> f64 {
+    xs.iter().sum::<f64>() / xs.len() as f64
+}
+
+/// One row of `jzg1993_eos.csv`.
+#[derive(Clone, Copy, Debug)]
+pub struct JzgRow {
+    pub t: f64,
+    pub rho: f64,
+    pub p: f64,
+    pub u_per_n: f64,
+    pub p_tail: f64,
+    pub u_tail: f64,
+}
+
+/// All rows of the Johnson-Zollweg-Gubbins table (comment lines start with '#').
+pub fn jzg_table() -> Vec<JzgRow> {
+    let path = argon_sandbox::io::validation_dir().join("jzg1993_eos.csv");
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let mut lines = text.lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with('#'));
+    let header: Vec<&str> = lines.next().expect("csv header").split(',').collect();
+    let col = |name: &str| header.iter().position(|h| *h == name).unwrap_or_else(|| panic!("no column {name}"));
+    let (ct, cr, cp, cu, cpt, cut) =
+        (col("T"), col("rho"), col("P"), col("U_per_N"), col("P_tail_rc2.5"), col("u_tail_rc2.5"));
+    lines
+        .map(|l| {
+            let v: Vec<f64> = l.split(',').map(|x| x.trim().parse().expect("number")).collect();
+            JzgRow { t: v[ct], rho: v[cr], p: v[cp], u_per_n: v[cu], p_tail: v[cpt], u_tail: v[cut] }
+        })
+        .collect()
+}
+
+/// LJ tail correction to the pressure beyond `rc` (g(r) = 1 there).
+pub fn p_tail(rho: f64, rc: f64) -> f64 {
+    16.0 / 3.0 * std::f64::consts::PI * rho * rho * (2.0 / 3.0 * rc.powi(-9) - rc.powi(-3))
+}
+
+/// LJ tail correction to the energy per atom beyond `rc`.
+pub fn u_tail(rho: f64, rc: f64) -> f64 {
+    8.0 / 3.0 * std::f64::consts::PI * rho * (1.0 / 3.0 * rc.powi(-9) - rc.powi(-3))
+}
+
+/// Sum of |m v| over all atoms (unit masses unless `masses` says otherwise per type).
+pub fn momentum_scale(atoms: &AtomState, masses: &[f64]) -> f64 {
+    atoms
+        .velocities
+        .iter()
+        .zip(&atoms.types)
+        .map(|(v, &t)| masses[t as usize] * (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt())
+        .sum()
+}
