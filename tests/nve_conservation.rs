@@ -3,8 +3,9 @@
 //! r_c = 2.5, dt = 0.005, skin 0.3):
 //! (a) the first 200 steps reproduce LAMMPS's thermo rows (`nve_trajectory_fcc4000`) to 1e-9
 //! relative in double precision;
-//! (b) over 20,000 double-precision steps, max |E(t) - E(0)| per atom, sampled every 100 steps,
-//! stays below 5e-4 (LAMMPS: 4.5e-5 over its 10 rows, `nve_energy_drift_fcc4000`). The energy
+//! (b) over 20,000 double-precision steps, max |E(t) - E(0)| per atom sampled every 2000 steps as
+//! LAMMPS sampled it stays below 2e-4 (LAMMPS: 4.5e-5 over its 10 rows,
+//! `nve_energy_drift_fcc4000`), and sampled every 100 steps below 5e-4. The energy
 //! error of shifted (not force-shifted) LJ is a random walk driven by the force jump at r_c, and
 //! the trajectory is chaotic, so one run is one sample: 12 runs from this state with velocities
 //! scaled by 1 + k 1e-9 gave 0.9e-4 to 1.75e-4 and this exact run gives 2.8e-4 (one run each at
@@ -96,8 +97,14 @@ fn energy_drift_double_20000_steps() {
         .iter()
         .fold(0.0f64, |m, d| m.max(d.as_f64().unwrap().abs()));
     println!("double NVE: E(0) = {e0:.10}; dE every 2000 steps: {}", at_2000.join(" "));
-    println!("double NVE: max |dE|/N over 200 rows = {max:.3e} (LAMMPS {lammps_max:.3e} over 10 rows, bound 5e-4)");
-    assert!(max <= 5e-4, "energy drift {max:e} per atom");
+    // The measure, sampled as LAMMPS sampled it: every 2000 steps.
+    let max_10 = de.iter().skip(19).step_by(20).fold(0.0f64, |m, d| m.max(d.abs()));
+    println!(
+        "double NVE: max |dE|/N over the 10 rows every 2000 steps = {max_10:.3e} (bound 2e-4, LAMMPS {lammps_max:.3e})"
+    );
+    println!("double NVE: max |dE|/N over all 200 rows = {max:.3e} (bound 5e-4)");
+    assert!(max_10 <= 2e-4, "energy drift {max_10:e} per atom sampled every 2000 steps");
+    assert!(max <= 5e-4, "energy drift {max:e} per atom sampled every 100 steps");
 }
 
 #[test]

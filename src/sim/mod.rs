@@ -250,7 +250,11 @@ pub trait Backend: Send {
     fn add_atoms(&mut self, atoms: &AtomState) -> Result<(), SimError>;
     /// Removes the selected atoms; returns how many were removed.
     fn remove_atoms(&mut self, which: &AtomSelection) -> Result<usize, SimError>;
+    /// The current state in canonical order. The backend then continues from exactly this
+    /// state (fresh lists, canonical order), so a backend restored from the snapshot and
+    /// this one advance bit for bit alike.
     fn snapshot(&mut self) -> Result<Snapshot, SimError>;
+    /// Continues from `snapshot` (state, step and time); parameters are kept.
     fn restore(&mut self, snapshot: &Snapshot) -> Result<(), SimError>;
     /// Radial distribution function g(r) over `bins` bins up to `r_max`.
     fn rdf(&mut self, bins: usize, r_max: f64) -> Result<Histogram, SimError>;

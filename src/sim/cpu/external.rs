@@ -111,7 +111,9 @@ impl<'a, F: Real> External<'a, F> {
                 }
                 EnergyVirial { energy: A::of(e), virial: A::of(w) }
             })
-            .reduce(EnergyVirial::default, |mut a, b| {
+            .collect::<Vec<_>>()
+            .into_iter()
+            .fold(EnergyVirial::default(), |mut a, b| {
                 a.add(b);
                 a
             })

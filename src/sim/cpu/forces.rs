@@ -60,7 +60,9 @@ pub fn all_pairs<F: Real, A: Real, C: PairCoeffs<F>, const EV: bool>(
         .par_chunks_mut(ROW_CHUNK)
         .enumerate()
         .map(|(c, out)| rows::<F, A, C, EV>(c * ROW_CHUNK, out, pos, tile, coeffs, img))
-        .reduce(EnergyVirial::default, |mut a, b| {
+        .collect::<Vec<_>>()
+        .into_iter()
+        .fold(EnergyVirial::default(), |mut a, b| {
             a.add(b);
             a
         })
@@ -140,7 +142,9 @@ pub fn cell_list<F: Real, A: Real, C: PairCoeffs<F>, const EV: bool>(
         .par_chunks_mut(ROW_CHUNK)
         .enumerate()
         .map(|(c, out)| cells_rows::<F, A, C, EV>(c * ROW_CHUNK, out, sorted, sorted_cell, grid, coeffs, img))
-        .reduce(EnergyVirial::default, |mut a, b| {
+        .collect::<Vec<_>>()
+        .into_iter()
+        .fold(EnergyVirial::default(), |mut a, b| {
             a.add(b);
             a
         });
@@ -236,7 +240,9 @@ pub fn neighbor_list<F: Real, A: Real, C: PairCoeffs<F>, const EV: bool>(
             }
             ev
         })
-        .reduce(EnergyVirial::default, |mut a, b| {
+        .collect::<Vec<_>>()
+        .into_iter()
+        .fold(EnergyVirial::default(), |mut a, b| {
             a.add(b);
             a
         });

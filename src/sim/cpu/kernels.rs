@@ -41,7 +41,8 @@ impl<F: Real> MinImage<F> {
     }
 }
 
-/// Energy and virial sums of a set of pairs.
+/// Energy and virial sums of a set of pairs. Parallel loops collect per-chunk sums in order
+/// and add them sequentially, so results do not depend on thread scheduling.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct EnergyVirial<A> {
     pub energy: A,

@@ -92,6 +92,11 @@ impl CpuBackend {
         self.params.algorithm.resolve(self.n_atoms(), &self.sim_box(), self.params.list_range())
     }
 
+    /// The current state, without disturbing the run (for analysis and edits).
+    fn copy_state(&self) -> Snapshot {
+        with_sim!(&self.engine, s => s.snapshot())
+    }
+
     /// Rebuilds the engine from a snapshot, keeping the precision.
     fn reload(&mut self, snap: &Snapshot) {
         self.engine = Engine::new(self.params.precision, snap);
@@ -125,7 +130,7 @@ impl Backend for CpuBackend {
     fn set_params(&mut self, params: SimParams) -> Result<(), SimError> {
         params.validate(&self.sim_box())?;
         if params.species.len() < self.params.species.len() {
-            let snap = self.snapshot()?;
+            let snap = self.copy_state();
             check_atoms(&snap.atoms, &params)?;
         }
         let precision_changed = params.precision != self.params.precision;
@@ -167,7 +172,7 @@ impl Backend for CpuBackend {
     }
 
     fn set_obstacles(&mut self, field: Option<Arc<ObstacleField>>, caught: CaughtAtoms) -> Result<usize, SimError> {
-        let mut snap = self.snapshot()?;
+        let mut snap = self.copy_state();
         let n_caught = match field.as_deref() {
             Some(f) => crate::sim::edit::resolve_caught(&mut snap.atoms, f, &self.params, caught),
             None => 0,
@@ -178,7 +183,7 @@ impl Backend for CpuBackend {
     }
 
     fn add_atoms(&mut self, atoms: &AtomState) -> Result<(), SimError> {
-        let mut snap = self.snapshot()?;
+        let mut snap = self.copy_state();
         check_atoms(atoms, &self.params)?;
         snap.atoms.extend(atoms);
         self.reload(&snap);
@@ -186,7 +191,7 @@ impl Backend for CpuBackend {
     }
 
     fn remove_atoms(&mut self, which: &AtomSelection) -> Result<usize, SimError> {
-        let mut snap = self.snapshot()?;
+        let mut snap = self.copy_state();
         let removed = crate::sim::edit::remove(&mut snap.atoms, which);
         if removed > 0 {
             self.reload(&snap);
@@ -195,7 +200,11 @@ impl Backend for CpuBackend {
     }
 
     fn snapshot(&mut self) -> Result<Snapshot, SimError> {
-        Ok(with_sim!(&self.engine, s => s.snapshot()))
+        let snap = self.copy_state();
+        // Continue from the snapshot itself (canonical order, fresh lists), so that a backend
+        // restored from it runs bit for bit like this one.
+        self.reload(&snap);
+        Ok(snap)
     }
 
     fn restore(&mut self, snapshot: &Snapshot) -> Result<(), SimError> {
@@ -206,17 +215,17 @@ impl Backend for CpuBackend {
     }
 
     fn rdf(&mut self, bins: usize, r_max: f64) -> Result<Histogram, SimError> {
-        let snap = self.snapshot()?;
+        let snap = self.copy_state();
         observe::rdf(&snap, &self.params, self.field.as_deref(), bins, r_max)
     }
 
     fn speed_histogram(&mut self, bins: usize, v_max: f64) -> Result<Histogram, SimError> {
-        let snap = self.snapshot()?;
+        let snap = self.copy_state();
         analysis::speed_histogram(&snap.atoms, bins, v_max)
     }
 
     fn density_profile(&mut self, bins: usize) -> Result<Histogram, SimError> {
-        let snap = self.snapshot()?;
+        let snap = self.copy_state();
         analysis::density_profile(&snap, bins)
     }
 

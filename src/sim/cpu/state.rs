@@ -30,6 +30,9 @@ pub struct Ctx<'a> {
     pub dof: f64,
 }
 
+/// Atoms per chunk of the ordered parallel sums.
+const REDUCE_CHUNK: usize = 4096;
+
 /// Sums from the last force computation with energies: (pair, external).
 type Sums = (EnergyVirial<f64>, EnergyVirial<f64>);
 
@@ -65,7 +68,7 @@ pub struct CpuSim<P: PrecisionMode> {
 fn permute<T: bytemuck::Pod + Send + Sync>(v: &mut [T], order: &[u32], scratch: &mut [u8]) {
     let n = v.len();
     let size = std::mem::size_of::<T>();
-    let room = if n == 0 { size } else { (scratch.len() / n).min(size) };
+    let room = scratch.len().checked_div(n).map_or(size, |r| r.min(size));
     assert!(room > 0, "permutation scratch too small");
     let bytes: &mut [u8] = bytemuck::cast_slice_mut(v);
     let mut offset = 0;
@@ -327,24 +330,30 @@ impl<P: PrecisionMode> CpuSim<P> {
             _ => None,
         };
         self.vel
-            .par_iter_mut()
+            .par_chunks_mut(REDUCE_CHUNK)
             .enumerate()
-            .with_min_len(2048)
-            .map(|(i, v)| {
-                let m = masses[types[i] as usize];
-                let dtfm = P::State::of(0.5 * dt / m);
-                for k in 0..3 {
-                    v[k] += dtfm * P::State::of(force[i][k].f64());
-                }
-                if let Some((c1, c2, t, seed)) = langevin {
-                    let xi = normal4(seed, Stream::Langevin, ids[i], step);
-                    let sd = c2 * (t / m).sqrt();
-                    for k in 0..3 {
-                        v[k] = P::State::of(c1 * v[k].f64() + sd * xi[k]);
+            .map(|(c, chunk)| {
+                let mut twice_ke = 0.0;
+                for (k, v) in chunk.iter_mut().enumerate() {
+                    let i = c * REDUCE_CHUNK + k;
+                    let m = masses[types[i] as usize];
+                    let dtfm = P::State::of(0.5 * dt / m);
+                    for d in 0..3 {
+                        v[d] += dtfm * P::State::of(force[i][d].f64());
                     }
+                    if let Some((c1, c2, t, seed)) = langevin {
+                        let xi = normal4(seed, Stream::Langevin, ids[i], step);
+                        let sd = c2 * (t / m).sqrt();
+                        for d in 0..3 {
+                            v[d] = P::State::of(c1 * v[d].f64() + sd * xi[d]);
+                        }
+                    }
+                    twice_ke += m * (v[0].f64() * v[0].f64() + v[1].f64() * v[1].f64() + v[2].f64() * v[2].f64());
                 }
-                m * (v[0].f64() * v[0].f64() + v[1].f64() * v[1].f64() + v[2].f64() * v[2].f64())
+                twice_ke
             })
+            .collect::<Vec<f64>>()
+            .iter()
             .sum()
     }
 
@@ -387,19 +396,27 @@ impl<P: PrecisionMode> CpuSim<P> {
         }
     }
 
-    /// Sum m v^2 and total momentum.
+    /// Sum m v^2 and total momentum (chunk sums added in order: deterministic).
     fn kinetic(&self, masses: &[f64]) -> (f64, [f64; 3]) {
         let types = &self.types;
         self.vel
-            .par_iter()
+            .par_chunks(REDUCE_CHUNK)
             .enumerate()
-            .with_min_len(4096)
-            .map(|(i, v)| {
-                let m = masses[types[i] as usize];
-                let v = [v[0].f64(), v[1].f64(), v[2].f64()];
-                (m * (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]), [m * v[0], m * v[1], m * v[2]])
+            .map(|(c, chunk)| {
+                let (mut ke, mut p) = (0.0, [0.0; 3]);
+                for (k, v) in chunk.iter().enumerate() {
+                    let m = masses[types[c * REDUCE_CHUNK + k] as usize];
+                    let v = [v[0].f64(), v[1].f64(), v[2].f64()];
+                    ke += m * (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+                    for d in 0..3 {
+                        p[d] += m * v[d];
+                    }
+                }
+                (ke, p)
             })
-            .reduce(|| (0.0, [0.0; 3]), |a, b| (a.0 + b.0, [a.1[0] + b.1[0], a.1[1] + b.1[1], a.1[2] + b.1[2]]))
+            .collect::<Vec<_>>()
+            .into_iter()
+            .fold((0.0, [0.0; 3]), |a, b| (a.0 + b.0, [a.1[0] + b.1[0], a.1[1] + b.1[1], a.1[2] + b.1[2]]))
     }
 
     /// Telemetry from sums computed at the current positions.

@@ -181,7 +181,11 @@ impl Backend for CudaBackend {
     }
 
     fn snapshot(&mut self) -> Result<Snapshot, SimError> {
-        self.engine.snapshot(&self.dev)
+        let snap = self.engine.snapshot(&self.dev)?;
+        // Continue from the snapshot itself (canonical order, fresh lists), so that a backend
+        // restored from it runs bit for bit like this one.
+        self.rebuild(&snap)?;
+        Ok(snap)
     }
 
     fn restore(&mut self, snapshot: &Snapshot) -> Result<(), SimError> {
