@@ -370,3 +370,32 @@ fn bad_settings_are_refused_and_the_state_kept() {
     assert_eq!(gpu.snapshot().unwrap(), before);
     assert_eq!(gpu.params().block_size, SimParams::default().block_size);
 }
+
+#[test]
+fn snapshot_and_restore_resume_bit_for_bit() {
+    if !gpu() {
+        return;
+    }
+    let (b, atoms) = lammps_state();
+    for algorithm in [Algorithm::Neighbors, Algorithm::Cells, Algorithm::AllPairsGlobal] {
+        let p = SimParams {
+            algorithm,
+            precision: Precision::Double,
+            thermostat: Thermostat::Csvr { tau: 0.2 },
+            temperature: 1.0,
+            telemetry_every: 50,
+            ..SimParams::default()
+        };
+        let mut a = CudaBackend::new(b, p.clone(), &atoms, None).unwrap();
+        a.advance(150).unwrap();
+        let snap = a.snapshot().unwrap();
+        let mut c = CudaBackend::new(b, p, &atoms, None).unwrap();
+        c.restore(&snap).unwrap();
+        a.advance(300).unwrap();
+        c.advance(300).unwrap();
+        let (sa, sc) = (a.snapshot().unwrap(), c.snapshot().unwrap());
+        assert_eq!(sa, sc, "{algorithm:?}: a restored GPU run differs from the original");
+        a.drain_telemetry();
+        c.drain_telemetry();
+    }
+}

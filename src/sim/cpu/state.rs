@@ -70,6 +70,15 @@ fn permute<T: bytemuck::Pod + Send + Sync>(v: &mut [T], order: &[u32], scratch: 
     let size = std::mem::size_of::<T>();
     let room = scratch.len().checked_div(n).map_or(size, |r| r.min(size));
     assert!(room > 0, "permutation scratch too small");
+    if room == size {
+        // Whole elements fit: a typed gather (when the scratch is aligned for T).
+        if let Ok(tmp) = bytemuck::try_cast_slice_mut::<u8, T>(&mut scratch[..n * size]) {
+            let src = &*v;
+            tmp.par_iter_mut().zip(order.par_iter()).with_min_len(4096).for_each(|(d, &i)| *d = src[i as usize]);
+            v.copy_from_slice(tmp);
+            return;
+        }
+    }
     let bytes: &mut [u8] = bytemuck::cast_slice_mut(v);
     let mut offset = 0;
     while offset < size {
