@@ -72,7 +72,7 @@ fn permute<T: bytemuck::Pod + Send + Sync>(v: &mut [T], order: &[u32], scratch: 
     assert!(room > 0, "permutation scratch too small");
     if room == size {
         // Whole elements fit: a typed gather (when the scratch is aligned for T).
-        if let Ok(tmp) = bytemuck::try_cast_slice_mut::<u8, T>(&mut scratch[..n * size]) {
+        if let Ok(tmp) = bytemuck::try_cast_slice_mut::<u8, T>(&mut scratch[..std::mem::size_of_val(v)]) {
             let src = &*v;
             tmp.par_iter_mut().zip(order.par_iter()).with_min_len(4096).for_each(|(d, &i)| *d = src[i as usize]);
             v.copy_from_slice(tmp);
