@@ -30,7 +30,7 @@ fn kinetic_temperature(setup: &SimSetup) -> f64 {
 #[test]
 fn every_preset_scene_builds_a_sane_system() {
     for (name, lo, hi) in [
-        ("default", 5_000, 8_000),
+        ("default", 8_000, 11_000),
         ("in_lj", 32_000, 32_000),
         ("channel_flow", 4_000, 9_000),
         ("droplet", 1_000, 2_000),

@@ -135,7 +135,7 @@ impl Algorithm {
             Algorithm::Auto => {
                 let l = sim_box.length();
                 let cells_fit = l.iter().all(|&x| x >= 3.0 * range);
-                if n < 2_000 || !cells_fit { Algorithm::AllPairsTiled } else { Algorithm::Neighbors }
+                if n < 500 || !cells_fit { Algorithm::AllPairsTiled } else { Algorithm::Neighbors }
             }
             other => other,
         }

@@ -39,10 +39,10 @@ pub struct NeighborList {
     pub builds: u64,
 }
 
-/// Atoms per chunk: about eight chunks per thread for load balance, at least 256 atoms, and
+/// Atoms per chunk: about 32 chunks per thread for load balance, at least 256 atoms, and
 /// at most 8192 so each chunk's storage is one large allocation the system can return.
 pub fn chunk_atoms(n: usize, threads: usize) -> usize {
-    (n / (8 * threads.max(1))).clamp(256, 8192)
+    (n / (32 * threads.max(1))).clamp(256, 8192)
 }
 
 /// Appends to `out` every j in the `ranges` within `sqrt(range_sq)` of `pi` (minimum image).
