@@ -5,16 +5,7 @@
 // (the skin test in integrate_first sets FLAG_REBUILD). The order inside a cell is sorted
 // by the previous index, so lists and force sums are deterministic.
 #include "common.cuh"
-
-__device__ __forceinline__ void bin_coords(const Consts& c, const real_s4& x, int cc[3]) {
-    double p[3] = {(double)x.x, (double)x.y, (double)x.z};
-    #pragma unroll
-    for (int k = 0; k < 3; k++) {
-        double u = floor((p[k] - c.lo[k]) * c.cell_inv[k]);
-        int v = u != u || u < 0.0 ? 0 : (int)u;
-        cc[k] = v > c.cell_dims[k] - 1 ? c.cell_dims[k] - 1 : v;
-    }
-}
+#include "cells.cuh"
 
 extern "C" __global__ void __launch_bounds__(BLOCK) cells_clear(Consts c, Bufs b, int gate) {
     if (!b.flags[gate]) return;
@@ -27,8 +18,8 @@ extern "C" __global__ void __launch_bounds__(BLOCK) cells_bin(Consts c, Bufs b, 
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= c.n) return;
     int cc[3];
-    bin_coords(c, b.pos[i], cc);
-    int rank = b.cell_rank[(cc[2] * c.cell_dims[1] + cc[1]) * c.cell_dims[0] + cc[0]];
+    cell_coords(c, b.pos[i], cc);
+    int rank = cell_rank_of(c, b.cell_rank, cc);
     b.cell_of[i] = rank;
     b.slot[i] = atomicAdd(&b.cell_count[rank], 1);
 }
@@ -116,27 +107,14 @@ extern "C" __global__ void __launch_bounds__(BLOCK) nlist_build(Consts c, Bufs b
     real_s4 xi = b.pos[i];
     real_f4 pi = b.posf[i];
     int cc[3];
-    bin_coords(c, xi, cc);
+    cell_coords(c, xi, cc);
     int count = 0;
     real_f rl2 = (real_f)c.r_list_sq;
     for (int dz = -1; dz <= 1; dz++)
         for (int dy = -1; dy <= 1; dy++)
             for (int dx = -1; dx <= 1; dx++) {
-                int d[3] = {dx, dy, dz};
-                int q[3];
-                bool ok = true;
-                #pragma unroll
-                for (int k = 0; k < 3; k++) {
-                    int v = cc[k] + d[k];
-                    int m = c.cell_dims[k];
-                    if (v < 0 || v >= m) {
-                        if (!c.periodic[k]) ok = false;
-                        v = (v + m) % m;
-                    }
-                    q[k] = v;
-                }
-                if (!ok) continue;
-                int r = b.cell_rank[(q[2] * c.cell_dims[1] + q[1]) * c.cell_dims[0] + q[0]];
+                int r = neighbour_cell(c, b.cell_rank, cc, dx, dy, dz);
+                if (r < 0) continue;
                 int end = b.cell_start[r + 1];
                 for (int j = b.cell_start[r]; j < end; j++) {
                     if (j == i) continue;

@@ -7,6 +7,7 @@
 #include "lj.cuh"
 #include "wall.cuh"
 #include "reduce.cuh"
+#include "cells.cuh"
 
 struct Acc {
     real_f fx, fy, fz;
@@ -165,34 +166,6 @@ __device__ void allpairs_tiled(const Consts& c, const Bufs& a) {
         __syncthreads();
     }
     epilogue(c, a, i, acc, EV);
-}
-
-// Cell coordinates of a state position (clamped on walled axes).
-__device__ __forceinline__ void cell_coords(const Consts& c, const real_s4& x, int cc[3]) {
-    double p[3] = {(double)x.x, (double)x.y, (double)x.z};
-    #pragma unroll
-    for (int k = 0; k < 3; k++) {
-        double u = floor((p[k] - c.lo[k]) * c.cell_inv[k]);
-        int v = u != u || u < 0.0 ? 0 : (int)u;
-        cc[k] = v > c.cell_dims[k] - 1 ? c.cell_dims[k] - 1 : v;
-    }
-}
-
-// Rank (storage index) of the neighbouring cell at offset d from cc, or -1 beyond a wall.
-__device__ __forceinline__ int neighbour_cell(const Consts& c, const int* cell_rank, const int cc[3], int dx, int dy, int dz) {
-    int d[3] = {dx, dy, dz};
-    int q[3];
-    #pragma unroll
-    for (int k = 0; k < 3; k++) {
-        int v = cc[k] + d[k];
-        int m = c.cell_dims[k];
-        if (v < 0 || v >= m) {
-            if (!c.periodic[k]) return -1;
-            v = (v + m) % m;
-        }
-        q[k] = v;
-    }
-    return cell_rank[(q[2] * c.cell_dims[1] + q[1]) * c.cell_dims[0] + q[0]];
 }
 
 // Cell list: atoms are sorted by cell; each atom scans the 27 surrounding cells.

@@ -205,6 +205,24 @@ pub fn check_atoms(atoms: &AtomState, params: &SimParams) -> Result<(), SimError
     Ok(())
 }
 
+/// Runs `advance` (which appends the telemetry it produced), stamps the call's speed on the
+/// new records and queues them: the bookkeeping every backend's `advance` shares.
+pub(crate) fn timed_advance(
+    steps: u64,
+    queue: &mut Vec<Telemetry>,
+    advance: impl FnOnce(&mut Vec<Telemetry>) -> Result<(), SimError>,
+) -> Result<(), SimError> {
+    let start = std::time::Instant::now();
+    let mut out = Vec::new();
+    let result = advance(&mut out);
+    let rate = steps as f64 / start.elapsed().as_secs_f64().max(1e-9);
+    for t in out.iter_mut() {
+        t.steps_per_s = rate;
+    }
+    queue.extend(out);
+    result
+}
+
 /// Everything that can go wrong inside a backend.
 #[derive(Debug, thiserror::Error)]
 pub enum SimError {

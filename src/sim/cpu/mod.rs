@@ -16,7 +16,6 @@ pub mod simd;
 mod state;
 
 use std::sync::Arc;
-use std::time::Instant;
 
 use self::state::{CpuSim, Ctx};
 use super::{
@@ -145,16 +144,9 @@ impl Backend for CpuBackend {
     }
 
     fn advance(&mut self, steps: u64) -> Result<(), SimError> {
-        let start = Instant::now();
-        let mut out = Vec::new();
         let ctx = make_ctx(&self.params, self.field.as_deref(), &self.engine);
-        let result = with_sim!(&mut self.engine, s => s.advance(steps, &ctx, &mut out));
-        let rate = steps as f64 / start.elapsed().as_secs_f64().max(1e-9);
-        for t in out.iter_mut() {
-            t.steps_per_s = rate;
-        }
-        self.telemetry.extend(out);
-        result
+        let engine = &mut self.engine;
+        super::timed_advance(steps, &mut self.telemetry, |out| with_sim!(engine, s => s.advance(steps, &ctx, out)))
     }
 
     fn drain_telemetry(&mut self) -> Vec<Telemetry> {

@@ -125,16 +125,9 @@ impl Backend for CudaBackend {
     }
 
     fn advance(&mut self, steps: u64) -> Result<(), SimError> {
-        let start = std::time::Instant::now();
-        let mut out = Vec::new();
         let dof = self.dof();
-        let result = self.engine.advance(&self.dev, steps, &self.params, dof, &mut out);
-        let rate = steps as f64 / start.elapsed().as_secs_f64().max(1e-9);
-        for t in out.iter_mut() {
-            t.steps_per_s = rate;
-        }
-        self.telemetry.extend(out);
-        result
+        let (engine, dev, params) = (&mut self.engine, &self.dev, &self.params);
+        super::timed_advance(steps, &mut self.telemetry, |out| engine.advance(dev, steps, params, dof, out))
     }
 
     fn drain_telemetry(&mut self) -> Vec<Telemetry> {

@@ -5,8 +5,9 @@
 use crate::physics::params::Precision;
 
 /// (file name, text) of every kernel source, in the order they are concatenated.
-const SOURCES: [(&str, &str); 9] = [
+const SOURCES: [(&str, &str); 10] = [
     ("common.cuh", include_str!("../../../kernels/common.cuh")),
+    ("cells.cuh", include_str!("../../../kernels/cells.cuh")),
     ("lj.cuh", include_str!("../../../kernels/lj.cuh")),
     ("wall.cuh", include_str!("../../../kernels/wall.cuh")),
     ("rng.cuh", include_str!("../../../kernels/rng.cuh")),
