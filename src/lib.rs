@@ -8,6 +8,8 @@ pub mod analysis;
 pub mod cli;
 pub mod io;
 pub mod physics;
+pub mod record;
+pub mod render;
 pub mod rng;
 pub mod scene;
 pub mod shapes;

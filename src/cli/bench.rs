@@ -44,6 +44,15 @@ pub struct BenchArgs {
     /// Print one JSON object per case per line.
     #[arg(long)]
     pub json: bool,
+    /// Measure the renderer instead: frame time for each --n at --size (front view, speed colours).
+    #[arg(long)]
+    pub render: bool,
+    /// Image size for --render, WIDTHxHEIGHT.
+    #[arg(long, default_value = "1920x1080")]
+    pub size: String,
+    /// Frames timed per size with --render.
+    #[arg(long, default_value_t = 60)]
+    pub frames: u32,
 }
 
 /// The in.lj system with about `n` atoms.
@@ -69,7 +78,73 @@ pub fn peak_rss_mb() -> Option<f64> {
     Some(kb / 1024.0)
 }
 
+/// Frame time of the renderer alone (no simulation, no readback) for each size.
+fn render_bench(args: &BenchArgs) -> Result<()> {
+    use crate::render::offscreen::{COLOUR_FORMAT, Gpu, Offscreen};
+    use crate::render::{Camera, CameraMode, ColourBy, Renderer, ViewSettings};
+    let size = crate::record::parse_size(&args.size)?;
+    if args.frames == 0 {
+        anyhow::bail!("--frames must be at least 1");
+    }
+    let gpu = Gpu::headless()?;
+    let device = gpu.describe();
+    let target = Offscreen::new(&gpu.device, size)?;
+    let mut renderer = Renderer::new(&gpu.device, COLOUR_FORMAT);
+    if !args.json {
+        println!("rendering on {device}");
+        println!("{:>9} {:>11} {:>10} {:>10} {:>8}", "atoms", "size", "ms/frame", "min ms", "fps");
+    }
+    for &n_req in &args.sizes {
+        let (b, atoms) = in_lj_system(n_req);
+        let data: Vec<[f32; 4]> = atoms
+            .positions
+            .iter()
+            .zip(&atoms.velocities)
+            .map(|(p, v)| {
+                [p[0] as f32, p[1] as f32, p[2] as f32, (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt() as f32]
+            })
+            .collect();
+        renderer.set_scene(&gpu.device, &b, &[]);
+        renderer.upload_atoms(&gpu.device, &gpu.queue, &data);
+        let camera = Camera::fit(CameraMode::Front, &b, size[0] as f32 / size[1] as f32);
+        let settings = ViewSettings { colour_by: ColourBy::Speed, range: [0.0, 3.6], ..ViewSettings::default() };
+        let mut times = Vec::with_capacity(args.frames as usize);
+        for frame in 0..args.frames + 3 {
+            let t0 = Instant::now();
+            target.draw(&gpu, &mut renderer, &camera, &settings);
+            gpu.device
+                .poll(wgpu::PollType::wait_indefinitely())
+                .map_err(|e| anyhow::anyhow!("waiting for the GPU: {e}"))?;
+            if frame >= 3 {
+                times.push(t0.elapsed().as_secs_f64());
+            }
+        }
+        let fastest = times.iter().copied().fold(f64::INFINITY, f64::min);
+        let per = median(times);
+        if args.json {
+            let obj = serde_json::json!({
+                "render": true, "device": device, "n": data.len(), "width": size[0], "height": size[1],
+                "frames": args.frames, "ms_per_frame": per * 1e3, "min_ms_per_frame": fastest * 1e3, "fps": 1.0 / per,
+            });
+            println!("{obj}");
+        } else {
+            println!(
+                "{:>9} {:>11} {:>10.3} {:>10.3} {:>8.1}",
+                data.len(),
+                format!("{}x{}", size[0], size[1]),
+                per * 1e3,
+                fastest * 1e3,
+                1.0 / per
+            );
+        }
+    }
+    Ok(())
+}
+
 pub fn run(args: &BenchArgs) -> Result<()> {
+    if args.render {
+        return render_bench(args);
+    }
     if args.steps == 0 || args.repeats == 0 {
         anyhow::bail!("--steps and --repeats must be at least 1");
     }

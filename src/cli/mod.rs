@@ -21,6 +21,8 @@ pub enum Command {
     /// Run a simulation headless, writing thermo and trajectory files.
     #[command(allow_negative_numbers = true)]
     Run(run::RunArgs),
+    /// Record a demo (MP4, GIF or PNG frames) with the renderer, headless.
+    Record(crate::record::RecordArgs),
     /// Measure throughput on the LAMMPS in.lj system.
     Bench(bench::BenchArgs),
 }
@@ -37,6 +39,7 @@ pub fn main() -> std::process::ExitCode {
     }
     let result = match &cli.command {
         Some(Command::Run(a)) => run::run(a),
+        Some(Command::Record(a)) => crate::record::run(a),
         Some(Command::Bench(a)) => bench::run(a),
         None => {
             eprintln!("the desktop app is not built yet; try `argon-sandbox run` or `argon-sandbox bench`");

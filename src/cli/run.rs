@@ -116,19 +116,25 @@ impl FlagUnits {
 
 /// The scene the run starts from, before flags and --init.
 fn base_setup(args: &RunArgs) -> Result<Option<SimSetup>> {
-    let scene = match (&args.scene, &args.init) {
-        (Some(path), _) => Scene::load(path)?,
-        (None, Some(_)) => return Ok(None),
-        (None, None) => {
+    if args.scene.is_none() && args.init.is_some() {
+        return Ok(None);
+    }
+    load_setup(args.scene.as_deref()).map(Some)
+}
+
+/// Builds the scene at `path`, or the built-in default scene.
+pub fn load_setup(path: Option<&Path>) -> Result<SimSetup> {
+    let scene = match path {
+        Some(path) => Scene::load(path)?,
+        None => {
             let text = presets::preset("default").ok_or_else(|| anyhow!("the default scene is missing"))?;
             Scene::from_str(text, "default.ron (built in)")?
         }
     };
-    let setup = scene.build().map_err(|e| match &args.scene {
+    scene.build().map_err(|e| match path {
         Some(p) => anyhow!("{}: {e}", p.display()),
         None => anyhow!("{e}"),
-    })?;
-    Ok(Some(setup))
+    })
 }
 
 /// Reads --init: box and atoms in reduced units.

@@ -1,0 +1,121 @@
+// Atoms as sphere impostors: one quad per atom, expanded in the vertex shader from a
+// storage buffer of vec4 (x, y, z, colour scalar) that any owner may fill (upload, CUDA
+// interop); the fragment shader intersects the view ray with the sphere, writes the true
+// depth and shades with a head light plus a key light.
+
+struct Frame {
+    view: mat4x4<f32>,
+    proj: mat4x4<f32>,
+    // x: radius (sigma), y: 1 for orthographic, z, w: colour scalar at the map's ends
+    params: vec4<f32>,
+    // x: colour map (0 viridis, 1 plasma-like warm, 2 single colour), y: atom count
+    map: vec4<u32>,
+    single: vec4<f32>,
+    light: vec4<f32>,
+};
+
+@group(0) @binding(0) var<uniform> frame: Frame;
+@group(0) @binding(1) var<storage, read> atoms: array<vec4<f32>>;
+
+struct VOut {
+    @builtin(position) clip: vec4<f32>,
+    @location(0) view_pos: vec3<f32>,
+    @location(1) centre: vec3<f32>,
+    @location(2) scalar: f32,
+};
+
+@vertex
+fn vs_main(@builtin(vertex_index) vi: u32, @builtin(instance_index) ii: u32) -> VOut {
+    let a = atoms[ii];
+    let c = (frame.view * vec4<f32>(a.xyz, 1.0)).xyz;
+    let r = frame.params.x;
+    let corner = vec2<f32>(f32(vi & 1u) * 2.0 - 1.0, f32((vi >> 1u) & 1u) * 2.0 - 1.0);
+    var p: vec3<f32>;
+    if frame.params.y > 0.5 {
+        p = vec3<f32>(c.xy + corner * r, c.z + r);
+    } else {
+        // A quad through the centre, wide enough for the perspective silhouette (which grows
+        // towards the edges of the view); the fragment shader finds the true surface.
+        p = vec3<f32>(c.xy + corner * r * 1.5, c.z);
+    }
+    var out: VOut;
+    out.clip = frame.proj * vec4<f32>(p, 1.0);
+    out.view_pos = p;
+    out.centre = c;
+    out.scalar = a.w;
+    return out;
+}
+
+fn viridis(t: f32) -> vec3<f32> {
+    let c0 = vec3<f32>(0.2777, 0.0054, 0.3341);
+    let c1 = vec3<f32>(0.1051, 1.4046, 1.3846);
+    let c2 = vec3<f32>(-0.3309, 0.2148, 0.0951);
+    let c3 = vec3<f32>(-4.6342, -5.7991, -19.3324);
+    let c4 = vec3<f32>(6.2283, 14.1799, 56.6906);
+    let c5 = vec3<f32>(4.7764, -13.7451, -65.3530);
+    let c6 = vec3<f32>(-5.4355, 4.6459, 26.3124);
+    return c0 + t * (c1 + t * (c2 + t * (c3 + t * (c4 + t * (c5 + t * c6)))));
+}
+
+fn warm(t: f32) -> vec3<f32> {
+    let c0 = vec3<f32>(0.0587, 0.0233, 0.5433);
+    let c1 = vec3<f32>(2.1765, 0.2384, 0.7540);
+    let c2 = vec3<f32>(-2.6895, -7.4559, 3.1108);
+    let c3 = vec3<f32>(6.1303, 42.3462, -28.5189);
+    let c4 = vec3<f32>(-11.1074, -82.6663, 60.1398);
+    let c5 = vec3<f32>(10.0231, 71.4136, -54.0722);
+    let c6 = vec3<f32>(-3.6587, -22.9315, 18.1919);
+    return c0 + t * (c1 + t * (c2 + t * (c3 + t * (c4 + t * (c5 + t * c6)))));
+}
+
+fn base_colour(s: f32) -> vec3<f32> {
+    let span = max(frame.params.w - frame.params.z, 1e-6);
+    let t = clamp((s - frame.params.z) / span, 0.0, 1.0);
+    if frame.map.x == 0u {
+        return clamp(viridis(t), vec3<f32>(0.0), vec3<f32>(1.0));
+    } else if frame.map.x == 1u {
+        return clamp(warm(t), vec3<f32>(0.0), vec3<f32>(1.0));
+    }
+    return frame.single.rgb;
+}
+
+struct FOut {
+    @location(0) colour: vec4<f32>,
+    @builtin(frag_depth) depth: f32,
+};
+
+@fragment
+fn fs_main(in: VOut) -> FOut {
+    let r = frame.params.x;
+    var hit: vec3<f32>;
+    var view_dir: vec3<f32>;
+    if frame.params.y > 0.5 {
+        let d = in.view_pos.xy - in.centre.xy;
+        let q = r * r - dot(d, d);
+        if q < 0.0 {
+            discard;
+        }
+        hit = vec3<f32>(in.view_pos.xy, in.centre.z + sqrt(q));
+        view_dir = vec3<f32>(0.0, 0.0, 1.0);
+    } else {
+        let dir = normalize(in.view_pos);
+        let b = dot(dir, in.centre);
+        let disc = b * b - (dot(in.centre, in.centre) - r * r);
+        if disc < 0.0 {
+            discard;
+        }
+        hit = dir * (b - sqrt(disc));
+        view_dir = -dir;
+    }
+    let n = normalize(hit - in.centre);
+    let key = normalize(frame.light.xyz);
+    let diffuse = 0.65 * max(dot(n, key), 0.0) + 0.25 * max(dot(n, view_dir), 0.0);
+    let h = normalize(key + view_dir);
+    let spec = 0.35 * pow(max(dot(n, h), 0.0), 40.0);
+    let base = base_colour(in.scalar);
+    let clip = frame.proj * vec4<f32>(hit, 1.0);
+    var out: FOut;
+    out.colour = vec4<f32>(base * (0.22 + diffuse) + vec3<f32>(spec), 1.0);
+    out.depth = clip.z / clip.w;
+    return out;
+}

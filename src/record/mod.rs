@@ -1,0 +1,146 @@
+//! `argon-sandbox record`: runs a scene and the renderer headless and writes a demo as MP4,
+//! GIF or a folder of PNG frames, with a progress bar. One frame is `--steps-per-frame`
+//! steps; positions go from the backend into the renderer's buffer each frame.
+
+pub mod encode;
+
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use anyhow::{Context, Result, anyhow, bail};
+use clap::Args;
+
+use crate::cli::run::load_setup;
+use crate::physics::obstacles::ObstacleField;
+use crate::render::offscreen::{COLOUR_FORMAT, Gpu, Offscreen};
+use crate::render::overlay::OverlayPainter;
+use crate::render::{Camera, CameraMode, ColourBy, Renderer, ViewSettings};
+use crate::sim::{BackendChoice, PositionTarget, open_backend};
+
+#[derive(Args, Debug, Clone)]
+pub struct RecordArgs {
+    /// Scene file (RON); the built-in default scene without one.
+    pub scene: Option<PathBuf>,
+    /// Frames to record.
+    #[arg(long, default_value_t = 300)]
+    pub frames: u32,
+    /// Simulation steps between frames.
+    #[arg(long, default_value_t = 20)]
+    pub steps_per_frame: u64,
+    /// Image size, WIDTHxHEIGHT in pixels.
+    #[arg(long, default_value = "1280x720")]
+    pub size: String,
+    /// demo.mp4 (H.264), demo.gif, or a folder for PNG frames.
+    #[arg(long)]
+    pub out: PathBuf,
+    /// Frames per second of the video.
+    #[arg(long, default_value_t = 30.0)]
+    pub fps: f64,
+    #[arg(long, value_enum, default_value = "speed")]
+    pub colour: ColourBy,
+    #[arg(long, value_enum, default_value = "front")]
+    pub camera: CameraArg,
+    /// Drawn atom radius in sigma.
+    #[arg(long, default_value_t = 0.5)]
+    pub radius: f32,
+    /// Leave out the legend and scale bar.
+    #[arg(long)]
+    pub no_overlay: bool,
+    #[arg(long, value_enum, default_value = "auto")]
+    pub backend: BackendChoice,
+    /// No progress bar.
+    #[arg(long)]
+    pub quiet: bool,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum CameraArg {
+    Front,
+    Orbit,
+}
+
+/// Parses `WIDTHxHEIGHT`.
+pub fn parse_size(text: &str) -> Result<[u32; 2]> {
+    let (w, h) = text
+        .split_once(['x', 'X'])
+        .ok_or_else(|| anyhow!("--size {text}: expected WIDTHxHEIGHT in pixels, e.g. 1280x720"))?;
+    let parse = |v: &str| v.trim().parse::<u32>().ok().filter(|&x| (1..=16384).contains(&x));
+    match (parse(w), parse(h)) {
+        (Some(w), Some(h)) => Ok([w, h]),
+        _ => bail!("--size {text}: width and height must be whole numbers from 1 to 16384, e.g. 1280x720"),
+    }
+}
+
+pub fn run(args: &RecordArgs) -> Result<()> {
+    let size = parse_size(&args.size)?;
+    if args.frames == 0 {
+        bail!("--frames must be at least 1");
+    }
+    if !(args.fps.is_finite() && args.fps > 0.0 && args.fps <= 240.0) {
+        bail!("--fps {}: use a rate from 1 to 240 frames per second", args.fps);
+    }
+    if !(args.radius.is_finite() && args.radius > 0.0 && args.radius <= 5.0) {
+        bail!("--radius {}: use 0.05 to 5 sigma", args.radius);
+    }
+    let kind = encode::output_kind(&args.out).map_err(|e| anyhow!(e))?;
+    let setup = load_setup(args.scene.as_deref())?;
+    let field = ObstacleField::bake(&setup.shapes, &setup.sim_box, 0.1).map(Arc::new);
+    let (mut sim, why) = open_backend(args.backend, setup.sim_box, setup.params.clone(), &setup.atoms, field)?;
+    let gpu = Gpu::headless()?;
+    if !args.quiet {
+        eprintln!("simulation: {why}; rendering on {}; writing {:?} to {}", gpu.describe(), kind, args.out.display());
+    }
+    let mut renderer = Renderer::new(&gpu.device, COLOUR_FORMAT);
+    renderer.set_scene(&gpu.device, &setup.sim_box, &setup.shapes);
+    let target = Offscreen::new(&gpu.device, size)?;
+    let mut overlay = OverlayPainter::new(&gpu);
+    let mode = match args.camera {
+        CameraArg::Front => CameraMode::Front,
+        CameraArg::Orbit => CameraMode::Orbit,
+    };
+    let camera = Camera::fit(mode, &setup.sim_box, size[0] as f32 / size[1] as f32);
+    let b = setup.sim_box;
+    let settings = ViewSettings {
+        colour_by: args.colour,
+        range: args.colour.default_range(setup.params.temperature, [b.lo[1], b.hi[1]]),
+        radius: args.radius,
+        show_legend: !args.no_overlay,
+        show_scale_bar: !args.no_overlay,
+        ..ViewSettings::default()
+    };
+    let mut sink = encode::open(&args.out, size, args.fps).map_err(|e| anyhow!(e))?;
+    let bar = (!args.quiet && std::io::stderr().is_terminal()).then(|| {
+        let bar = indicatif::ProgressBar::new(args.frames as u64);
+        bar.set_style(
+            indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} frames  {per_sec}  eta {eta}")
+                .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+        );
+        bar
+    });
+    let mut positions = vec![[0f32; 4]; sim.n_atoms()];
+    for frame in 0..args.frames {
+        if frame > 0 {
+            sim.advance(args.steps_per_frame).with_context(|| format!("simulating frame {frame}"))?;
+            sim.drain_telemetry();
+        }
+        positions.resize(sim.n_atoms(), [0.0; 4]);
+        sim.write_positions(PositionTarget::Host(&mut positions), args.colour.scalar())?;
+        renderer.upload_atoms(&gpu.device, &gpu.queue, &positions);
+        target.draw(&gpu, &mut renderer, &camera, &settings);
+        overlay.draw(&gpu, &target, &settings, &camera);
+        let rgba = target.read_rgba(&gpu)?;
+        sink.push(&rgba).map_err(|e| anyhow!(e))?;
+        if let Some(bar) = &bar {
+            bar.inc(1);
+        }
+    }
+    if let Some(bar) = &bar {
+        bar.finish_and_clear();
+    }
+    let frames = sink.finish().map_err(|e| anyhow!(e))?;
+    if !args.quiet {
+        eprintln!("wrote {frames} frames of {}x{} to {}", size[0], size[1], args.out.display());
+    }
+    Ok(())
+}

@@ -1,0 +1,186 @@
+//! Cameras on the tank: the front orthographic view (default, for drawing: x right, y up,
+//! looking along -z) and an orbit perspective view (drag to rotate, wheel to zoom), with
+//! fit-to-tank and the screen <-> tank-plane conversions that picking and drawing use.
+//!
+//! Pure math (glam); no GPU resources.
+
+use glam::{Mat4, Vec3, Vec4};
+
+use crate::physics::params::SimBox;
+
+/// How the tank is looked at.
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub enum CameraMode {
+    /// Orthographic, looking along -z at the x-y plane.
+    Front,
+    /// Perspective, orbiting the tank centre.
+    Orbit,
+}
+
+/// A camera and the tank it frames.
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Camera {
+    pub mode: CameraMode,
+    /// Centre of the view (tank coordinates, sigma).
+    pub target: [f32; 3],
+    /// Front view: half the visible height (sigma). Orbit: distance to the target.
+    pub zoom: f32,
+    /// Orbit angles (radians): about y, then elevation.
+    pub yaw: f32,
+    pub pitch: f32,
+    /// Depth (z) of the drawing plane (the tank's mid-depth).
+    pub plane_z: f32,
+    /// Largest tank extent, for near/far planes.
+    pub extent: f32,
+}
+
+/// Vertical field of view of the orbit camera.
+const FOV_Y: f32 = 0.7;
+
+impl Camera {
+    /// A camera of `mode` framing the whole tank at aspect ratio `aspect` (width / height).
+    pub fn fit(mode: CameraMode, b: &SimBox, aspect: f32) -> Camera {
+        let lo = Vec3::new(b.lo[0] as f32, b.lo[1] as f32, b.lo[2] as f32);
+        let hi = Vec3::new(b.hi[0] as f32, b.hi[1] as f32, b.hi[2] as f32);
+        let centre = 0.5 * (lo + hi);
+        let size = hi - lo;
+        let extent = size.max_element();
+        let half_height = 0.5 * size.y.max(size.x / aspect.max(1e-3)) * 1.08;
+        let zoom = match mode {
+            CameraMode::Front => half_height,
+            CameraMode::Orbit => {
+                let radius = 0.5 * size.length();
+                radius / (0.5 * FOV_Y).sin() * 1.05
+            }
+        };
+        Camera {
+            mode,
+            target: centre.to_array(),
+            zoom,
+            yaw: if mode == CameraMode::Orbit { 0.6 } else { 0.0 },
+            pitch: if mode == CameraMode::Orbit { 0.35 } else { 0.0 },
+            plane_z: centre.z,
+            extent,
+        }
+    }
+
+    fn eye(&self) -> Vec3 {
+        let target = Vec3::from(self.target);
+        match self.mode {
+            CameraMode::Front => target + Vec3::new(0.0, 0.0, self.extent * 2.0 + 10.0),
+            CameraMode::Orbit => {
+                let (sy, cy) = self.yaw.sin_cos();
+                let (sp, cp) = self.pitch.sin_cos();
+                target + self.zoom * Vec3::new(sy * cp, sp, cy * cp)
+            }
+        }
+    }
+
+    pub fn view(&self) -> Mat4 {
+        Mat4::look_at_rh(self.eye(), Vec3::from(self.target), Vec3::Y)
+    }
+
+    pub fn proj(&self, aspect: f32) -> Mat4 {
+        match self.mode {
+            CameraMode::Front => {
+                let h = self.zoom;
+                let w = h * aspect;
+                let depth = self.extent * 4.0 + 20.0;
+                Mat4::orthographic_rh(-w, w, -h, h, 0.1, depth)
+            }
+            CameraMode::Orbit => {
+                let near = (self.zoom - self.extent * 1.5).max(self.extent * 0.01).max(0.05);
+                Mat4::perspective_rh(FOV_Y, aspect, near, self.zoom + self.extent * 2.0)
+            }
+        }
+    }
+
+    pub fn is_ortho(&self) -> bool {
+        self.mode == CameraMode::Front
+    }
+
+    /// Pixel (origin top-left) of the tank point (x, y) on the drawing plane.
+    pub fn tank_to_screen(&self, p: [f32; 2], size: [u32; 2]) -> [f32; 2] {
+        let aspect = size[0] as f32 / size[1] as f32;
+        let clip = self.proj(aspect) * self.view() * Vec4::new(p[0], p[1], self.plane_z, 1.0);
+        let ndc = clip / clip.w;
+        [(ndc.x * 0.5 + 0.5) * size[0] as f32, (0.5 - ndc.y * 0.5) * size[1] as f32]
+    }
+
+    /// The tank point on the drawing plane under pixel `px` (origin top-left), if the ray
+    /// through it meets the plane.
+    pub fn screen_to_tank(&self, px: [f32; 2], size: [u32; 2]) -> Option<[f32; 2]> {
+        let aspect = size[0] as f32 / size[1] as f32;
+        let inv = (self.proj(aspect) * self.view()).inverse();
+        let ndc_x = px[0] / size[0] as f32 * 2.0 - 1.0;
+        let ndc_y = 1.0 - px[1] / size[1] as f32 * 2.0;
+        let unproject = |z: f32| {
+            let v = inv * Vec4::new(ndc_x, ndc_y, z, 1.0);
+            v.truncate() / v.w
+        };
+        let (a, b) = (unproject(0.0), unproject(1.0));
+        let dir = b - a;
+        if dir.z.abs() < 1e-9 {
+            return None;
+        }
+        let t = (self.plane_z - a.z) / dir.z;
+        if !t.is_finite() {
+            return None;
+        }
+        let hit = a + t * dir;
+        Some([hit.x, hit.y])
+    }
+
+    /// Rotates the orbit camera by a drag of (dx, dy) pixels.
+    pub fn orbit(&mut self, dx: f32, dy: f32) {
+        self.yaw -= dx * 0.008;
+        self.pitch = (self.pitch + dy * 0.008).clamp(-1.5, 1.5);
+    }
+
+    /// Zooms by `factor` (> 1 moves out).
+    pub fn zoom_by(&mut self, factor: f32) {
+        self.zoom = (self.zoom * factor).clamp(0.5, 1e5);
+    }
+
+    /// Tank length covered by one pixel at the drawing plane (for scale bars).
+    pub fn sigma_per_pixel(&self, size: [u32; 2]) -> f32 {
+        let a = self.screen_to_tank([0.5 * size[0] as f32, 0.5 * size[1] as f32], size);
+        let b = self.screen_to_tank([0.5 * size[0] as f32 + 100.0, 0.5 * size[1] as f32], size);
+        match (a, b) {
+            (Some(a), Some(b)) => ((a[0] - b[0]).powi(2) + (a[1] - b[1]).powi(2)).sqrt() / 100.0,
+            _ => 2.0 * self.zoom / size[1] as f32,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn front_view_round_trip_and_fit() {
+        let b = SimBox::new([40.0, 20.0, 6.0], [false, false, true]);
+        let cam = Camera::fit(CameraMode::Front, &b, 16.0 / 9.0);
+        let size = [1600, 900];
+        for p in [[0.0, 0.0], [40.0, 20.0], [13.3, 7.7]] {
+            let s = cam.tank_to_screen(p, size);
+            assert!(s[0] >= 0.0 && s[0] <= 1600.0 && s[1] >= 0.0 && s[1] <= 900.0, "{p:?} -> {s:?}");
+            let q = cam.screen_to_tank(s, size).unwrap();
+            assert!((q[0] - p[0]).abs() < 1e-3 && (q[1] - p[1]).abs() < 1e-3, "{p:?} -> {q:?}");
+        }
+        // y grows upwards on the screen.
+        assert!(cam.tank_to_screen([10.0, 15.0], size)[1] < cam.tank_to_screen([10.0, 5.0], size)[1]);
+    }
+
+    #[test]
+    fn orbit_view_round_trip() {
+        let b = SimBox::new([30.0, 30.0, 10.0], [true; 3]);
+        let mut cam = Camera::fit(CameraMode::Orbit, &b, 1.5);
+        cam.orbit(40.0, -25.0);
+        let size = [900, 600];
+        for p in [[5.0, 5.0], [25.0, 12.0], [15.0, 28.0]] {
+            let q = cam.screen_to_tank(cam.tank_to_screen(p, size), size).unwrap();
+            assert!((q[0] - p[0]).abs() < 1e-2 && (q[1] - p[1]).abs() < 1e-2, "{p:?} -> {q:?}");
+        }
+    }
+}
