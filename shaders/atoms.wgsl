@@ -30,13 +30,19 @@ fn vs_main(@builtin(vertex_index) vi: u32, @builtin(instance_index) ii: u32) -> 
     let c = (frame.view * vec4<f32>(a.xyz, 1.0)).xyz;
     let r = frame.params.x;
     let corner = vec2<f32>(f32(vi & 1u) * 2.0 - 1.0, f32((vi >> 1u) & 1u) * 2.0 - 1.0);
+    // The quad lies in front of the sphere (its plane touches the sphere's nearest point), so
+    // the surface depth the fragment shader writes is never nearer than the quad's: that lets
+    // the GPU reject hidden fragments early (conservative depth).
     var p: vec3<f32>;
     if frame.params.y > 0.5 {
         p = vec3<f32>(c.xy + corner * r, c.z + r);
     } else {
-        // A quad through the centre, wide enough for the perspective silhouette (which grows
-        // towards the edges of the view); the fragment shader finds the true surface.
-        p = vec3<f32>(c.xy + corner * r * 1.5, c.z);
+        // Perspective: the plane z = c.z + r, centred on the ray through the sphere's centre
+        // and wide enough for the silhouette, which grows towards the edges of the view.
+        let zq = c.z + r;
+        let scale = zq / c.z;
+        let oblique = length(c) / max(-c.z, 1e-3);
+        p = vec3<f32>(c.xy * scale + corner * r * 1.6 * scale * oblique, zq);
     }
     var out: VOut;
     out.clip = frame.proj * vec4<f32>(p, 1.0);
@@ -84,6 +90,7 @@ struct FOut {
     @builtin(frag_depth) depth: f32,
 };
 
+/*EARLY_DEPTH*/
 @fragment
 fn fs_main(in: VOut) -> FOut {
     let r = frame.params.x;

@@ -75,7 +75,9 @@ impl Mp4Sink {
         let config = EncoderConfig::new()
             .bitrate(BitRate::from_bps(bps))
             .max_frame_rate(FrameRate::from_hz(fps as f32))
-            .usage_type(UsageType::CameraVideoRealTime);
+            .usage_type(UsageType::CameraVideoRealTime)
+            // Every rendered frame must reach the file: rate control may lower quality instead.
+            .skip_frames(false);
         let encoder = openh264::encoder::Encoder::with_api_config(openh264::OpenH264API::from_source(), config)
             .map_err(|e| format!("the H.264 encoder did not start: {e}"))?;
         let file = AtomicFile::create(path).map_err(|e| format!("creating {}: {e}", path.display()))?;

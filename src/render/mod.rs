@@ -21,6 +21,11 @@ use self::geometry::FlatVertex;
 use crate::physics::params::SimBox;
 use crate::shapes::Shape;
 
+/// Optional device features the renderer uses when the adapter has them.
+pub fn wanted_features(adapter: &wgpu::Adapter) -> wgpu::Features {
+    adapter.features() & wgpu::Features::SHADER_EARLY_DEPTH_TEST
+}
+
 /// Depth format of every render target.
 pub const DEPTH_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Depth32Float;
 
@@ -125,9 +130,15 @@ fn atom_storage(device: &wgpu::Device, capacity: u64) -> wgpu::Buffer {
 impl Renderer {
     /// Builds the pipelines for colour targets of `format` (with [`DEPTH_FORMAT`] depth).
     pub fn new(device: &wgpu::Device, format: wgpu::TextureFormat) -> Renderer {
+        // Where the device allows it, promise conservative depth (the shader only pushes depth
+        // further away) so hidden sphere fragments are rejected before shading.
+        let mut atoms_source = include_str!("../../shaders/atoms.wgsl").to_string();
+        if device.features().contains(wgpu::Features::SHADER_EARLY_DEPTH_TEST) {
+            atoms_source = atoms_source.replace("/*EARLY_DEPTH*/", "@early_depth_test(greater_equal)");
+        }
         let atoms_shader = device.create_shader_module(wgpu::ShaderModuleDescriptor {
             label: Some("atoms.wgsl"),
-            source: wgpu::ShaderSource::Wgsl(include_str!("../../shaders/atoms.wgsl").into()),
+            source: wgpu::ShaderSource::Wgsl(atoms_source.into()),
         });
         let flat_shader = device.create_shader_module(wgpu::ShaderModuleDescriptor {
             label: Some("flat.wgsl"),

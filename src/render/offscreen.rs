@@ -50,6 +50,7 @@ impl Gpu {
         let limits = adapter.limits();
         let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
             label: Some("argon-sandbox headless device"),
+            required_features: super::wanted_features(&adapter),
             required_limits: limits,
             ..Default::default()
         }))
