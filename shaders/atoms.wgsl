@@ -8,7 +8,8 @@ struct Frame {
     proj: mat4x4<f32>,
     // x: radius (sigma), y: 1 for orthographic, z, w: colour scalar at the map's ends
     params: vec4<f32>,
-    // x: colour map (0 viridis, 1 plasma-like warm, 2 single colour), y: atom count
+    // x: colour map (0 viridis, 1 plasma-like warm, 2 single colour), y: atom count,
+    // z: 1 to draw atoms in reverse order (front to back when atoms were placed back to front)
     map: vec4<u32>,
     single: vec4<f32>,
     light: vec4<f32>,
@@ -26,7 +27,7 @@ struct VOut {
 
 @vertex
 fn vs_main(@builtin(vertex_index) vi: u32, @builtin(instance_index) ii: u32) -> VOut {
-    let a = atoms[ii];
+    let a = atoms[select(ii, frame.map.y - 1u - ii, frame.map.z == 1u)];
     let c = (frame.view * vec4<f32>(a.xyz, 1.0)).xyz;
     let r = frame.params.x;
     let corner = vec2<f32>(f32(vi & 1u) * 2.0 - 1.0, f32((vi >> 1u) & 1u) * 2.0 - 1.0);

@@ -91,7 +91,8 @@ fn render_bench(args: &BenchArgs) -> Result<()> {
     let target = Offscreen::new(&gpu.device, size)?;
     let mut renderer = Renderer::new(&gpu.device, COLOUR_FORMAT);
     if !args.json {
-        println!("rendering on {device}");
+        let early = gpu.device.features().contains(wgpu::Features::SHADER_EARLY_DEPTH_TEST);
+        println!("rendering on {device}; early depth test with conservative depth: {}", if early { "yes" } else { "no" });
         println!("{:>9} {:>11} {:>10} {:>10} {:>8}", "atoms", "size", "ms/frame", "min ms", "fps");
     }
     for &n_req in &args.sizes {

@@ -95,6 +95,11 @@ impl Camera {
         }
     }
 
+    /// True when the view direction points along -z (the camera sits on the +z side).
+    pub fn looks_down_z(&self) -> bool {
+        self.eye().z > self.target[2]
+    }
+
     pub fn is_ortho(&self) -> bool {
         self.mode == CameraMode::Front
     }

@@ -361,7 +361,9 @@ impl Renderer {
             view: view.to_cols_array_2d(),
             proj: proj.to_cols_array_2d(),
             params: [settings.radius, if camera.is_ortho() { 1.0 } else { 0.0 }, settings.range[0], settings.range[1]],
-            map: [settings.colour_by.palette() as u32, self.n_atoms, 0, 0],
+            // Scenes and lattices place atoms with z ascending: drawing them in reverse when the
+            // camera looks down -z draws front to back, so early depth tests skip hidden atoms.
+            map: [settings.colour_by.palette() as u32, self.n_atoms, u32::from(camera.looks_down_z()), 0],
             single: [settings.single[0], settings.single[1], settings.single[2], 1.0],
             light: [light.x, light.y, light.z, 0.0],
         };
