@@ -227,7 +227,7 @@ impl Renderer {
                 buffers: &[],
                 compilation_options: Default::default(),
             },
-            primitive: wgpu::PrimitiveState { topology: wgpu::PrimitiveTopology::TriangleStrip, ..Default::default() },
+            primitive: wgpu::PrimitiveState { topology: wgpu::PrimitiveTopology::TriangleList, ..Default::default() },
             depth_stencil: depth(true),
             multisample: wgpu::MultisampleState::default(),
             fragment: Some(wgpu::FragmentState {
@@ -384,7 +384,7 @@ impl Renderer {
         if self.n_atoms > 0 {
             pass.set_pipeline(&self.atoms_pipeline);
             pass.set_bind_group(0, &self.atom_bind, &[]);
-            pass.draw(0..4, 0..self.n_atoms);
+            pass.draw(0..3, 0..self.n_atoms);
         }
         if self.settings.show_walls {
             pass.set_pipeline(&self.lines_pipeline);
