@@ -2,7 +2,8 @@
 //! colour maps) within a tolerance, picking round trips, an atom buffer filled from outside
 //! (a compute shader, as CUDA interop will) rendering exactly like an uploaded one, and
 //! `record` producing MP4, GIF and PNG output that decodes to the requested frames and size.
-//! Without any GPU adapter (not even Mesa's lavapipe) the GPU tests print why and pass.
+//! Without any GPU adapter (not even Mesa's lavapipe) the GPU tests print why and pass,
+//! unless `ARGON_REQUIRE_RENDER` is set (CI sets it).
 //!
 //! Golden images live in `tests/golden/`; regenerate them on purpose with
 //! `ARGON_UPDATE_GOLDEN=1 cargo test --release --test render`.
@@ -23,6 +24,8 @@ fn gpu() -> Option<Gpu> {
     match Gpu::headless() {
         Ok(g) => Some(g),
         Err(e) => {
+            // CI installs lavapipe and sets ARGON_REQUIRE_RENDER so a missing adapter fails there.
+            assert!(std::env::var_os("ARGON_REQUIRE_RENDER").is_none(), "ARGON_REQUIRE_RENDER is set but no adapter: {e}");
             eprintln!("skipped: no GPU adapter for rendering ({e})");
             None
         }

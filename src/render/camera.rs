@@ -46,22 +46,39 @@ impl Camera {
         let size = hi - lo;
         let extent = size.max_element();
         let half_height = 0.5 * size.y.max(size.x / aspect.max(1e-3)) * 1.08;
-        let zoom = match mode {
-            CameraMode::Front => half_height,
-            CameraMode::Orbit => {
-                let radius = 0.5 * size.length();
-                radius / (0.5 * FOV_Y).sin() * 1.05
-            }
-        };
-        Camera {
+        let mut camera = Camera {
             mode,
             target: centre.to_array(),
-            zoom,
+            zoom: half_height,
             yaw: if mode == CameraMode::Orbit { 0.6 } else { 0.0 },
             pitch: if mode == CameraMode::Orbit { 0.35 } else { 0.0 },
             plane_z: centre.z,
             extent,
+        };
+        if mode == CameraMode::Orbit {
+            // The nearest distance at which all eight corners of the box fit inside both the
+            // vertical and the horizontal field of view, from this direction, plus a margin
+            // (wider at the sides, where the legend sits).
+            camera.zoom = 1.0;
+            let back = camera.eye() - centre;
+            let right = Vec3::Y.cross(back).normalize();
+            let up = back.cross(right).normalize();
+            let tan_y = (0.5 * FOV_Y).tan();
+            let tan_x = 0.88 * tan_y * aspect.max(1e-3);
+            let mut distance: f32 = 0.0;
+            for k in 0..8 {
+                let corner = Vec3::new(
+                    if k & 1 == 0 { lo.x } else { hi.x },
+                    if k & 2 == 0 { lo.y } else { hi.y },
+                    if k & 4 == 0 { lo.z } else { hi.z },
+                );
+                let d = corner - centre;
+                let along = d.dot(back);
+                distance = distance.max(along + d.dot(right).abs() / tan_x).max(along + d.dot(up).abs() / tan_y);
+            }
+            camera.zoom = distance * 1.1;
         }
+        camera
     }
 
     fn eye(&self) -> Vec3 {
