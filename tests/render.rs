@@ -25,7 +25,10 @@ fn gpu() -> Option<Gpu> {
         Ok(g) => Some(g),
         Err(e) => {
             // CI installs lavapipe and sets ARGON_REQUIRE_RENDER so a missing adapter fails there.
-            assert!(std::env::var_os("ARGON_REQUIRE_RENDER").is_none(), "ARGON_REQUIRE_RENDER is set but no adapter: {e}");
+            assert!(
+                std::env::var_os("ARGON_REQUIRE_RENDER").is_none(),
+                "ARGON_REQUIRE_RENDER is set but no adapter: {e}"
+            );
             eprintln!("skipped: no GPU adapter for rendering ({e})");
             None
         }
