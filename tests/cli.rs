@@ -157,6 +157,16 @@ fn bad_flags_give_clear_errors() {
         (vec!["bench", "--steps", "0"], "--steps"),
         (vec!["bench", "--algorithm", "fastest"], "invalid value 'fastest'"),
         (vec!["--threads", "0", "bench"], "--threads"),
+        (vec!["bench", "--render", "--size", "5x0"], "--size 5x0"),
+        (vec!["record", "--out", "a.gif", "--size", "abc"], "WIDTHxHEIGHT"),
+        (vec!["record", "--out", "a.mp4", "--size", "641x360"], "even width and height"),
+        (vec!["record", "--out", "a.avi"], "use a .mp4 or .gif file"),
+        (vec!["record", "--out", "a.gif", "--frames", "0"], "--frames"),
+        (vec!["record", "--out", "a.gif", "--steps-per-frame", "0"], "--steps-per-frame"),
+        (vec!["record", "--out", "a.gif", "--radius=-1"], "--radius"),
+        (vec!["record", "--out", "a.mp4", "--fps", "0"], "--fps"),
+        (vec!["record", "--out", "a.gif", "--colour", "rainbow"], "invalid value 'rainbow'"),
+        (vec!["record", missing.to_str().unwrap(), "--out", "a.gif"], "missing.ron"),
     ];
     for (args, expect) in cases {
         let out = run(&args);

@@ -77,10 +77,13 @@ pub fn run(args: &RecordArgs) -> Result<()> {
     if args.frames == 0 {
         bail!("--frames must be at least 1");
     }
-    if !(args.fps.is_finite() && args.fps > 0.0 && args.fps <= 240.0) {
+    if args.steps_per_frame == 0 {
+        bail!("--steps-per-frame must be at least 1 (simulation steps between frames)");
+    }
+    if !(args.fps.is_finite() && args.fps >= 1.0 && args.fps <= 240.0) {
         bail!("--fps {}: use a rate from 1 to 240 frames per second", args.fps);
     }
-    if !(args.radius.is_finite() && args.radius > 0.0 && args.radius <= 5.0) {
+    if !(args.radius.is_finite() && args.radius >= 0.05 && args.radius <= 5.0) {
         bail!("--radius {}: use 0.05 to 5 sigma", args.radius);
     }
     let kind = encode::output_kind(&args.out).map_err(|e| anyhow!(e))?;
