@@ -356,7 +356,7 @@ impl Renderer {
     pub fn prepare(&mut self, queue: &wgpu::Queue, camera: &Camera, size: [u32; 2], settings: &ViewSettings) {
         let aspect = size[0].max(1) as f32 / size[1].max(1) as f32;
         let (view, proj) = (camera.view(), camera.proj(aspect));
-        let light = camera.view().transform_vector3(glam::Vec3::new(0.4, 0.8, 0.5)).normalize();
+        let light = view.transform_vector3(glam::Vec3::new(0.4, 0.8, 0.5)).normalize();
         let u = AtomUniform {
             view: view.to_cols_array_2d(),
             proj: proj.to_cols_array_2d(),
