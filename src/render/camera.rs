@@ -205,4 +205,32 @@ mod tests {
             assert!((q[0] - p[0]).abs() < 1e-2 && (q[1] - p[1]).abs() < 1e-2, "{p:?} -> {q:?}");
         }
     }
+
+    #[test]
+    fn orbit_fit_shows_the_whole_box_and_fills_the_view() {
+        for (dims, aspect) in
+            [([40.0, 10.0, 8.0], 16.0 / 9.0), ([10.0, 30.0, 10.0], 16.0 / 9.0), ([20.0, 20.0, 20.0], 0.6)]
+        {
+            let b = SimBox::new(dims, [false; 3]);
+            let cam = Camera::fit(CameraMode::Orbit, &b, aspect);
+            let m = cam.proj(aspect) * cam.view();
+            let (mut max_x, mut max_y) = (0.0f32, 0.0f32);
+            for k in 0..8 {
+                let c = Vec3::new(
+                    if k & 1 == 0 { 0.0 } else { dims[0] as f32 },
+                    if k & 2 == 0 { 0.0 } else { dims[1] as f32 },
+                    if k & 4 == 0 { 0.0 } else { dims[2] as f32 },
+                );
+                let ndc = m.project_point3(c);
+                assert!(
+                    ndc.x.abs() < 1.0 && ndc.y.abs() < 1.0 && ndc.z > 0.0 && ndc.z < 1.0,
+                    "{dims:?}: corner {c} at {ndc}"
+                );
+                max_x = max_x.max(ndc.x.abs());
+                max_y = max_y.max(ndc.y.abs());
+            }
+            // Tight on at least one axis: the box is not left small in the middle.
+            assert!(max_x.max(max_y) > 0.7, "{dims:?}: the box spans only {max_x} x {max_y} of the view");
+        }
+    }
 }
