@@ -82,7 +82,15 @@ struct Consts {
     unsigned long long seed;
     double runaway_sq;
     int pad0;
+    // Tether: a spring k on atom tether_id (canonical index; 0xFFFFFFFF = none) toward
+    // (tether_x, tether_y), the target moved into the box on periodic axes.
+    unsigned int tether_id;
+    double tether_x;
+    double tether_y;
+    double tether_k;
 };
+
+#define NO_TETHER 0xFFFFFFFFu
 
 // Every device array, passed by value to every kernel. Mirrors `Bufs` in
 // src/sim/cuda/buffers.rs; unused pointers may be null.

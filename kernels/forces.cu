@@ -1,6 +1,6 @@
 // Pair forces on the GPU for the four algorithms, mirroring src/sim/cpu/forces.rs, plus the
-// one-body forces (walls, obstacle grid, gravity, drive) of src/sim/cpu/external.rs in the
-// epilogue. One thread per atom; every pair is visited from both sides (full lists), so
+// one-body forces (walls, obstacle grid, gravity, drive, tether) of src/sim/cpu/external.rs in
+// the epilogue. One thread per atom; every pair is visited from both sides (full lists), so
 // energies and virials take half of each pair. With EV, per-block sums of
 // (pair energy, pair virial, external energy, external virial) go to partials[4 * block ..].
 #include "common.cuh"
@@ -56,8 +56,9 @@ __device__ __forceinline__ void grid_locate(const Consts& c, int k, double x, in
     }
 }
 
-// Adds walls, obstacles, gravity and drive for atom i at state position x.
-__device__ __forceinline__ void external_forces(const Consts& c, const Bufs& a, const real_s4& x, Acc& acc,
+// Adds walls, obstacles, gravity, drive and the tether for the atom in slot i at state
+// position x.
+__device__ __forceinline__ void external_forces(const Consts& c, const Bufs& a, int i, const real_s4& x, Acc& acc,
                                                 real_a& ext_e, real_a& ext_w, bool ev) {
     double p[3] = {(double)x.x, (double)x.y, (double)x.z};
     double m = a.masses[type_of(x.w)];
@@ -104,6 +105,16 @@ __device__ __forceinline__ void external_forces(const Consts& c, const Bufs& a, 
         f[0] += m * c.drive;
         if (c.drive_potential) e -= m * c.drive * (p[0] - c.lo[0]);
     }
+    // Tether: F = -k d in x-y, E = k |d|^2 / 2, no virial. The first test is the same for
+    // every thread; the ids load happens only while a tether is set.
+    if (c.tether_id != NO_TETHER && a.ids[i] == c.tether_id) {
+        double dx = p[0] - c.tether_x, dy = p[1] - c.tether_y;
+        if (c.periodic[0]) dx -= c.len[0] * rint(dx / c.len[0]);
+        if (c.periodic[1]) dy -= c.len[1] * rint(dy / c.len[1]);
+        f[0] -= c.tether_k * dx;
+        f[1] -= c.tether_k * dy;
+        e += 0.5 * c.tether_k * (dx * dx + dy * dy);
+    }
     acc.fx += (real_f)f[0];
     acc.fy += (real_f)f[1];
     acc.fz += (real_f)f[2];
@@ -117,7 +128,7 @@ __device__ __forceinline__ void external_forces(const Consts& c, const Bufs& a, 
 __device__ __forceinline__ void epilogue(const Consts& c, const Bufs& a, int i, Acc acc, bool ev) {
     real_a ext_e = 0, ext_w = 0;
     if (i < c.n) {
-        external_forces(c, a, a.pos[i], acc, ext_e, ext_w, ev);
+        external_forces(c, a, i, a.pos[i], acc, ext_e, ext_w, ev);
         real_f4 f;
         f.x = acc.fx;
         f.y = acc.fy;

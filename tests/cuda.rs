@@ -4,8 +4,10 @@
 //! Forces, energies and virials of every algorithm and precision against the CPU in double
 //! (1e-12 relative in double, 1e-5 in single and mixed, norm-wise over all atoms); the LAMMPS
 //! 200-step trajectory through `run --backend cuda`; NVE drift; identical trajectories for
-//! every block size; thermostats, walls, obstacles and body forces against the CPU; the seed
-//! paper's sum |v_GPU - v_CPU| after one step; live switches; analysis; published positions.
+//! every block size; thermostats, walls, obstacles and body forces against the CPU; the tether
+//! against the CPU (every precision and algorithm, re-sorted atoms, an index past the atom
+//! count); the seed paper's sum |v_GPU - v_CPU| after one step; live switches; analysis;
+//! published positions.
 
 mod common;
 
@@ -14,11 +16,11 @@ use std::sync::Arc;
 use argon_sandbox::io::extxyz::read_extxyz;
 use argon_sandbox::io::thermo::read_thermo_csv;
 use argon_sandbox::physics::obstacles::ObstacleField;
-use argon_sandbox::physics::params::{Algorithm, Precision, SimBox, SimParams, Thermostat};
+use argon_sandbox::physics::params::{Algorithm, Precision, SimBox, SimParams, Tether, Thermostat};
 use argon_sandbox::shapes::Shape;
 use argon_sandbox::sim::cpu::CpuBackend;
 use argon_sandbox::sim::cuda::{CudaBackend, device};
-use argon_sandbox::sim::{AtomState, Backend, ColourScalar, PositionTarget};
+use argon_sandbox::sim::{AtomSelection, AtomState, Backend, ColourScalar, PositionTarget};
 use common::{jiggled_fluid, reference, rel, validation_dir};
 
 /// True when a CUDA device is usable; otherwise says so.
@@ -123,6 +125,80 @@ fn forces_energies_and_virials_match_the_cpu() {
             }
         }
     }
+}
+
+/// The tether on the GPU against the CPU in the same precision: forces and energies for every
+/// algorithm with the target given outside the box (minimum image), velocities after 20 steps
+/// of a run that re-sorts atoms (the kernel finds the atom by its id), and an index past the
+/// atom count after a removal leaving the tether inactive.
+#[test]
+fn tether_matches_the_cpu() {
+    if !gpu() {
+        return;
+    }
+    let (b, atoms) = jiggled_fluid([8, 8, 7], [false; 3], 0.15, &[], 6);
+    let l = b.length();
+    let atom = 1234;
+    let p = atoms.positions[atom];
+    let tether =
+        Some(Tether { atom: atom as u32, target: [p[0] + 1.1 - l[0], p[1] - 0.7 + 2.0 * l[1]], stiffness: 20.0 });
+    for precision in Precision::ALL {
+        let tol = if precision == Precision::Double { 1e-12 } else { 1e-5 };
+        for algorithm in Algorithm::CONCRETE {
+            let params = SimParams { precision, algorithm, tether, telemetry_every: 10, ..SimParams::default() };
+            let mut cpu = CpuBackend::new(b, params.clone(), &atoms, None).unwrap();
+            let mut gpu = CudaBackend::new(b, params, &atoms, None).unwrap();
+            let (fc, fg) = (cpu.forces().unwrap(), gpu.forces().unwrap());
+            let (tc, tg) = (cpu.measure().unwrap(), gpu.measure().unwrap());
+            let want = 0.5 * 20.0 * (1.1f64.powi(2) + 0.7f64.powi(2));
+            let (df, de) = (force_diff(&fg, &fc), rel(tg.external_energy, tc.external_energy));
+            let dpair = rel(tg.pair_energy, tc.pair_energy);
+            eprintln!(
+                "tether {precision:?} {algorithm:?}: force {df:.1e} external energy {de:.1e} pair energy {dpair:.1e}"
+            );
+            assert!(rel(tc.external_energy, want) < 1e-5, "CPU tether energy {} vs {want}", tc.external_energy);
+            assert!(df < tol && de < tol && dpair < tol, "tether {precision:?} {algorithm:?}: {df:e} {de:e} {dpair:e}");
+            let dt = (0..3).map(|k| (fg[atom][k] - fc[atom][k]).abs()).fold(0.0, f64::max);
+            assert!(dt < 1e3 * tol, "tether {precision:?} {algorithm:?}: force on the tethered atom differs by {dt:e}");
+            assert_eq!(tg.dof, tc.dof);
+            if precision == Precision::Double && algorithm == Algorithm::Neighbors {
+                cpu.advance(20).unwrap();
+                gpu.advance(20).unwrap();
+                let (sc, sg) = (cpu.snapshot().unwrap(), gpu.snapshot().unwrap());
+                let worst = sc
+                    .atoms
+                    .velocities
+                    .iter()
+                    .zip(&sg.atoms.velocities)
+                    .map(|(a, c)| (0..3).map(|k| (a[k] - c[k]).abs()).fold(0.0, f64::max))
+                    .fold(0.0, f64::max);
+                eprintln!("tether: largest velocity difference GPU vs CPU after 20 steps {worst:.1e}");
+                assert!(worst < 1e-8, "tether: GPU and CPU trajectories part ({worst:e})");
+                let (ec, eg) = (cpu.drain_telemetry(), gpu.drain_telemetry());
+                for (x, y) in ec.iter().zip(&eg) {
+                    assert!(rel(y.external_energy, x.external_energy) < 1e-8, "step {}: {x:?} vs {y:?}", x.step);
+                }
+            }
+        }
+    }
+    // Tether the last atom and remove the first: the index is past the count, the tether idle.
+    let n = atoms.len();
+    let params = SimParams {
+        precision: Precision::Double,
+        tether: Some(Tether { atom: (n - 1) as u32, target: [1.0, 1.0], stiffness: 20.0 }),
+        ..SimParams::default()
+    };
+    let mut gpu = CudaBackend::new(b, params, &atoms, None).unwrap();
+    assert!(gpu.measure().unwrap().external_energy > 0.0);
+    gpu.remove_atoms(&AtomSelection::Indices(vec![0])).unwrap();
+    gpu.advance(10).unwrap();
+    assert_eq!(gpu.measure().unwrap().external_energy, 0.0);
+    let snap = gpu.snapshot().unwrap();
+    let mut cpu =
+        CpuBackend::new(b, SimParams { precision: Precision::Double, ..SimParams::default() }, &snap.atoms, None)
+            .unwrap();
+    let df = force_diff(&gpu.forces().unwrap(), &cpu.forces().unwrap());
+    assert!(df < 1e-12, "an inactive tether changed the GPU forces ({df:e})");
 }
 
 fn bin() -> String {

@@ -7,15 +7,17 @@ use crate::physics::params::{SimBox, SimParams, Thermostat};
 use crate::sim::{AtomState, Histogram, SimError, Snapshot};
 
 /// Degrees of freedom for the temperature: 3N minus one for each axis whose total momentum
-/// is conserved and was zeroed (periodic, no body force along it, no obstacle breaking the
-/// symmetry, no Langevin noise). A fully periodic NVE box gets LAMMPS's 3N - 3.
+/// is conserved and was zeroed (periodic, no body force along it, no obstacle or active
+/// tether breaking the symmetry in x and y, no Langevin noise). A fully periodic NVE box gets
+/// LAMMPS's 3N - 3.
 pub fn degrees_of_freedom(n_atoms: usize, sim_box: &SimBox, params: &SimParams, has_obstacles: bool) -> f64 {
     let langevin = matches!(params.thermostat, Thermostat::Langevin { .. });
     let conserved = (0..3)
         .filter(|&k| {
             let body = (k == 0 && params.drive != 0.0) || (k == 1 && params.gravity != 0.0);
             let obstacle = has_obstacles && k < 2;
-            sim_box.periodic[k] && !body && !obstacle && !langevin
+            let tether = k < 2 && params.tether.is_some_and(|t| t.is_active(n_atoms));
+            sim_box.periodic[k] && !body && !obstacle && !tether && !langevin
         })
         .count();
     (3 * n_atoms).saturating_sub(conserved).max(1) as f64

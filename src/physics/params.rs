@@ -1,6 +1,6 @@
 //! The physical parameters every backend obeys: box and boundaries, pair potential, walls,
-//! obstacles, body forces, thermostat, integrator, and the numerical choices (algorithm,
-//! precision, block size). All values are in reduced LJ units.
+//! obstacles, body forces, the tether (a spring on one atom), thermostat, integrator, and the
+//! numerical choices (algorithm, precision, block size). All values are in reduced LJ units.
 //!
 //! Plain data only: no backend state, no UI. Validation of user-facing values lives in
 //! [`SimParams::validate`], so the CLI, scene loader and app share one set of rules.
@@ -193,6 +193,51 @@ impl Default for WallParams {
     }
 }
 
+/// A harmonic spring pulling one atom toward a point in the x-y plane (dragging an atom with
+/// the mouse). With d = (x - tx, y - ty), minimum image on periodic axes:
+/// F = -k d on x and y only (none along z), E = k |d|^2 / 2, counted as external energy;
+/// no virial (an external body force, like gravity and drive).
+///
+/// `atom` is a canonical index. An index at or past the atom count is not an error: the
+/// tether is then simply inactive (atoms can be removed while a tether is set). Removing atoms
+/// renumbers the canonical indices after them, so whoever set the tether should move or clear
+/// it when atoms are removed.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Tether {
+    /// Canonical index of the tethered atom.
+    pub atom: u32,
+    /// The point pulled toward, x and y (sigma).
+    pub target: [f64; 2],
+    /// Spring constant k (epsilon / sigma^2).
+    pub stiffness: f64,
+}
+
+impl Tether {
+    /// Whether the tether acts in a system of `n_atoms` atoms.
+    pub fn is_active(&self, n_atoms: usize) -> bool {
+        (self.atom as usize) < n_atoms
+    }
+
+    /// The target moved into the box on periodic x and y (an exact remainder, so a target
+    /// any distance away keeps the minimum-image arithmetic in range); walled axes keep it.
+    pub fn target_in_box(&self, sim_box: &SimBox) -> [f64; 2] {
+        let l = sim_box.length();
+        std::array::from_fn(|k| {
+            let t = self.target[k];
+            if sim_box.periodic[k] { sim_box.lo[k] + (t - sim_box.lo[k]).rem_euclid(l[k]) } else { t }
+        })
+    }
+
+    /// Force (x, y) and energy of the spring on an atom at `p` in `sim_box`.
+    #[inline]
+    pub fn eval(&self, sim_box: &SimBox, p: [f64; 3]) -> ([f64; 2], f64) {
+        let t = self.target_in_box(sim_box);
+        let d = sim_box.min_image([p[0], p[1], 0.0], [t[0], t[1], 0.0]);
+        let k = self.stiffness;
+        ([-k * d[0], -k * d[1]], 0.5 * k * (d[0] * d[0] + d[1] * d[1]))
+    }
+}
+
 /// One atom species: LJ sigma and epsilon (relative to argon) and mass.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Species {
@@ -226,6 +271,10 @@ pub struct SimParams {
     pub gravity: f64,
     /// Driving acceleration along +x (sigma / tau^2).
     pub drive: f64,
+    /// A spring pulling one atom toward a point in the x-y plane (see [`Tether`]); inactive
+    /// while its atom index is out of range.
+    #[serde(default)]
+    pub tether: Option<Tether>,
     pub wall: WallParams,
     /// The obstacles' repulsive 9-3 potential (its cutoff is always the repulsive one).
     pub obstacle: WallParams,
@@ -251,6 +300,7 @@ impl Default for SimParams {
             thermostat: Thermostat::Nve,
             gravity: 0.0,
             drive: 0.0,
+            tether: None,
             wall: WallParams::default(),
             obstacle: WallParams::default(),
             species: vec![Species::argon()],
@@ -335,6 +385,21 @@ impl SimParams {
             self.drive,
             "allowed range is [-10, 10] sigma/tau^2",
         )?;
+        // The atom index is not checked: an index past the atom count leaves the tether inactive.
+        if let Some(t) = &self.tether {
+            check(
+                t.target.iter().all(|x| x.is_finite()),
+                "tether.target",
+                format!("({}, {})", t.target[0], t.target[1]),
+                "both coordinates must be finite numbers (sigma)",
+            )?;
+            check(
+                t.stiffness.is_finite() && t.stiffness > 0.0 && t.stiffness <= 1000.0,
+                "tether.stiffness",
+                t.stiffness,
+                "allowed range is (0, 1000] epsilon/sigma^2",
+            )?;
+        }
         // Obstacles keep sigma <= 2 so their repulsive cutoff stays inside the baked field's range.
         let walls = [
             (["wall.epsilon", "wall.sigma", "wall.cutoff"], &self.wall, 5.0),

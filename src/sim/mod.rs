@@ -248,8 +248,8 @@ pub trait Backend: Send {
     fn step(&self) -> u64;
     fn sim_box(&self) -> SimBox;
     fn params(&self) -> &SimParams;
-    /// Changes any parameter live: dt, cutoff, thermostat, target T, body forces, walls,
-    /// algorithm, precision, block size. State is kept; invalid values are refused.
+    /// Changes any parameter live: dt, cutoff, thermostat, target T, body forces, the tether,
+    /// walls, algorithm, precision, block size. State is kept; invalid values are refused.
     fn set_params(&mut self, params: SimParams) -> Result<(), SimError>;
     /// Advances `steps` velocity-Verlet steps, producing telemetry every
     /// `params.telemetry_every` steps (step numbers divisible by it).

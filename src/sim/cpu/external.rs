@@ -1,14 +1,19 @@
 //! One-body forces on the CPU: 9-3 walls on walled axes, the obstacle signed-distance field,
-//! gravity (-y) and drive (+x). Energies: walls and obstacles always; gravity as m g (y - lo);
-//! drive as -m a (x - lo) only along a walled x (on a periodic x it does work, not a potential).
-//! Virial: distance times outward force for walls and obstacles (LAMMPS `fix wall` style);
-//! body forces add none.
+//! gravity (-y), drive (+x) and the tether (a spring pulling one atom toward a point in x-y).
+//! Energies: walls and obstacles always; gravity as m g (y - lo); drive as -m a (x - lo) only
+//! along a walled x (on a periodic x it does work, not a potential); the tether as k |d|^2 / 2
+//! with d the minimum-image x-y displacement from its target. Virial: distance times outward
+//! force for walls and obstacles (LAMMPS `fix wall` style); body forces and the tether add none.
+//!
+//! The tethered atom is found by its canonical index in `ids` (a linear scan per force
+//! evaluation); its spring force joins the atom's other one-body forces in f64 before the
+//! single rounding to force precision, as in `kernels/forces.cu`.
 
 use rayon::prelude::*;
 
 use super::kernels::EnergyVirial;
 use crate::physics::obstacles::ObstacleField;
-use crate::physics::params::{SimBox, SimParams};
+use crate::physics::params::{SimBox, SimParams, Tether};
 use crate::physics::real::Real;
 use crate::physics::wall::Wall93;
 
@@ -22,6 +27,8 @@ pub struct External<'a, F> {
     gravity: f64,
     drive: f64,
     drive_potential: bool,
+    sim_box: SimBox,
+    tether: Option<Tether>,
 }
 
 impl<'a, F: Real> External<'a, F> {
@@ -35,12 +42,22 @@ impl<'a, F: Real> External<'a, F> {
             gravity: params.gravity,
             drive: params.drive,
             drive_potential: !b.periodic[0],
+            sim_box: *b,
+            tether: params.tether,
         }
     }
 
-    /// True when there is nothing to compute.
+    /// True when no force acts on every atom (walls, obstacles, gravity, drive); the tether,
+    /// which acts on one atom, is not counted.
     pub fn is_empty(&self) -> bool {
         !self.walled.iter().any(|&w| w) && self.obstacles.is_none() && self.gravity == 0.0 && self.drive == 0.0
+    }
+
+    /// The slot of the tethered atom and its tether, when it is present (its canonical index
+    /// is below the atom count).
+    fn tethered(&self, ids: &[u32]) -> Option<(usize, Tether)> {
+        let t = self.tether?;
+        ids.par_iter().with_min_len(1 << 16).position_any(|&id| id == t.atom).map(|s| (s, t))
     }
 
     /// Force, energy and virial on one atom at `p` with mass `m`.
@@ -82,16 +99,25 @@ impl<'a, F: Real> External<'a, F> {
         (f, e, w)
     }
 
-    /// Adds the one-body forces to `force`; returns their energy and virial.
+    /// Adds the one-body forces to `force`; returns their energy and virial. `ids` holds the
+    /// canonical index of each slot (to find the tethered atom).
     pub fn apply<S: Real, A: Real>(
         &self,
         pos: &[[S; 4]],
         types: &[u32],
+        ids: &[u32],
         masses: &[f64],
         force: &mut [[F; 4]],
     ) -> EnergyVirial<A> {
+        let tethered = self.tethered(ids);
+        let xyz = |i: usize| [pos[i][0].f64(), pos[i][1].f64(), pos[i][2].f64()];
         if self.is_empty() {
-            return EnergyVirial::default();
+            // Only the tether, if any: one atom to touch.
+            let Some((s, t)) = tethered else { return EnergyVirial::default() };
+            let (ft, et) = t.eval(&self.sim_box, xyz(s));
+            force[s][0] += F::of(ft[0]);
+            force[s][1] += F::of(ft[1]);
+            return EnergyVirial { energy: A::of(et), virial: A::zero() };
         }
         force
             .par_chunks_mut(1024)
@@ -101,8 +127,16 @@ impl<'a, F: Real> External<'a, F> {
                 let mut w = 0.0;
                 for (k, fo) in chunk.iter_mut().enumerate() {
                     let i = c * 1024 + k;
-                    let p = [pos[i][0].f64(), pos[i][1].f64(), pos[i][2].f64()];
-                    let (f, ei, wi) = self.on_atom(p, masses[types[i] as usize]);
+                    let p = xyz(i);
+                    let (mut f, mut ei, wi) = self.on_atom(p, masses[types[i] as usize]);
+                    if let Some((s, t)) = tethered
+                        && s == i
+                    {
+                        let (ft, et) = t.eval(&self.sim_box, p);
+                        f[0] += ft[0];
+                        f[1] += ft[1];
+                        ei += et;
+                    }
                     fo[0] += F::of(f[0]);
                     fo[1] += F::of(f[1]);
                     fo[2] += F::of(f[2]);

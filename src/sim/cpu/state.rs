@@ -231,7 +231,7 @@ impl<P: PrecisionMode> CpuSim<P> {
             self.pair_forces::<_, EV>(ctx, &c)
         };
         let ext = External::<P::Force>::new(&self.sim_box, p, ctx.field);
-        let e: EnergyVirial<P::Accum> = ext.apply(&self.pos, &self.types, &ctx.masses, &mut self.force);
+        let e: EnergyVirial<P::Accum> = ext.apply(&self.pos, &self.types, &self.ids, &ctx.masses, &mut self.force);
         self.forces_valid = true;
         (sums, EnergyVirial { energy: e.energy.f64(), virial: e.virial.f64() })
     }

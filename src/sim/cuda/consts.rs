@@ -52,7 +52,17 @@ pub struct Consts {
     pub seed: u64,
     pub runaway_sq: f64,
     pub pad0: i32,
+    /// Canonical index of the tethered atom; [`NO_TETHER`] when there is none (or it is out
+    /// of range).
+    pub tether_id: u32,
+    /// Tether target on x and y (moved into the box on periodic axes), and stiffness.
+    pub tether_x: f64,
+    pub tether_y: f64,
+    pub tether_k: f64,
 }
+
+/// `Consts::tether_id` when no atom is tethered.
+pub const NO_TETHER: u32 = u32::MAX;
 
 // SAFETY: plain old data with the C layout the kernels expect.
 unsafe impl DeviceRepr for Consts {}
@@ -103,8 +113,16 @@ impl Consts {
             dof,
             seed: p.seed,
             runaway_sq: crate::sim::RUNAWAY_STEP.powi(2),
+            tether_id: NO_TETHER,
             ..Consts::default()
         };
+        if let Some(t) = p.tether.filter(|t| t.is_active(n)) {
+            let target = t.target_in_box(b);
+            c.tether_id = t.atom;
+            c.tether_x = target[0];
+            c.tether_y = target[1];
+            c.tether_k = t.stiffness;
+        }
         if let Some(f) = field {
             c.has_obstacles = 1;
             c.grid_cells = f.cells.map(|x| x as i32);
@@ -190,9 +208,16 @@ mod layout_tests {
             offset_of!(Consts, seed),
             offset_of!(Consts, runaway_sq),
             offset_of!(Consts, pad0),
+            offset_of!(Consts, tether_id),
+            offset_of!(Consts, tether_x),
+            offset_of!(Consts, tether_y),
+            offset_of!(Consts, tether_k),
             std::mem::size_of::<Consts>(),
         ];
-        assert_eq!(got, [108, 112, 136, 184, 256, 328, 360, 392, 408, 412, 432, 456, 464, 504, 512, 520, 528]);
+        assert_eq!(
+            got,
+            [108, 112, 136, 184, 256, 328, 360, 392, 408, 412, 432, 456, 464, 504, 512, 520, 524, 528, 536, 544, 552]
+        );
         assert_eq!(std::mem::size_of::<Bufs>(), 224);
     }
 }
