@@ -2,9 +2,11 @@
 //!
 //! Data flows one way: `scene` describes a system, `sim` backends advance it (`physics`
 //! holds the contract they share), `analysis` turns state into observables, `io` reads and
-//! writes files, and `cli` drives it all from the command line. See ARCHITECTURE.md.
+//! writes files, `render` draws, `app` + `ui` make the desktop app (simulation thread ->
+//! renderer -> panels), and `cli` drives it all from the command line. See ARCHITECTURE.md.
 
 pub mod analysis;
+pub mod app;
 pub mod cli;
 pub mod io;
 pub mod physics;
@@ -14,4 +16,5 @@ pub mod rng;
 pub mod scene;
 pub mod shapes;
 pub mod sim;
+pub mod ui;
 pub mod units;

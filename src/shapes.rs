@@ -134,6 +134,20 @@ impl Shape {
         }
     }
 
+    /// The shape with every coordinate and length multiplied by `f` (about the origin).
+    pub fn scaled(&self, f: f64) -> Shape {
+        let sc = |p: &[f64; 2]| [p[0] * f, p[1] * f];
+        match self {
+            Shape::Circle { centre, radius } => Shape::Circle { centre: sc(centre), radius: radius * f },
+            Shape::Rectangle { centre, half_size, angle_deg } => {
+                Shape::Rectangle { centre: sc(centre), half_size: sc(half_size), angle_deg: *angle_deg }
+            }
+            Shape::Segment { a, b, thickness } => Shape::Segment { a: sc(a), b: sc(b), thickness: thickness * f },
+            Shape::Polygon { points } => Shape::Polygon { points: points.iter().map(sc).collect() },
+            Shape::Stroke { points, radius } => Shape::Stroke { points: points.iter().map(sc).collect(), radius: radius * f },
+        }
+    }
+
     /// A short human name ("circle", ...), for messages.
     pub fn kind(&self) -> &'static str {
         match self {

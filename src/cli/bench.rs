@@ -50,9 +50,17 @@ pub struct BenchArgs {
     /// Image size for --render, WIDTHxHEIGHT.
     #[arg(long, default_value = "1920x1080")]
     pub size: String,
-    /// Frames timed per size with --render.
+    /// Frames timed per size (and per repeat) with --render or --interactive.
     #[arg(long, default_value_t = 60)]
     pub frames: u32,
+    /// Measure the whole app loop headless (simulation thread, renderer, egui): FPS and MD
+    /// steps per displayed frame for each --n, at --size, with the first --backend,
+    /// --algorithm, --precision and --block-size.
+    #[arg(long, conflicts_with = "render")]
+    pub interactive: bool,
+    /// MD steps per displayed frame asked of the app with --interactive.
+    #[arg(long, default_value_t = 30)]
+    pub steps_per_frame: u64,
 }
 
 /// The in.lj system with about `n` atoms.
@@ -163,6 +171,9 @@ fn render_bench(args: &BenchArgs) -> Result<()> {
 }
 
 pub fn run(args: &BenchArgs) -> Result<()> {
+    if args.interactive {
+        return super::bench_interactive::run(args);
+    }
     if args.render {
         return render_bench(args);
     }

@@ -2,18 +2,84 @@
 //! `bench` (throughput table). Every error names the file, field or flag and the fix.
 
 pub mod bench;
+pub mod bench_interactive;
 pub mod run;
 
 use clap::{Parser, Subcommand};
 
 #[derive(Parser, Debug)]
-#[command(name = "argon-sandbox", version, about = "A real-time Lennard-Jones argon fluid sandbox")]
+#[command(
+    name = "argon-sandbox",
+    version,
+    about = "A real-time Lennard-Jones argon fluid sandbox",
+    long_about = "A real-time Lennard-Jones argon fluid sandbox. Without a subcommand it opens the desktop app.",
+    args_conflicts_with_subcommands = true
+)]
 pub struct Cli {
     /// Use this many CPU threads (default: all cores).
     #[arg(long, global = true)]
     pub threads: Option<usize>,
+    #[command(flatten)]
+    pub app: AppArgs,
     #[command(subcommand)]
     pub command: Option<Command>,
+}
+
+/// Options of the desktop app (no subcommand).
+#[derive(clap::Args, Debug, Clone, Default)]
+pub struct AppArgs {
+    /// Scene file (RON) to open; default: the last one, else the built-in default scene.
+    pub scene: Option<std::path::PathBuf>,
+    /// Backend (default: the remembered choice, else CUDA if usable, else CPU).
+    #[arg(long, value_enum)]
+    pub backend: Option<crate::sim::BackendChoice>,
+    /// Start paused.
+    #[arg(long)]
+    pub paused: bool,
+    /// Re-initialise the scene with about this many atoms.
+    #[arg(long)]
+    pub atoms: Option<usize>,
+    /// Close the window after this many frames (for scripted runs and tests).
+    #[arg(long)]
+    pub exit_after_frames: Option<u64>,
+    /// With --exit-after-frames: save the last frame, UI included, as this PNG.
+    #[arg(long, requires = "exit_after_frames")]
+    pub screenshot: Option<std::path::PathBuf>,
+    /// Do not read or save settings (a clean start).
+    #[arg(long)]
+    pub no_settings: bool,
+}
+
+/// Opens the desktop app.
+fn run_app(a: &AppArgs) -> anyhow::Result<()> {
+    if a.exit_after_frames == Some(0) {
+        anyhow::bail!("--exit-after-frames must be at least 1");
+    }
+    if let Some(n) = a.atoms
+        && !(crate::app::reinit::MIN_ATOMS..=crate::scene::MAX_ATOMS).contains(&n)
+    {
+        anyhow::bail!(
+            "--atoms {n}: use {} to {} atoms",
+            crate::app::reinit::MIN_ATOMS,
+            crate::scene::MAX_ATOMS
+        );
+    }
+    if let Some(p) = &a.scene {
+        // Refuse a bad scene here with its error, rather than open a window with the default.
+        crate::scene::Scene::load(p)?;
+    }
+    let settings_path =
+        if a.no_settings { None } else { crate::app::settings::config_dir().map(|d| d.join("settings.ron")) };
+    let options = crate::app::AppOptions {
+        scene: a.scene.clone(),
+        backend: a.backend,
+        settings_path,
+        paused: a.paused,
+        atoms: a.atoms,
+        settings: None,
+    };
+    let window = crate::app::window::WindowOptions { exit_after_frames: a.exit_after_frames, screenshot: a.screenshot.clone() };
+    crate::app::window::run(options, window)
 }
 
 #[derive(Subcommand, Debug)]
@@ -41,10 +107,7 @@ pub fn main() -> std::process::ExitCode {
         Some(Command::Run(a)) => run::run(a),
         Some(Command::Record(a)) => crate::record::run(a),
         Some(Command::Bench(a)) => bench::run(a),
-        None => {
-            eprintln!("the desktop app is not built yet; try `argon-sandbox run` or `argon-sandbox bench`");
-            Ok(())
-        }
+        None => run_app(&cli.app),
     };
     match result {
         Ok(()) => std::process::ExitCode::SUCCESS,

@@ -11,6 +11,7 @@ pub mod colour;
 pub mod geometry;
 pub mod offscreen;
 pub mod overlay;
+pub mod view;
 
 use bytemuck::{Pod, Zeroable};
 use wgpu::util::DeviceExt;

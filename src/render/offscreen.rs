@@ -92,7 +92,9 @@ impl Offscreen {
             sample_count: 1,
             dimension: wgpu::TextureDimension::D2,
             format: COLOUR_FORMAT,
-            usage: wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC,
+            usage: wgpu::TextureUsages::RENDER_ATTACHMENT
+                | wgpu::TextureUsages::COPY_SRC
+                | wgpu::TextureUsages::TEXTURE_BINDING,
             view_formats: &[],
         });
         let depth = device.create_texture(&wgpu::TextureDescriptor {
@@ -127,36 +129,34 @@ impl Offscreen {
     pub fn render(&self, gpu: &Gpu, renderer: &Renderer, settings: &ViewSettings) -> wgpu::SubmissionIndex {
         let mut encoder =
             gpu.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("offscreen frame") });
-        {
-            let bg = settings.background;
-            let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
-                label: Some("offscreen pass"),
-                color_attachments: &[Some(wgpu::RenderPassColorAttachment {
-                    view: &self.colour_view,
-                    depth_slice: None,
-                    resolve_target: None,
-                    ops: wgpu::Operations {
-                        load: wgpu::LoadOp::Clear(wgpu::Color {
-                            r: bg[0] as f64,
-                            g: bg[1] as f64,
-                            b: bg[2] as f64,
-                            a: 1.0,
-                        }),
-                        store: wgpu::StoreOp::Store,
-                    },
-                })],
-                depth_stencil_attachment: Some(wgpu::RenderPassDepthStencilAttachment {
-                    view: &self.depth_view,
-                    depth_ops: Some(wgpu::Operations { load: wgpu::LoadOp::Clear(1.0), store: wgpu::StoreOp::Store }),
-                    stencil_ops: None,
-                }),
-                timestamp_writes: None,
-                occlusion_query_set: None,
-                multiview_mask: None,
-            });
-            renderer.paint(&mut pass);
-        }
+        self.encode(&mut encoder, renderer, settings);
         gpu.queue.submit(Some(encoder.finish()))
+    }
+
+    /// Records the pass drawing `renderer` (already prepared) into `encoder`.
+    pub fn encode(&self, encoder: &mut wgpu::CommandEncoder, renderer: &Renderer, settings: &ViewSettings) {
+        let bg = settings.background;
+        let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
+            label: Some("offscreen pass"),
+            color_attachments: &[Some(wgpu::RenderPassColorAttachment {
+                view: &self.colour_view,
+                depth_slice: None,
+                resolve_target: None,
+                ops: wgpu::Operations {
+                    load: wgpu::LoadOp::Clear(wgpu::Color { r: bg[0] as f64, g: bg[1] as f64, b: bg[2] as f64, a: 1.0 }),
+                    store: wgpu::StoreOp::Store,
+                },
+            })],
+            depth_stencil_attachment: Some(wgpu::RenderPassDepthStencilAttachment {
+                view: &self.depth_view,
+                depth_ops: Some(wgpu::Operations { load: wgpu::LoadOp::Clear(1.0), store: wgpu::StoreOp::Store }),
+                stencil_ops: None,
+            }),
+            timestamp_writes: None,
+            occlusion_query_set: None,
+            multiview_mask: None,
+        });
+        renderer.paint(&mut pass);
     }
 
     /// Prepares and draws a frame with `camera` and `settings`.
@@ -173,8 +173,13 @@ impl Offscreen {
 
     /// Copies the target back as tightly packed RGBA8 rows (top row first).
     pub fn read_rgba(&self, gpu: &Gpu) -> Result<Vec<u8>, RenderError> {
+        self.read_rgba_on(&gpu.device, &gpu.queue)
+    }
+
+    /// [`Offscreen::read_rgba`] on any device and queue (the app's own).
+    pub fn read_rgba_on(&self, device: &wgpu::Device, queue: &wgpu::Queue) -> Result<Vec<u8>, RenderError> {
         let mut encoder =
-            gpu.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("readback") });
+            device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("readback") });
         encoder.copy_texture_to_buffer(
             wgpu::TexelCopyTextureInfo {
                 texture: &self.colour,
@@ -192,13 +197,13 @@ impl Offscreen {
             },
             wgpu::Extent3d { width: self.size[0], height: self.size[1], depth_or_array_layers: 1 },
         );
-        gpu.queue.submit(Some(encoder.finish()));
+        queue.submit(Some(encoder.finish()));
         let slice = self.readback.slice(..);
         let (tx, rx) = std::sync::mpsc::channel();
         slice.map_async(wgpu::MapMode::Read, move |r| {
             let _ = tx.send(r);
         });
-        gpu.device.poll(wgpu::PollType::wait_indefinitely()).map_err(|e| RenderError::Readback(e.to_string()))?;
+        device.poll(wgpu::PollType::wait_indefinitely()).map_err(|e| RenderError::Readback(e.to_string()))?;
         rx.recv()
             .map_err(|e| RenderError::Readback(e.to_string()))?
             .map_err(|e| RenderError::Readback(e.to_string()))?;

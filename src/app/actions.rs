@@ -1,0 +1,459 @@
+//! What the person's gestures do: parameter changes (checked before they are sent), play /
+//! pause / step / reset / re-initialise, backend switches, tool actions (shapes, atom brushes,
+//! dragging an atom), undo / redo, and files (open, save, export). Every failure becomes a
+//! message naming the field or file and the fix; nothing here blocks on the simulation.
+
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use super::commands::{SimCommand, SnapshotPurpose};
+use super::reinit;
+use super::tools::{Tool, ToolAction, ToolSizes};
+use super::undo::Edit;
+use super::{App, Ramp};
+use crate::io::extxyz::{FrameRef, write_extxyz};
+use crate::physics::params::Tether;
+use crate::rng::{Sequence, Stream};
+use crate::scene::{ForcesSpec, IntegratorSpec, PotentialSpec, Scene};
+use crate::sim::{AtomSelection, AtomState, BackendChoice, CaughtAtoms, Snapshot};
+use crate::units;
+
+/// Atoms added per brush event at most (the brush pours, it does not flood).
+const ADD_PER_EVENT: usize = 200;
+/// Closest approach (sigma) of an added atom to any other atom, wall or obstacle surface.
+const ADD_CLEARANCE: f64 = 0.95;
+
+impl App {
+    /// Sends `self.params` after checking it; on a bad value shows why and keeps the old one.
+    pub fn apply_params(&mut self) -> bool {
+        let sim_box = self.status.as_ref().map(|s| s.sim_box).unwrap_or_else(|| self.scene.sim_box());
+        match self.params.validate(&sim_box) {
+            Ok(()) => {
+                self.sim.send(SimCommand::SetParams(Box::new(self.params.clone())));
+                true
+            }
+            Err(e) => {
+                self.notify(format!("{e}"), true);
+                if let Some(s) = &self.status {
+                    self.params = s.params.clone();
+                }
+                false
+            }
+        }
+    }
+
+    /// Changes the target temperature (kelvin), refusing values out of range.
+    pub fn set_target_kelvin(&mut self, kelvin: f64) -> bool {
+        self.params.temperature = units::kelvin_to_reduced(kelvin);
+        self.apply_params()
+    }
+
+    pub fn set_running(&mut self, on: bool) {
+        self.sim.send(SimCommand::Run(on));
+        if let Some(s) = &mut self.status {
+            s.running = on;
+        }
+    }
+
+    pub fn toggle_running(&mut self) {
+        let on = !self.running();
+        self.set_running(on);
+    }
+
+    /// Advances one frame's worth of steps (at least one) and pauses.
+    pub fn single_step(&mut self) {
+        self.sim.send(SimCommand::Step(self.pace.steps_per_frame.max(1)));
+        if let Some(s) = &mut self.status {
+            s.running = false;
+        }
+    }
+
+    pub fn set_steps_per_frame(&mut self, n: u64) {
+        self.pace.steps_per_frame = n.clamp(1, 10_000);
+        self.sim.send(SimCommand::SetPace(self.pace));
+    }
+
+    pub fn set_unlimited(&mut self, on: bool) {
+        self.pace.unlimited = on;
+        self.sim.send(SimCommand::SetPace(self.pace));
+    }
+
+    /// The scene document with the current parameters and obstacles written in.
+    pub fn document(&self) -> Scene {
+        let p = &self.params;
+        let mut s = self.scene.clone();
+        s.temperature_k = units::reduced_to_kelvin(p.temperature);
+        s.thermostat = p.thermostat;
+        s.forces = ForcesSpec { gravity: p.gravity, drive: p.drive };
+        s.integrator = IntegratorSpec { dt: p.dt, skin: p.skin };
+        s.potential = PotentialSpec { cutoff: p.cutoff, shift: p.shift };
+        s.obstacles = self.shapes.clone();
+        s
+    }
+
+    /// Starts over from the scene's fills, keeping the current parameters and obstacles.
+    pub fn reset(&mut self) {
+        let doc = self.document();
+        self.load_scene(doc);
+    }
+
+    /// Rebuilds with `reinit_atoms` atoms placed as `reinit_state`.
+    pub fn reinitialise(&mut self) {
+        match reinit::reinitialise(&self.document(), self.reinit_atoms, self.reinit_state) {
+            Ok(doc) => self.load_scene(doc),
+            Err(e) => self.notify(e, true),
+        }
+    }
+
+    fn load_scene(&mut self, doc: Scene) {
+        let backend = self.settings.backend;
+        for e in self.history.clear() {
+            self.forget(&e);
+        }
+        self.tools.selected = None;
+        self.sim.send(SimCommand::Load { scene: Box::new(doc), backend });
+    }
+
+    pub fn switch_backend(&mut self, choice: BackendChoice) {
+        self.settings.backend = choice;
+        self.sim.send(SimCommand::SwitchBackend(choice));
+    }
+
+    /// Starts (or reverses) a temperature ramp of `k_per_s` kelvin per second.
+    pub fn start_ramp(&mut self, k_per_s: f64) {
+        let now = Instant::now();
+        self.ramp = Some(Ramp { k_per_s, last: now, sent: now });
+    }
+
+    pub(super) fn update_ramp(&mut self) {
+        let Some(mut r) = self.ramp else { return };
+        let now = Instant::now();
+        let dt = now.duration_since(r.last).as_secs_f64();
+        r.last = now;
+        let kelvin = units::reduced_to_kelvin(self.params.temperature) + r.k_per_s * dt;
+        let clamped = kelvin.clamp(1.0, 5000.0);
+        self.params.temperature = units::kelvin_to_reduced(clamped);
+        if now.duration_since(r.sent).as_secs_f64() >= 0.1 {
+            r.sent = now;
+            self.apply_params();
+        }
+        self.ramp = if clamped != kelvin { None } else { Some(r) };
+    }
+
+    pub fn stop_ramp(&mut self) {
+        self.ramp = None;
+        self.apply_params();
+    }
+
+    pub fn tool_sizes(&self) -> ToolSizes {
+        ToolSizes {
+            line_thickness: self.settings.line_thickness,
+            brush_radius: self.settings.brush_radius,
+            atom_brush_radius: self.settings.atom_brush_radius,
+        }
+    }
+
+    pub fn set_tool(&mut self, tool: Tool) {
+        let actions = self.tools.key_escape();
+        self.tool_actions(actions);
+        self.tools.set_tool(tool);
+    }
+
+    fn send_shapes(&mut self, caught: CaughtAtoms) {
+        self.sim.send(SimCommand::SetObstacles { shapes: self.shapes.clone(), caught });
+        self.geometry_changed();
+    }
+
+    fn new_snapshot_id(&mut self) -> u64 {
+        let id = self.next_snapshot_id;
+        self.next_snapshot_id += 1;
+        self.sim.send(SimCommand::TakeSnapshot(SnapshotPurpose::Undo(id)));
+        id
+    }
+
+    fn forget(&mut self, e: &Edit) {
+        if let Edit::Atoms { before, after } = e {
+            self.snapshots.remove(before);
+            self.snapshots.remove(after);
+        }
+    }
+
+    /// Carries out what a tool asked for.
+    pub fn tool_actions(&mut self, actions: Vec<ToolAction>) {
+        for a in actions {
+            match a {
+                ToolAction::Commit { before, after } => {
+                    self.shapes = after.clone();
+                    self.send_shapes(self.settings.caught);
+                    for e in self.history.record(Edit::Shapes { before, after }) {
+                        self.forget(&e);
+                    }
+                }
+                ToolAction::Live(now) => {
+                    self.shapes = now;
+                    self.send_shapes(CaughtAtoms::PushOut);
+                }
+                ToolAction::AtomEditStart => self.atom_edit_before = Some(self.new_snapshot_id()),
+                ToolAction::AtomEditEnd => {
+                    if let Some(before) = self.atom_edit_before.take() {
+                        let after = self.new_snapshot_id();
+                        for e in self.history.record(Edit::Atoms { before, after }) {
+                            self.forget(&e);
+                        }
+                    }
+                }
+                ToolAction::RemoveAtoms { centre, radius } => {
+                    // Removing atoms renumbers them: let go of a held atom first.
+                    if self.params.tether.take().is_some() {
+                        self.grabbed = None;
+                        self.apply_params();
+                    }
+                    self.sim.send(SimCommand::RemoveAtoms(AtomSelection::Disc { centre, radius }));
+                }
+                ToolAction::AddAtoms { centre, radius } => {
+                    let atoms = self.atoms_to_add(centre, radius);
+                    if !atoms.is_empty() {
+                        self.sim.send(SimCommand::AddAtoms(atoms));
+                    }
+                }
+                ToolAction::Grab(p) => match self.atom_near(p, 1.5) {
+                    Some(atom) => {
+                        self.grabbed = Some(atom);
+                        self.params.tether = Some(Tether { atom, target: p, stiffness: self.settings.drag_stiffness });
+                        self.apply_params();
+                    }
+                    None => self.grabbed = None,
+                },
+                ToolAction::MoveGrab(p) => {
+                    if let Some(t) = &mut self.params.tether {
+                        t.target = p;
+                        self.apply_params();
+                    }
+                }
+                ToolAction::Release => {
+                    self.grabbed = None;
+                    if self.params.tether.take().is_some() {
+                        self.apply_params();
+                    }
+                }
+                ToolAction::Refused(why) => self.notify(why, true),
+            }
+        }
+    }
+
+    /// The atom (canonical index) whose centre is nearest to `p` in the front plane, within `reach`.
+    pub fn atom_near(&self, p: [f64; 2], reach: f64) -> Option<u32> {
+        let frame = self.frame.as_ref()?;
+        let mut best = (reach * reach, None);
+        for (i, a) in frame.iter().enumerate() {
+            let d2 = (a[0] as f64 - p[0]).powi(2) + (a[1] as f64 - p[1]).powi(2);
+            if d2 < best.0 {
+                best = (d2, Some(i as u32));
+            }
+        }
+        best.1
+    }
+
+    /// New atoms in the brush disc (all through the tank's depth), clear of the atoms in the
+    /// newest frame, the walls and the obstacles, with Maxwell-Boltzmann velocities.
+    pub fn atoms_to_add(&self, centre: [f64; 2], radius: f64) -> AtomState {
+        let Some(s) = &self.status else { return AtomState::default() };
+        let b = s.sim_box;
+        let len = b.length();
+        let near: Vec<[f64; 3]> = self
+            .frame
+            .as_ref()
+            .map(|f| {
+                f.iter()
+                    .filter(|a| {
+                        let (dx, dy) = (a[0] as f64 - centre[0], a[1] as f64 - centre[1]);
+                        (dx * dx + dy * dy).sqrt() < radius + ADD_CLEARANCE
+                    })
+                    .map(|a| [a[0] as f64, a[1] as f64, a[2] as f64])
+                    .collect()
+            })
+            .unwrap_or_default();
+        let mut placed: Vec<[f64; 3]> = Vec::new();
+        let mut rng = Sequence::new(self.params.seed, Stream::AddAtoms, self.frames_drawn as u32, s.step);
+        let clear = |p: [f64; 3], others: &[[f64; 3]]| {
+            let walls = (0..3).all(|k| b.periodic[k] || (p[k] - b.lo[k] >= ADD_CLEARANCE && b.hi[k] - p[k] >= ADD_CLEARANCE));
+            let shapes = self.shapes.iter().all(|sh| sh.signed_distance([p[0], p[1]]) >= ADD_CLEARANCE);
+            walls
+                && shapes
+                && others.iter().all(|q| {
+                    let d = b.min_image(p, *q);
+                    d[0] * d[0] + d[1] * d[1] + d[2] * d[2] >= ADD_CLEARANCE * ADD_CLEARANCE
+                })
+        };
+        for _ in 0..ADD_PER_EVENT * 4 {
+            if placed.len() >= ADD_PER_EVENT {
+                break;
+            }
+            let (r, phi) = (radius * rng.uniform().sqrt(), std::f64::consts::TAU * rng.uniform());
+            let p = [centre[0] + r * phi.cos(), centre[1] + r * phi.sin(), b.lo[2] + len[2] * rng.uniform()];
+            if (0..2).any(|k| !b.periodic[k] && (p[k] < b.lo[k] || p[k] > b.hi[k])) {
+                continue;
+            }
+            let p = b.wrap(p);
+            if clear(p, &near) && clear(p, &placed) {
+                placed.push(p);
+            }
+        }
+        let sd = self.params.temperature.max(0.0).sqrt();
+        let velocities = placed.iter().map(|_| [sd * rng.normal(), sd * rng.normal(), sd * rng.normal()]).collect();
+        AtomState { types: vec![0; placed.len()], positions: placed, velocities }
+    }
+
+    pub fn undo(&mut self) {
+        if self.tools.busy() {
+            return;
+        }
+        let Some(edit) = self.history.undo() else { return };
+        self.apply_edit_side(edit, true);
+    }
+
+    pub fn redo(&mut self) {
+        if self.tools.busy() {
+            return;
+        }
+        let Some(edit) = self.history.redo() else { return };
+        self.apply_edit_side(edit, false);
+    }
+
+    fn apply_edit_side(&mut self, edit: Edit, before: bool) {
+        match edit {
+            Edit::Shapes { before: b, after: a } => {
+                self.shapes = if before { b } else { a };
+                self.tools.selected = None;
+                self.send_shapes(self.settings.caught);
+            }
+            Edit::Atoms { before: b, after: a } => {
+                let id = if before { b } else { a };
+                match self.snapshots.get(&id) {
+                    Some(s) => self.sim.send(SimCommand::Restore(Box::new(s.clone()))),
+                    None => self.notify("that atom edit can no longer be undone (its saved state is gone)", true),
+                }
+            }
+        }
+    }
+
+    pub fn delete_selected(&mut self) {
+        let actions = self.tools.delete_selected(&self.shapes);
+        self.tool_actions(actions);
+    }
+
+    // ----- files -----
+
+    /// Opens a scene file: on success the simulation starts over from it.
+    pub fn open_scene(&mut self, path: &Path) {
+        match Scene::load(path) {
+            Ok(scene) => {
+                self.scene_path = Some(path.to_path_buf());
+                self.settings.last_scene = Some(path.to_path_buf());
+                self.load_scene(scene);
+                self.notify(format!("opened {}", path.display()), false);
+            }
+            Err(e) => self.notify(format!("{e}"), true),
+        }
+    }
+
+    pub fn open_scene_dialog(&mut self) {
+        let dialog = rfd::FileDialog::new().add_filter("argon-sandbox scene", &["ron"]).set_title("Open scene");
+        if let Some(path) = dialog.pick_file() {
+            self.open_scene(&path);
+        }
+    }
+
+    /// Saves the scene (fills, parameters, obstacles) to `path` in the background, atomically.
+    pub fn save_scene(&mut self, path: PathBuf) {
+        let doc = self.document();
+        self.scene_path = Some(path.clone());
+        self.spawn_task("saving the scene", move || {
+            doc.save(&path).map_err(|e| e.to_string())?;
+            Ok(format!("saved {}", path.display()))
+        });
+    }
+
+    /// Ctrl+S: saves where the scene came from, else asks where.
+    pub fn save(&mut self) {
+        match self.scene_path.clone() {
+            Some(p) => self.save_scene(p),
+            None => self.save_scene_dialog(false),
+        }
+    }
+
+    pub fn save_scene_dialog(&mut self, with_atoms: bool) {
+        let dialog = rfd::FileDialog::new()
+            .add_filter("argon-sandbox scene", &["ron"])
+            .set_title(if with_atoms { "Save scene with the current atoms" } else { "Save scene" })
+            .set_file_name("scene.ron");
+        if let Some(path) = dialog.save_file() {
+            if with_atoms {
+                self.sim.send(SimCommand::TakeSnapshot(SnapshotPurpose::SaveScene(path)));
+            } else {
+                self.save_scene(path);
+            }
+        }
+    }
+
+    pub(super) fn save_scene_with_atoms(&mut self, path: PathBuf, snapshot: Snapshot) {
+        let doc = self.document().with_atoms(&snapshot.atoms);
+        self.scene_path = Some(path.clone());
+        self.spawn_task("saving the scene", move || {
+            doc.save(&path).map_err(|e| e.to_string())?;
+            Ok(format!("saved {} with {} atoms", path.display(), snapshot.atoms.len()))
+        });
+    }
+
+    pub fn export_xyz_dialog(&mut self) {
+        let dialog =
+            rfd::FileDialog::new().add_filter("extended XYZ", &["xyz", "extxyz"]).set_file_name("frame.xyz");
+        if let Some(path) = dialog.save_file() {
+            self.request_export_xyz(path);
+        }
+    }
+
+    /// Writes the current frame as extended XYZ (reduced units) to `path`, in the background.
+    pub fn request_export_xyz(&mut self, path: PathBuf) {
+        self.sim.send(SimCommand::TakeSnapshot(SnapshotPurpose::ExportXyz(path)));
+    }
+
+    pub(super) fn export_xyz(&mut self, path: PathBuf, snapshot: Snapshot, species: Vec<String>) {
+        self.spawn_task("exporting extended XYZ", move || {
+            let s = &snapshot;
+            let frame = FrameRef {
+                sim_box: &s.sim_box,
+                species_names: &species,
+                types: &s.atoms.types,
+                positions: &s.atoms.positions,
+                velocities: Some(&s.atoms.velocities),
+                step: s.step,
+                time: s.time,
+                units: "lj",
+            };
+            write_extxyz(&path, &frame).map_err(|e| format!("{}: {e}", path.display()))?;
+            Ok(format!("wrote {} atoms to {}", s.atoms.len(), path.display()))
+        });
+    }
+
+    /// Runs `job` on a background thread; its result becomes a message when it ends. A job of
+    /// the same name still running is not started twice.
+    pub fn spawn_task(&mut self, name: &str, job: impl FnOnce() -> Result<String, String> + Send + 'static) {
+        if self.tasks.iter().any(|(n, _)| n == name) {
+            self.notify(format!("{name} is still in progress; try again when it ends"), true);
+            return;
+        }
+        match std::thread::Builder::new().name(name.into()).spawn(job) {
+            Ok(h) => self.tasks.push((name.to_string(), h)),
+            Err(e) => self.notify(format!("{name}: could not start a thread: {e}"), true),
+        }
+    }
+
+    /// Waits for background jobs (tests, exit).
+    pub fn wait_for_tasks(&mut self) {
+        while !self.tasks.is_empty() {
+            std::thread::sleep(std::time::Duration::from_millis(10));
+            self.finish_tasks();
+        }
+    }
+}

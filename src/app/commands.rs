@@ -1,0 +1,117 @@
+//! The messages between the UI and the simulation thread: [`SimCommand`] goes to the
+//! simulation, [`SimReport`] comes back. Nothing else crosses (positions travel through
+//! [`super::frames::FrameSlots`]). Every command is applied between two `advance` calls, so a
+//! shape drawn or a parameter changed acts from the next chunk of steps on.
+
+use crate::physics::params::{SimBox, SimParams};
+use crate::scene::Scene;
+use crate::shapes::Shape;
+use crate::sim::{AtomSelection, AtomState, BackendChoice, BackendInfo, CaughtAtoms, ColourScalar, Histogram, Snapshot, Telemetry};
+
+/// How fast the simulation thread runs.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Pace {
+    /// Steps advanced per published frame.
+    pub steps_per_frame: u64,
+    /// Frames per second to aim for (the display's rate); ignored when `unlimited`.
+    pub frame_hz: f64,
+    /// Run flat out, publishing a frame after every chunk.
+    pub unlimited: bool,
+}
+
+impl Default for Pace {
+    fn default() -> Self {
+        Pace { steps_per_frame: 10, frame_hz: 60.0, unlimited: false }
+    }
+}
+
+/// Which histograms to compute, and over what ranges (reduced units).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct AnalysisRequest {
+    pub rdf_bins: usize,
+    pub rdf_r_max: f64,
+    pub speed_bins: usize,
+    pub speed_v_max: f64,
+    pub density_bins: usize,
+}
+
+/// Why a snapshot was asked for; comes back with it.
+#[derive(Clone, Debug, PartialEq)]
+pub enum SnapshotPurpose {
+    /// Save the scene with its current atoms to this file.
+    SaveScene(std::path::PathBuf),
+    /// Write the current frame as extended XYZ to this file.
+    ExportXyz(std::path::PathBuf),
+    /// Kept by the UI so an atom edit can be undone.
+    Undo(u64),
+}
+
+/// What the UI asks of the simulation thread.
+#[derive(Debug)]
+pub enum SimCommand {
+    /// Play (true) or pause (false).
+    Run(bool),
+    /// Advance this many steps now, then stay paused.
+    Step(u64),
+    SetPace(Pace),
+    /// Any parameter: dt, thermostat, target T, forces, algorithm, precision, block size.
+    SetParams(Box<SimParams>),
+    /// Replace the obstacles; atoms caught inside are removed or pushed out.
+    SetObstacles { shapes: Vec<Shape>, caught: CaughtAtoms },
+    RemoveAtoms(AtomSelection),
+    AddAtoms(AtomState),
+    /// Build this scene (atoms, box, parameters, obstacles) and start over from it.
+    Load { scene: Box<Scene>, backend: BackendChoice },
+    /// Move the running system to another backend, keeping its state.
+    SwitchBackend(BackendChoice),
+    SetColour(ColourScalar),
+    Analyse(AnalysisRequest),
+    TakeSnapshot(SnapshotPurpose),
+    Restore(Box<Snapshot>),
+    Shutdown,
+}
+
+/// What the simulation thread is, for the status bar and panels.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SimStatus {
+    pub info: BackendInfo,
+    /// Why this backend runs (e.g. "CPU backend: no usable CUDA device (...)").
+    pub why: String,
+    pub n_atoms: usize,
+    pub step: u64,
+    pub time: f64,
+    pub running: bool,
+    pub params: SimParams,
+    pub sim_box: SimBox,
+    pub n_obstacles: usize,
+    /// Steps per second over the last second of wall time.
+    pub steps_per_s: f64,
+    /// How positions reach the renderer: "host staging" or "zero-copy".
+    pub position_path: &'static str,
+}
+
+/// g(r), speed histogram and density profile at one step.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Analysis {
+    pub step: u64,
+    /// Temperature (reduced) when measured, for the Maxwell-Boltzmann curve.
+    pub temperature: f64,
+    pub rdf: Option<Histogram>,
+    pub speed: Option<Histogram>,
+    pub density: Option<Histogram>,
+}
+
+/// What the simulation thread tells the UI.
+#[derive(Debug)]
+pub enum SimReport {
+    Status(Box<SimStatus>),
+    Telemetry(Vec<Telemetry>),
+    Analysis(Box<Analysis>),
+    Snapshot { purpose: SnapshotPurpose, snapshot: Box<Snapshot>, species: Vec<String> },
+    /// Something the person should know (atoms caught by a shape, a backend switch).
+    Notice(String),
+    /// Something failed; the simulation is paused where it makes sense.
+    Error(String),
+    /// A scene was loaded: its document as built (the UI keeps it for saving).
+    Loaded(Box<Scene>),
+}

@@ -1,0 +1,458 @@
+//! The desktop app: state and per-frame logic, apart from any window. [`App::ui`] draws one
+//! frame into an egui `Ui` (panels from `crate::ui`, the 3D view through a paint callback) and
+//! talks to the simulation thread only through commands and reports. The window shell
+//! (`window.rs`), the headless loop (`headless.rs`) and egui_kittest tests all drive the same
+//! `App`, so what is tested is what people run.
+//!
+//! - `commands.rs`: the messages; `sim_thread.rs`: the simulation thread; `frames.rs`: the
+//!   newest-frame hand-over of positions.
+//! - `actions.rs`: what UI gestures and keys do (parameters, tools, undo, files, captures).
+//! - `settings.rs` (persisted), `undo.rs`, `tools.rs`, `plots.rs`, `reinit.rs`: state pieces.
+//! - `capture.rs`: screenshots and recordings; `painter.rs`: egui + the view on a wgpu target.
+//!
+//! Must not touch backend internals (only `sim::Backend` through the thread) or GPU code
+//! beyond handing the renderer a `ViewCallback`.
+
+pub mod actions;
+pub mod capture;
+pub mod commands;
+pub mod frames;
+pub mod headless;
+pub mod painter;
+pub mod plots;
+pub mod reinit;
+pub mod settings;
+pub mod sim_thread;
+pub mod tools;
+pub mod undo;
+pub mod window;
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use self::capture::Capture;
+use self::commands::{AnalysisRequest, Pace, SimCommand, SimReport, SimStatus, SnapshotPurpose};
+use self::plots::Plots;
+use self::reinit::InitialState;
+use self::settings::Settings;
+use self::sim_thread::SimHandle;
+use self::tools::Tools;
+use self::undo::History;
+use crate::physics::params::{SimBox, SimParams};
+use crate::render::view::PositionFrame;
+use crate::render::{Camera, CameraMode};
+use crate::scene::{Scene, presets};
+use crate::shapes::Shape;
+use crate::sim::{BackendChoice, Snapshot, Telemetry};
+
+/// How the app starts.
+#[derive(Clone, Debug, Default)]
+pub struct AppOptions {
+    /// Scene to open; else the last one (from the settings), else the default scene.
+    pub scene: Option<PathBuf>,
+    /// Backend to use instead of the remembered choice.
+    pub backend: Option<BackendChoice>,
+    /// Where settings are read and saved; None keeps them in memory only (tests, benches).
+    pub settings_path: Option<PathBuf>,
+    /// Start with the simulation paused.
+    pub paused: bool,
+    /// Re-initialise the scene with about this many atoms (liquid slab).
+    pub atoms: Option<usize>,
+    /// Settings to start from when `settings_path` is None.
+    pub settings: Option<Settings>,
+}
+
+/// A message shown for a few seconds (and kept in the log).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Message {
+    pub text: String,
+    pub error: bool,
+    pub at: Instant,
+}
+
+/// Heat / cool ramp of the target temperature.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Ramp {
+    /// Kelvin per second of wall time (negative cools).
+    pub k_per_s: f64,
+    last: Instant,
+    sent: Instant,
+}
+
+/// Frames per second of the UI, over the last second.
+#[derive(Clone, Debug)]
+pub struct FpsCounter {
+    since: Instant,
+    frames: u32,
+    pub fps: f64,
+}
+
+impl Default for FpsCounter {
+    fn default() -> Self {
+        FpsCounter { since: Instant::now(), frames: 0, fps: 0.0 }
+    }
+}
+
+impl FpsCounter {
+    fn tick(&mut self) {
+        self.frames += 1;
+        let dt = self.since.elapsed().as_secs_f64();
+        if dt >= 1.0 {
+            self.fps = self.frames as f64 / dt;
+            self.frames = 0;
+            self.since = Instant::now();
+        }
+    }
+}
+
+/// The whole app state.
+pub struct App {
+    pub settings: Settings,
+    settings_path: Option<PathBuf>,
+    /// The scene document (what Save writes): as loaded, with the current parameters and
+    /// obstacles written back at save time.
+    pub scene: Scene,
+    pub scene_path: Option<PathBuf>,
+    pub sim: SimHandle,
+    /// The simulation thread's latest status (None until the first scene is loaded).
+    pub status: Option<SimStatus>,
+    /// Parameters as the panels edit them; sent on change.
+    pub params: SimParams,
+    pub pace: Pace,
+    pub plots: Plots,
+    pub last_telemetry: Option<Telemetry>,
+    pub tools: Tools,
+    pub history: History,
+    /// Obstacle shapes as the UI knows them (sent to the simulation on every change).
+    pub shapes: Vec<Shape>,
+    pub camera: Camera,
+    fitted_box: Option<SimBox>,
+    /// Newest positions (host staging path) and the step they are from.
+    pub frame: Option<PositionFrame>,
+    pub frame_step: u64,
+    /// Positions / geometry for the renderer that it has not seen yet.
+    pending_upload: bool,
+    pending_scene: bool,
+    pub messages: Vec<Message>,
+    pub help_open: bool,
+    pub ui_hidden: bool,
+    pub fps: FpsCounter,
+    analysis_due: Instant,
+    analysis_pending: bool,
+    /// Snapshots kept for undoing atom edits.
+    snapshots: HashMap<u64, Snapshot>,
+    next_snapshot_id: u64,
+    atom_edit_before: Option<u64>,
+    /// Canonical index of the atom held by the drag tool.
+    pub grabbed: Option<u32>,
+    pub ramp: Option<Ramp>,
+    pub capture: Capture,
+    /// Atom count and initial state chosen for re-initialising.
+    pub reinit_atoms: usize,
+    pub reinit_state: InitialState,
+    /// Frames drawn since start.
+    pub frames_drawn: u64,
+    /// Size of the 3D view last frame, in pixels.
+    pub view_size: [u32; 2],
+    /// Size of the whole window last frame, in pixels.
+    pub window_size_px: [u32; 2],
+    /// Background jobs (saving files): name and handle.
+    pub tasks: Vec<(String, std::thread::JoinHandle<Result<String, String>>)>,
+}
+
+/// Analysis (g(r), histograms) is refreshed this often while the plots show.
+const ANALYSIS_PERIOD: Duration = Duration::from_millis(250);
+
+fn default_scene() -> Scene {
+    let text = presets::preset("default").expect("the default scene is built in");
+    Scene::from_str(text, "default.ron (built in)").expect("the built-in default scene is valid")
+}
+
+impl App {
+    /// Opens the app: settings, the scene (falling back to the default scene with a message
+    /// when it cannot be read), and the simulation thread.
+    pub fn new(opts: AppOptions) -> App {
+        let mut messages = Vec::new();
+        let mut note = |text: String, error: bool| messages.push(Message { text, error, at: Instant::now() });
+        let settings = match &opts.settings_path {
+            Some(p) => {
+                let (s, problem) = Settings::load(p);
+                if let Some(problem) = problem {
+                    note(problem, true);
+                }
+                s
+            }
+            None => opts.settings.clone().unwrap_or_default(),
+        };
+        let wanted = opts.scene.clone().or_else(|| settings.last_scene.clone());
+        let (mut scene, scene_path) = match &wanted {
+            Some(path) => match Scene::load(path) {
+                Ok(s) => (s, Some(path.clone())),
+                Err(e) => {
+                    note(format!("{e}; opened the default scene instead"), true);
+                    (default_scene(), None)
+                }
+            },
+            None => (default_scene(), None),
+        };
+        let backend = opts.backend.unwrap_or(settings.backend);
+        if let Some(n) = opts.atoms {
+            match reinit::reinitialise(&scene, n, InitialState::LiquidSlab) {
+                Ok(s) => scene = s,
+                Err(e) => note(e, true),
+            }
+        }
+        let pace = Pace { steps_per_frame: settings.steps_per_frame, frame_hz: 60.0, unlimited: settings.unlimited };
+        let colour = settings.view.colour_by.scalar();
+        let sim = SimHandle::spawn(scene.clone(), backend, pace, colour, !opts.paused);
+        let params = scene.sim_params();
+        let shapes = scene.obstacles.clone();
+        let sim_box = scene.sim_box();
+        let camera = Camera::fit(settings.camera_mode, &sim_box, 16.0 / 9.0);
+        let plots = Plots::new(settings.rdf_window);
+        App {
+            reinit_atoms: 0,
+            reinit_state: InitialState::LiquidSlab,
+            settings,
+            settings_path: opts.settings_path,
+            scene,
+            scene_path,
+            sim,
+            status: None,
+            params,
+            pace,
+            plots,
+            last_telemetry: None,
+            tools: Tools::default(),
+            history: History::default(),
+            shapes,
+            camera,
+            fitted_box: None,
+            frame: None,
+            frame_step: 0,
+            pending_upload: false,
+            pending_scene: true,
+            messages,
+            help_open: false,
+            ui_hidden: false,
+            fps: FpsCounter::default(),
+            analysis_due: Instant::now(),
+            analysis_pending: false,
+            snapshots: HashMap::new(),
+            next_snapshot_id: 1,
+            atom_edit_before: None,
+            grabbed: None,
+            ramp: None,
+            capture: Capture::default(),
+            frames_drawn: 0,
+            view_size: [1, 1],
+            window_size_px: [1, 1],
+            tasks: Vec::new(),
+        }
+    }
+
+    /// Shows `text` to the person (and prints errors to stderr for logs).
+    pub fn notify(&mut self, text: impl Into<String>, error: bool) {
+        let text = text.into();
+        if error {
+            eprintln!("argon-sandbox: {text}");
+        }
+        self.messages.push(Message { text, error, at: Instant::now() });
+        if self.messages.len() > 200 {
+            self.messages.remove(0);
+        }
+    }
+
+    /// The newest error shown, if any (for tests and the status bar).
+    pub fn last_error(&self) -> Option<&str> {
+        self.messages.iter().rev().find(|m| m.error).map(|m| m.text.as_str())
+    }
+
+    /// True when the simulation is running.
+    pub fn running(&self) -> bool {
+        self.status.as_ref().is_some_and(|s| s.running)
+    }
+
+    /// Applies everything the simulation thread sent since the last frame.
+    pub fn poll(&mut self) {
+        for report in self.sim.drain() {
+            self.handle_report(report);
+        }
+        if let Some(f) = self.sim.frames.take_latest() {
+            self.frame_step = f.step;
+            let old = self.frame.replace(Arc::new(f.positions));
+            if let Some(old) = old.and_then(|o| Arc::try_unwrap(o).ok()) {
+                self.sim.frames.give_back(old);
+            }
+            self.pending_upload = true;
+        }
+        if !self.sim.is_alive() && !self.messages.iter().any(|m| m.text.starts_with("the simulation thread stopped")) {
+            self.notify("the simulation thread stopped unexpectedly; reopen the scene to start again", true);
+        }
+        self.finish_tasks();
+    }
+
+    fn handle_report(&mut self, report: SimReport) {
+        match report {
+            SimReport::Status(s) => {
+                if self.status.as_ref().is_none_or(|old| old.params != s.params) {
+                    self.params = s.params.clone();
+                }
+                if self.fitted_box != Some(s.sim_box) {
+                    self.fitted_box = Some(s.sim_box);
+                    self.fit_camera();
+                    self.pending_scene = true;
+                }
+                if self.reinit_atoms == 0 {
+                    self.reinit_atoms = s.n_atoms;
+                }
+                self.status = Some(*s);
+            }
+            SimReport::Telemetry(t) => {
+                self.plots.add_telemetry(&t);
+                self.last_telemetry = t.last().copied();
+            }
+            SimReport::Analysis(a) => {
+                self.analysis_pending = false;
+                self.plots.add_analysis(&a);
+            }
+            SimReport::Snapshot { purpose, snapshot, species } => self.snapshot_arrived(purpose, *snapshot, species),
+            SimReport::Notice(text) => self.notify(text, false),
+            SimReport::Error(text) => {
+                self.analysis_pending = false;
+                self.notify(text, true);
+            }
+            SimReport::Loaded(scene) => {
+                self.shapes = scene.obstacles.clone();
+                self.params = scene.sim_params();
+                self.scene = *scene;
+                self.pending_scene = true;
+                self.fitted_box = None;
+                self.plots.clear_series();
+                self.plots.reset_rdf();
+                self.grabbed = None;
+                self.reinit_atoms = 0;
+            }
+        }
+    }
+
+    /// Frames the whole tank in the current camera mode.
+    pub fn fit_camera(&mut self) {
+        let b = self.status.as_ref().map(|s| s.sim_box).unwrap_or_else(|| self.scene.sim_box());
+        let aspect = self.view_size[0].max(1) as f32 / self.view_size[1].max(1) as f32;
+        self.camera = Camera::fit(self.settings.camera_mode, &b, aspect);
+    }
+
+    pub fn set_camera_mode(&mut self, mode: CameraMode) {
+        self.settings.camera_mode = mode;
+        self.fit_camera();
+    }
+
+    /// Asks for fresh g(r) and histograms when the plots show and the last ones are old.
+    fn request_analysis(&mut self) {
+        if !self.settings.show_plots || self.ui_hidden || self.analysis_pending || Instant::now() < self.analysis_due {
+            return;
+        }
+        let Some(s) = &self.status else { return };
+        if !s.running && self.plots.analysis_step == s.step && self.plots.rdf_frames() > 0 {
+            return;
+        }
+        let t = s.params.temperature.max(0.05);
+        self.sim.send(SimCommand::Analyse(AnalysisRequest {
+            rdf_bins: 100,
+            rdf_r_max: 4.0,
+            speed_bins: 60,
+            speed_v_max: 5.0 * t.sqrt(),
+            density_bins: 60,
+        }));
+        self.analysis_pending = true;
+        self.analysis_due = Instant::now() + ANALYSIS_PERIOD;
+    }
+
+    /// Takes the positions and geometry the renderer has not seen yet.
+    pub fn take_uploads(&mut self) -> (Option<PositionFrame>, Option<(SimBox, Vec<Shape>)>) {
+        let positions = if std::mem::take(&mut self.pending_upload) { self.frame.clone() } else { None };
+        let scene = if std::mem::take(&mut self.pending_scene) {
+            let b = self.status.as_ref().map(|s| s.sim_box).unwrap_or_else(|| self.scene.sim_box());
+            Some((b, self.shapes.clone()))
+        } else {
+            None
+        };
+        (positions, scene)
+    }
+
+    /// Marks the obstacle geometry as changed (the renderer rebuilds it next frame).
+    pub fn geometry_changed(&mut self) {
+        self.pending_scene = true;
+    }
+
+    /// Draws one frame of the whole app into `ui`.
+    pub fn ui(&mut self, ui: &mut egui::Ui) {
+        self.poll();
+        self.update_ramp();
+        crate::ui::shortcuts(self, ui.ctx());
+        crate::ui::app_ui(self, ui);
+        self.request_analysis();
+        self.fps.tick();
+        self.frames_drawn += 1;
+        let pace_hz = if self.fps.fps > 1.0 { self.fps.fps.min(240.0) } else { 60.0 };
+        if (self.pace.frame_hz - pace_hz).abs() > 5.0 {
+            self.pace.frame_hz = pace_hz;
+            self.sim.send(SimCommand::SetPace(self.pace));
+        }
+        ui.ctx().request_repaint();
+    }
+
+    /// Saves the settings (window shell calls this on exit).
+    pub fn save_settings(&mut self) {
+        self.settings.last_scene = self.scene_path.clone();
+        self.settings.steps_per_frame = self.pace.steps_per_frame;
+        self.settings.unlimited = self.pace.unlimited;
+        self.settings.rdf_window = self.plots.rdf_window;
+        if let Some(p) = &self.settings_path
+            && let Err(e) = self.settings.save(p)
+        {
+            eprintln!("argon-sandbox: could not save settings to {}: {e}", p.display());
+        }
+    }
+
+    fn snapshot_arrived(&mut self, purpose: SnapshotPurpose, snapshot: Snapshot, species: Vec<String>) {
+        match purpose {
+            SnapshotPurpose::Undo(id) => {
+                let live: Vec<u64> = self.history.snapshot_ids().collect();
+                if self.atom_edit_before == Some(id) || live.contains(&id) || id + 1 >= self.next_snapshot_id {
+                    self.snapshots.insert(id, snapshot);
+                }
+            }
+            SnapshotPurpose::SaveScene(path) => self.save_scene_with_atoms(path, snapshot),
+            SnapshotPurpose::ExportXyz(path) => self.export_xyz(path, snapshot, species),
+        }
+    }
+
+    fn finish_tasks(&mut self) {
+        let mut i = 0;
+        while i < self.tasks.len() {
+            if self.tasks[i].1.is_finished() {
+                let (name, handle) = self.tasks.remove(i);
+                match handle.join() {
+                    Ok(Ok(text)) => self.notify(text, false),
+                    Ok(Err(text)) => self.notify(format!("{name}: {text}"), true),
+                    Err(_) => self.notify(format!("{name} failed unexpectedly"), true),
+                }
+            } else {
+                i += 1;
+            }
+        }
+    }
+}
+
+impl Drop for App {
+    fn drop(&mut self) {
+        self.capture.stop_recording();
+        for (_, t) in self.tasks.drain(..) {
+            let _ = t.join();
+        }
+    }
+}

@@ -1,0 +1,391 @@
+//! The simulation thread: owns the backend, applies [`SimCommand`]s between chunks of steps,
+//! publishes positions into [`FrameSlots`] after every chunk and sends telemetry, analysis
+//! and status back. It paces itself to `steps_per_frame` x the display's frame rate (or runs
+//! flat out) on its own clock: it never waits for the renderer, and the UI never waits for it.
+
+use std::sync::Arc;
+use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, channel};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use super::commands::{Analysis, AnalysisRequest, Pace, SimCommand, SimReport, SimStatus};
+use super::frames::FrameSlots;
+use crate::physics::obstacles::ObstacleField;
+use crate::scene::Scene;
+use crate::shapes::Shape;
+use crate::sim::{Backend, BackendChoice, CaughtAtoms, ColourScalar, PositionTarget, SimError, open_backend};
+
+/// The UI's end of the simulation thread. Dropping it stops and joins the thread.
+pub struct SimHandle {
+    tx: Sender<SimCommand>,
+    reports: Receiver<SimReport>,
+    pub frames: Arc<FrameSlots>,
+    join: Option<JoinHandle<()>>,
+}
+
+impl SimHandle {
+    /// Starts the thread and asks it to load `scene` on `backend`.
+    pub fn spawn(scene: Scene, backend: BackendChoice, pace: Pace, colour: ColourScalar, running: bool) -> SimHandle {
+        let (tx, rx) = channel();
+        let (report_tx, reports) = channel();
+        let frames = Arc::new(FrameSlots::default());
+        let worker = Worker {
+            rx,
+            tx: report_tx,
+            frames: frames.clone(),
+            backend: None,
+            why: String::new(),
+            shapes: Vec::new(),
+            running,
+            pace,
+            colour,
+            due: Instant::now(),
+            rate_since: Instant::now(),
+            rate_steps: 0,
+            steps_per_s: 0.0,
+            status_due: Instant::now(),
+        };
+        let _ = tx.send(SimCommand::Load { scene: Box::new(scene), backend });
+        let join = std::thread::Builder::new()
+            .name("simulation".into())
+            .spawn(move || worker.run())
+            .expect("the operating system refused to start the simulation thread");
+        SimHandle { tx, reports, frames, join: Some(join) }
+    }
+
+    /// Sends a command; if the thread has ended the command is dropped (its error was reported).
+    pub fn send(&self, cmd: SimCommand) {
+        let _ = self.tx.send(cmd);
+    }
+
+    /// Reports received since the last call, oldest first.
+    pub fn drain(&self) -> Vec<SimReport> {
+        self.reports.try_iter().collect()
+    }
+
+    /// Waits up to `timeout` for the next report (for tests and headless drivers).
+    pub fn wait(&self, timeout: Duration) -> Option<SimReport> {
+        self.reports.recv_timeout(timeout).ok()
+    }
+
+    /// False once the thread has ended (after a panic in a backend, say).
+    pub fn is_alive(&self) -> bool {
+        self.join.as_ref().is_some_and(|j| !j.is_finished())
+    }
+}
+
+impl Drop for SimHandle {
+    fn drop(&mut self) {
+        let _ = self.tx.send(SimCommand::Shutdown);
+        if let Some(j) = self.join.take() {
+            let _ = j.join();
+        }
+    }
+}
+
+struct Worker {
+    rx: Receiver<SimCommand>,
+    tx: Sender<SimReport>,
+    frames: Arc<FrameSlots>,
+    backend: Option<Box<dyn Backend>>,
+    why: String,
+    shapes: Vec<Shape>,
+    running: bool,
+    pace: Pace,
+    colour: ColourScalar,
+    /// When the next paced frame is due.
+    due: Instant,
+    rate_since: Instant,
+    rate_steps: u64,
+    steps_per_s: f64,
+    status_due: Instant,
+}
+
+/// Obstacle grid spacing (sigma): DESIGN.md asks for at most 0.1.
+const GRID_CELL: f64 = 0.1;
+
+enum Flow {
+    Continue,
+    Stop,
+}
+
+impl Worker {
+    fn report(&self, r: SimReport) {
+        let _ = self.tx.send(r);
+    }
+
+    fn run(mut self) {
+        loop {
+            let busy = self.running && self.backend.is_some();
+            // Apply every queued command; when idle, sleep until one arrives.
+            loop {
+                let cmd = if busy {
+                    match self.rx.try_recv() {
+                        Ok(c) => c,
+                        Err(std::sync::mpsc::TryRecvError::Empty) => break,
+                        Err(_) => return,
+                    }
+                } else {
+                    match self.rx.recv_timeout(Duration::from_millis(200)) {
+                        Ok(c) => c,
+                        Err(RecvTimeoutError::Timeout) => {
+                            self.maybe_status(false);
+                            break;
+                        }
+                        Err(RecvTimeoutError::Disconnected) => return,
+                    }
+                };
+                if let Flow::Stop = self.apply(cmd) {
+                    return;
+                }
+                if !busy && self.running {
+                    break;
+                }
+            }
+            if self.running && self.backend.is_some() {
+                self.chunk(self.pace.steps_per_frame);
+                if self.wait_until_due() {
+                    return;
+                }
+            }
+        }
+    }
+
+    /// Sleeps until the next paced frame, applying commands that arrive meanwhile. True when
+    /// the thread must stop.
+    fn wait_until_due(&mut self) -> bool {
+        if self.pace.unlimited || !self.running {
+            self.due = Instant::now();
+            return false;
+        }
+        let period = Duration::from_secs_f64(1.0 / self.pace.frame_hz.clamp(1.0, 1000.0));
+        let now = Instant::now();
+        self.due += period;
+        if self.due + period * 6 < now {
+            // Far behind (the simulation is slower than the display): do not try to catch up.
+            self.due = now;
+        }
+        while let Some(left) = self.due.checked_duration_since(Instant::now()) {
+            match self.rx.recv_timeout(left) {
+                Ok(cmd) => {
+                    if let Flow::Stop = self.apply(cmd) {
+                        return true;
+                    }
+                    if !self.running {
+                        return false;
+                    }
+                }
+                Err(RecvTimeoutError::Timeout) => break,
+                Err(RecvTimeoutError::Disconnected) => return true,
+            }
+        }
+        false
+    }
+
+    /// Advances `steps`, publishes the frame, sends telemetry. On failure pauses and reports.
+    fn chunk(&mut self, steps: u64) {
+        let Some(b) = self.backend.as_mut() else { return };
+        let result = b.advance(steps);
+        let telemetry = b.drain_telemetry();
+        if !telemetry.is_empty() {
+            let _ = self.tx.send(SimReport::Telemetry(telemetry));
+        }
+        self.rate_steps += steps;
+        if let Err(e) = result {
+            self.running = false;
+            self.report(SimReport::Error(format!("{e}. The simulation is paused.")));
+            self.maybe_status(true);
+            return;
+        }
+        self.publish();
+        self.maybe_status(false);
+    }
+
+    fn publish(&mut self) {
+        let Some(b) = self.backend.as_mut() else { return };
+        let mut buf = self.frames.buffer(b.n_atoms());
+        match b.write_positions(PositionTarget::Host(&mut buf), self.colour) {
+            Ok(()) => self.frames.publish(buf, b.step()),
+            Err(e) => {
+                self.frames.give_back(buf);
+                self.report(SimReport::Error(format!("reading positions failed: {e}")));
+            }
+        }
+    }
+
+    /// Sends the status when `now` or when it is due (twice a second, with the step rate).
+    fn maybe_status(&mut self, now: bool) {
+        let t = Instant::now();
+        let dt = t.duration_since(self.rate_since).as_secs_f64();
+        if dt >= 0.5 {
+            self.steps_per_s = self.rate_steps as f64 / dt;
+            self.rate_steps = 0;
+            self.rate_since = t;
+        }
+        if !self.running {
+            self.steps_per_s = 0.0;
+        }
+        if !(now || t >= self.status_due) {
+            return;
+        }
+        self.status_due = t + Duration::from_millis(500);
+        let Some(b) = self.backend.as_ref() else { return };
+        let status = SimStatus {
+            info: b.info(),
+            why: self.why.clone(),
+            n_atoms: b.n_atoms(),
+            step: b.step(),
+            time: b.step() as f64 * b.params().dt,
+            running: self.running,
+            params: b.params().clone(),
+            sim_box: b.sim_box(),
+            n_obstacles: self.shapes.len(),
+            steps_per_s: self.steps_per_s,
+            position_path: "host staging",
+        };
+        self.report(SimReport::Status(Box::new(status)));
+    }
+
+    fn field(&self, shapes: &[Shape]) -> Option<Arc<ObstacleField>> {
+        let b = self.backend.as_ref()?.sim_box();
+        ObstacleField::bake(shapes, &b, GRID_CELL).map(Arc::new)
+    }
+
+    fn apply(&mut self, cmd: SimCommand) -> Flow {
+        match cmd {
+            SimCommand::Shutdown => return Flow::Stop,
+            SimCommand::Run(on) => {
+                self.running = on && self.backend.is_some();
+                self.due = Instant::now();
+                self.rate_since = Instant::now();
+                self.rate_steps = 0;
+                self.maybe_status(true);
+            }
+            SimCommand::Step(n) => {
+                self.running = false;
+                self.chunk(n.max(1));
+                self.maybe_status(true);
+            }
+            SimCommand::SetPace(p) => self.pace = p,
+            SimCommand::SetColour(c) => {
+                self.colour = c;
+                self.publish();
+            }
+            SimCommand::Load { scene, backend } => self.load(&scene, backend),
+            SimCommand::SwitchBackend(choice) => self.switch_backend(choice),
+            other => {
+                let Some(b) = self.backend.as_mut() else {
+                    self.report(SimReport::Error("no simulation is loaded".into()));
+                    return Flow::Continue;
+                };
+                if let Err(e) = Self::edit(b.as_mut(), other, &mut self.shapes, &self.tx) {
+                    self.report(SimReport::Error(e.to_string()));
+                }
+                self.publish();
+                self.maybe_status(true);
+            }
+        }
+        Flow::Continue
+    }
+
+    /// Commands that change the loaded system.
+    fn edit(
+        b: &mut dyn Backend,
+        cmd: SimCommand,
+        shapes: &mut Vec<Shape>,
+        tx: &Sender<SimReport>,
+    ) -> Result<(), SimError> {
+        match cmd {
+            SimCommand::SetParams(p) => b.set_params(*p)?,
+            SimCommand::SetObstacles { shapes: new, caught } => {
+                let field = ObstacleField::bake(&new, &b.sim_box(), GRID_CELL).map(Arc::new);
+                let n = b.set_obstacles(field, caught)?;
+                *shapes = new;
+                if n > 0 {
+                    let what = match caught {
+                        CaughtAtoms::Remove => "removed",
+                        CaughtAtoms::PushOut => "pushed out",
+                    };
+                    let _ = tx.send(SimReport::Notice(format!("{n} atoms inside the shape were {what}")));
+                }
+            }
+            SimCommand::RemoveAtoms(sel) => {
+                b.remove_atoms(&sel)?;
+            }
+            SimCommand::AddAtoms(atoms) => b.add_atoms(&atoms)?,
+            SimCommand::Analyse(req) => {
+                let a = analyse(b, &req)?;
+                let _ = tx.send(SimReport::Analysis(Box::new(a)));
+            }
+            SimCommand::TakeSnapshot(purpose) => {
+                let snapshot = Box::new(b.snapshot()?);
+                let species = b.params().species.iter().map(|s| s.name.clone()).collect();
+                let _ = tx.send(SimReport::Snapshot { purpose, snapshot, species });
+            }
+            SimCommand::Restore(s) => b.restore(&s)?,
+            _ => {}
+        }
+        Ok(())
+    }
+
+    fn load(&mut self, scene: &Scene, choice: BackendChoice) {
+        let setup = match scene.build() {
+            Ok(s) => s,
+            Err(e) => {
+                self.report(SimReport::Error(format!("the scene could not be built: {e}")));
+                return;
+            }
+        };
+        let field = ObstacleField::bake(&setup.shapes, &setup.sim_box, GRID_CELL).map(Arc::new);
+        // Free the old system first: two large systems may not fit side by side.
+        self.backend = None;
+        match open_backend(choice, setup.sim_box, setup.params.clone(), &setup.atoms, field) {
+            Ok((b, why)) => {
+                self.backend = Some(b);
+                self.why = why;
+                self.shapes = setup.shapes;
+                self.report(SimReport::Loaded(Box::new(scene.clone())));
+                self.publish();
+                self.maybe_status(true);
+            }
+            Err(e) => {
+                self.running = false;
+                self.report(SimReport::Error(format!("the simulation could not start: {e}")));
+            }
+        }
+    }
+
+    fn switch_backend(&mut self, choice: BackendChoice) {
+        let field = self.field(&self.shapes);
+        let Some(old) = self.backend.as_mut() else { return };
+        let result = (|| {
+            let snap = old.snapshot()?;
+            let params = old.params().clone();
+            let (mut b, why) = open_backend(choice, snap.sim_box, params, &snap.atoms, field)?;
+            b.restore(&snap)?;
+            Ok::<_, SimError>((b, why))
+        })();
+        match result {
+            Ok((b, why)) => {
+                self.report(SimReport::Notice(why.clone()));
+                self.backend = Some(b);
+                self.why = why;
+                self.publish();
+            }
+            Err(e) => self.report(SimReport::Error(format!("switching backend failed, staying on the old one: {e}"))),
+        }
+        self.maybe_status(true);
+    }
+}
+
+fn analyse(b: &mut dyn Backend, req: &AnalysisRequest) -> Result<Analysis, SimError> {
+    let temperature = b.measure()?.temperature;
+    let len = b.sim_box().length();
+    // g(r) beyond half the shortest periodic edge would count images twice.
+    let half = (0..3).filter(|&k| b.sim_box().periodic[k]).map(|k| 0.5 * len[k]).fold(f64::INFINITY, f64::min);
+    let r_max = req.rdf_r_max.min(half * 0.999);
+    let rdf = if req.rdf_bins > 0 && r_max > 0.5 { Some(b.rdf(req.rdf_bins, r_max)?) } else { None };
+    let speed = if req.speed_bins > 0 { Some(b.speed_histogram(req.speed_bins, req.speed_v_max)?) } else { None };
+    let density = if req.density_bins > 0 { Some(b.density_profile(req.density_bins)?) } else { None };
+    Ok(Analysis { step: b.step(), temperature, rdf, speed, density })
+}

@@ -1,0 +1,475 @@
+//! The drawing and editing tools as a state machine over pointer events in tank coordinates
+//! (sigma, on the front plane): what a press, drag, release or double click does with each
+//! tool, and the edits that result. Pure logic (no egui, no simulation), so it is tested
+//! directly; `ui/view.rs` feeds it events and `app` carries out the [`ToolAction`]s.
+
+use crate::scene::{MAX_POLYGON_POINTS, MAX_STROKE_POINTS};
+use crate::shapes::Shape;
+
+/// The active tool.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+pub enum Tool {
+    /// Click a shape to select it, drag to move it; Delete removes it.
+    #[default]
+    Select,
+    Rectangle,
+    Circle,
+    /// A straight wall of the set thickness.
+    Line,
+    /// Click the corners; double click, Enter or a click on the first corner closes it.
+    Polygon,
+    /// Free-hand stroke (a chain of capsules).
+    Brush,
+    /// Removes every shape the eraser touches.
+    Eraser,
+    /// Pull one atom towards the cursor with a spring.
+    DragAtom,
+    AddAtoms,
+    RemoveAtoms,
+}
+
+impl Tool {
+    pub const ALL: [Tool; 10] = [
+        Tool::Select,
+        Tool::Rectangle,
+        Tool::Circle,
+        Tool::Line,
+        Tool::Polygon,
+        Tool::Brush,
+        Tool::Eraser,
+        Tool::DragAtom,
+        Tool::AddAtoms,
+        Tool::RemoveAtoms,
+    ];
+
+    pub fn label(self) -> &'static str {
+        match self {
+            Tool::Select => "Select / move",
+            Tool::Rectangle => "Rectangle",
+            Tool::Circle => "Circle",
+            Tool::Line => "Line (wall)",
+            Tool::Polygon => "Polygon",
+            Tool::Brush => "Free-hand brush",
+            Tool::Eraser => "Eraser",
+            Tool::DragAtom => "Drag an atom",
+            Tool::AddAtoms => "Add atoms",
+            Tool::RemoveAtoms => "Remove atoms",
+        }
+    }
+
+    pub fn hint(self) -> &'static str {
+        match self {
+            Tool::Select => "click a shape to select it, drag to move it, Delete removes it",
+            Tool::Rectangle => "drag from one corner to the opposite one",
+            Tool::Circle => "press at the centre and drag out the radius",
+            Tool::Line => "drag from one end of the wall to the other",
+            Tool::Polygon => "click the corners; double click, Enter or the first corner closes, Esc cancels",
+            Tool::Brush => "drag to paint an obstacle",
+            Tool::Eraser => "drag over shapes to erase them",
+            Tool::DragAtom => "press on an atom and drag: a spring pulls it to the cursor",
+            Tool::AddAtoms => "press and drag to pour atoms in",
+            Tool::RemoveAtoms => "press and drag to remove atoms",
+        }
+    }
+
+    /// True for tools that edit the obstacle shapes.
+    pub fn edits_shapes(self) -> bool {
+        matches!(
+            self,
+            Tool::Select | Tool::Rectangle | Tool::Circle | Tool::Line | Tool::Polygon | Tool::Brush | Tool::Eraser
+        )
+    }
+}
+
+/// Sizes the tools use (sigma).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ToolSizes {
+    pub line_thickness: f64,
+    pub brush_radius: f64,
+    pub atom_brush_radius: f64,
+}
+
+/// A pointer event on the tank's front plane.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Pointer {
+    Press([f64; 2]),
+    Drag([f64; 2]),
+    Release([f64; 2]),
+    DoubleClick([f64; 2]),
+}
+
+/// What a gesture asks the app to do.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ToolAction {
+    /// A finished edit of the shapes: apply and record one undo step.
+    Commit { before: Vec<Shape>, after: Vec<Shape> },
+    /// Shapes in the middle of a drag: apply now, record nothing yet.
+    Live(Vec<Shape>),
+    /// Start and end of an atom edit (the app snapshots around it for undo).
+    AtomEditStart,
+    AtomEditEnd,
+    RemoveAtoms { centre: [f64; 2], radius: f64 },
+    AddAtoms { centre: [f64; 2], radius: f64 },
+    /// Grab the atom nearest to this point, then move the spring's end, then let go.
+    Grab([f64; 2]),
+    MoveGrab([f64; 2]),
+    Release,
+    /// A shape the tool refused, and why.
+    Refused(String),
+}
+
+#[derive(Clone, Debug, PartialEq, Default)]
+enum Gesture {
+    #[default]
+    Idle,
+    Rect([f64; 2], [f64; 2]),
+    Circle([f64; 2], [f64; 2]),
+    Line([f64; 2], [f64; 2]),
+    Stroke(Vec<[f64; 2]>),
+    Move { before: Vec<Shape>, index: usize, from: [f64; 2], last: [f64; 2] },
+    Erase { before: Vec<Shape>, now: Vec<Shape> },
+    Atoms,
+    Drag,
+}
+
+/// The tool state: which tool, the gesture in progress, the selected shape.
+#[derive(Clone, Debug, Default)]
+pub struct Tools {
+    pub tool: Tool,
+    gesture: Gesture,
+    /// Polygon corners placed so far.
+    polygon: Vec<[f64; 2]>,
+    pub selected: Option<usize>,
+}
+
+/// Smallest size of a drawn shape (sigma); smaller drags are taken as slips.
+const MIN_SIZE: f64 = 0.2;
+/// How close (sigma) a click must be to a shape to pick it.
+const PICK_TOLERANCE: f64 = 0.5;
+
+fn dist(a: [f64; 2], b: [f64; 2]) -> f64 {
+    ((a[0] - b[0]).powi(2) + (a[1] - b[1]).powi(2)).sqrt()
+}
+
+fn twice_area(pts: &[[f64; 2]]) -> f64 {
+    (0..pts.len())
+        .map(|i| {
+            let (a, b) = (pts[i], pts[(i + 1) % pts.len()]);
+            a[0] * b[1] - b[0] * a[1]
+        })
+        .sum()
+}
+
+/// The topmost (last drawn) shape within reach of `p`.
+pub fn shape_at(shapes: &[Shape], p: [f64; 2], tolerance: f64) -> Option<usize> {
+    (0..shapes.len()).rev().find(|&i| shapes[i].signed_distance(p) <= tolerance)
+}
+
+impl Tools {
+    /// Switches tool, dropping any gesture in progress.
+    pub fn set_tool(&mut self, tool: Tool) {
+        self.tool = tool;
+        self.gesture = Gesture::Idle;
+        self.polygon.clear();
+    }
+
+    /// True while a drag or a polygon is in progress.
+    pub fn busy(&self) -> bool {
+        self.gesture != Gesture::Idle || !self.polygon.is_empty()
+    }
+
+    /// The shape being drawn, for a preview outline.
+    pub fn preview(&self, sizes: &ToolSizes) -> Option<Shape> {
+        match &self.gesture {
+            Gesture::Rect(a, b) => Some(rect(*a, *b)),
+            Gesture::Circle(c, e) => Some(Shape::Circle { centre: *c, radius: dist(*c, *e).max(0.01) }),
+            Gesture::Line(a, b) => Some(Shape::Segment { a: *a, b: *b, thickness: sizes.line_thickness }),
+            Gesture::Stroke(pts) if pts.len() >= 2 => Some(Shape::Stroke { points: pts.clone(), radius: sizes.brush_radius }),
+            _ => None,
+        }
+    }
+
+    /// Corners of the polygon in progress.
+    pub fn polygon_points(&self) -> &[[f64; 2]] {
+        &self.polygon
+    }
+
+    /// Feeds one pointer event; returns what to do.
+    pub fn pointer(&mut self, ev: Pointer, shapes: &[Shape], sizes: &ToolSizes) -> Vec<ToolAction> {
+        use Pointer::*;
+        let mut out = Vec::new();
+        match (self.tool, ev) {
+            (Tool::Polygon, Press(p)) => {
+                if self.polygon.len() >= 3 && dist(p, self.polygon[0]) < 0.6 {
+                    out.extend(self.close_polygon(shapes));
+                } else if self.polygon.last().is_none_or(|&q| dist(p, q) > 0.05) {
+                    self.polygon.push(p);
+                }
+            }
+            (Tool::Polygon, DoubleClick(_)) => out.extend(self.close_polygon(shapes)),
+            (_, DoubleClick(_)) => {}
+            (Tool::Select, Press(p)) => {
+                self.selected = shape_at(shapes, p, PICK_TOLERANCE);
+                if let Some(index) = self.selected {
+                    self.gesture = Gesture::Move { before: shapes.to_vec(), index, from: p, last: p };
+                }
+            }
+            (Tool::Rectangle, Press(p)) => self.gesture = Gesture::Rect(p, p),
+            (Tool::Circle, Press(p)) => self.gesture = Gesture::Circle(p, p),
+            (Tool::Line, Press(p)) => self.gesture = Gesture::Line(p, p),
+            (Tool::Brush, Press(p)) => self.gesture = Gesture::Stroke(vec![p]),
+            (Tool::Eraser, Press(p)) => {
+                self.gesture = Gesture::Erase { before: shapes.to_vec(), now: shapes.to_vec() };
+                out.extend(self.erase(p, sizes));
+            }
+            (Tool::AddAtoms | Tool::RemoveAtoms, Press(p)) => {
+                self.gesture = Gesture::Atoms;
+                out.push(ToolAction::AtomEditStart);
+                out.push(self.atom_brush(p, sizes));
+            }
+            (Tool::DragAtom, Press(p)) => {
+                self.gesture = Gesture::Drag;
+                out.push(ToolAction::Grab(p));
+            }
+            (_, Drag(p)) => out.extend(self.drag(p, sizes)),
+            (_, Release(p)) => {
+                out.extend(self.drag(p, sizes));
+                out.extend(self.finish(shapes, sizes));
+            }
+        }
+        out
+    }
+
+    /// Enter closes a polygon; Escape cancels any gesture.
+    pub fn key_enter(&mut self, shapes: &[Shape]) -> Vec<ToolAction> {
+        self.close_polygon(shapes)
+    }
+
+    pub fn key_escape(&mut self) -> Vec<ToolAction> {
+        self.polygon.clear();
+        let out = match std::mem::take(&mut self.gesture) {
+            Gesture::Move { before, .. } | Gesture::Erase { before, .. } => vec![ToolAction::Live(before)],
+            Gesture::Drag => vec![ToolAction::Release],
+            Gesture::Atoms => vec![ToolAction::AtomEditEnd],
+            _ => vec![],
+        };
+        self.selected = None;
+        out
+    }
+
+    /// Delete: removes the selected shape.
+    pub fn delete_selected(&mut self, shapes: &[Shape]) -> Vec<ToolAction> {
+        match self.selected.take() {
+            Some(i) if i < shapes.len() => {
+                let mut after = shapes.to_vec();
+                after.remove(i);
+                vec![ToolAction::Commit { before: shapes.to_vec(), after }]
+            }
+            _ => vec![],
+        }
+    }
+
+    fn close_polygon(&mut self, shapes: &[Shape]) -> Vec<ToolAction> {
+        let pts = std::mem::take(&mut self.polygon);
+        if pts.is_empty() {
+            return vec![];
+        }
+        if pts.len() < 3 || twice_area(&pts).abs() < 2.0 * MIN_SIZE * MIN_SIZE {
+            return vec![ToolAction::Refused("a polygon needs at least three corners enclosing an area".into())];
+        }
+        if pts.len() > MAX_POLYGON_POINTS {
+            return vec![ToolAction::Refused(format!("a polygon may have at most {MAX_POLYGON_POINTS} corners"))];
+        }
+        add(shapes, Shape::Polygon { points: pts })
+    }
+
+    fn atom_brush(&self, p: [f64; 2], sizes: &ToolSizes) -> ToolAction {
+        let radius = sizes.atom_brush_radius;
+        if self.tool == Tool::AddAtoms {
+            ToolAction::AddAtoms { centre: p, radius }
+        } else {
+            ToolAction::RemoveAtoms { centre: p, radius }
+        }
+    }
+
+    fn erase(&mut self, p: [f64; 2], sizes: &ToolSizes) -> Vec<ToolAction> {
+        let Gesture::Erase { now, .. } = &mut self.gesture else { return vec![] };
+        let before = now.len();
+        now.retain(|s| s.signed_distance(p) > sizes.atom_brush_radius.min(2.0));
+        if now.len() != before { vec![ToolAction::Live(now.clone())] } else { vec![] }
+    }
+
+    fn drag(&mut self, p: [f64; 2], sizes: &ToolSizes) -> Vec<ToolAction> {
+        match &mut self.gesture {
+            Gesture::Rect(_, b) | Gesture::Circle(_, b) | Gesture::Line(_, b) => *b = p,
+            Gesture::Stroke(pts) => {
+                // Keep points about half a radius apart: smooth enough, and few.
+                if pts.last().is_none_or(|&q| dist(p, q) >= 0.5 * sizes.brush_radius)
+                    && pts.len() < MAX_STROKE_POINTS
+                {
+                    pts.push(p);
+                }
+            }
+            Gesture::Move { before, index, from, last } => {
+                if dist(p, *last) > 1e-6 {
+                    *last = p;
+                    let delta = [p[0] - from[0], p[1] - from[1]];
+                    let mut now = before.clone();
+                    now[*index] = before[*index].translated(delta);
+                    return vec![ToolAction::Live(now)];
+                }
+            }
+            Gesture::Erase { .. } => return self.erase(p, sizes),
+            Gesture::Atoms => return vec![self.atom_brush(p, sizes)],
+            Gesture::Drag => return vec![ToolAction::MoveGrab(p)],
+            Gesture::Idle => {}
+        }
+        vec![]
+    }
+
+    fn finish(&mut self, shapes: &[Shape], sizes: &ToolSizes) -> Vec<ToolAction> {
+        match std::mem::take(&mut self.gesture) {
+            Gesture::Rect(a, b) => {
+                if (a[0] - b[0]).abs() < MIN_SIZE || (a[1] - b[1]).abs() < MIN_SIZE {
+                    return vec![];
+                }
+                add(shapes, rect(a, b))
+            }
+            Gesture::Circle(c, e) => {
+                let radius = dist(c, e);
+                if radius < MIN_SIZE {
+                    return vec![];
+                }
+                add(shapes, Shape::Circle { centre: c, radius })
+            }
+            Gesture::Line(a, b) => {
+                if dist(a, b) < MIN_SIZE {
+                    return vec![];
+                }
+                add(shapes, Shape::Segment { a, b, thickness: sizes.line_thickness })
+            }
+            Gesture::Stroke(pts) => add(shapes, Shape::Stroke { points: pts, radius: sizes.brush_radius }),
+            Gesture::Move { before, index, from, last } => {
+                let delta = [last[0] - from[0], last[1] - from[1]];
+                let mut after = before.clone();
+                after[index] = before[index].translated(delta);
+                vec![ToolAction::Commit { before, after }]
+            }
+            Gesture::Erase { before, now } => vec![ToolAction::Commit { before, after: now }],
+            Gesture::Atoms => vec![ToolAction::AtomEditEnd],
+            Gesture::Drag => vec![ToolAction::Release],
+            Gesture::Idle => vec![],
+        }
+    }
+}
+
+fn rect(a: [f64; 2], b: [f64; 2]) -> Shape {
+    Shape::Rectangle {
+        centre: [0.5 * (a[0] + b[0]), 0.5 * (a[1] + b[1])],
+        half_size: [0.5 * (a[0] - b[0]).abs().max(0.005), 0.5 * (a[1] - b[1]).abs().max(0.005)],
+        angle_deg: 0.0,
+    }
+}
+
+fn add(shapes: &[Shape], s: Shape) -> Vec<ToolAction> {
+    if shapes.len() >= crate::scene::MAX_OBSTACLES {
+        return vec![ToolAction::Refused(format!(
+            "a scene may hold at most {} obstacles: erase some first",
+            crate::scene::MAX_OBSTACLES
+        ))];
+    }
+    let mut after = shapes.to_vec();
+    after.push(s);
+    vec![ToolAction::Commit { before: shapes.to_vec(), after }]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SIZES: ToolSizes = ToolSizes { line_thickness: 1.0, brush_radius: 0.5, atom_brush_radius: 2.0 };
+
+    fn drag(t: &mut Tools, shapes: &[Shape], a: [f64; 2], b: [f64; 2]) -> Vec<ToolAction> {
+        let mut out = t.pointer(Pointer::Press(a), shapes, &SIZES);
+        out.extend(t.pointer(Pointer::Drag([(a[0] + b[0]) / 2.0, (a[1] + b[1]) / 2.0]), shapes, &SIZES));
+        out.extend(t.pointer(Pointer::Release(b), shapes, &SIZES));
+        out
+    }
+
+    fn committed(actions: &[ToolAction]) -> Vec<Shape> {
+        match actions.last() {
+            Some(ToolAction::Commit { after, .. }) => after.clone(),
+            other => panic!("expected a commit, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn drawing_each_shape() {
+        let mut t = Tools::default();
+        t.set_tool(Tool::Rectangle);
+        let s = committed(&drag(&mut t, &[], [1.0, 1.0], [5.0, 3.0]));
+        assert_eq!(s, vec![Shape::Rectangle { centre: [3.0, 2.0], half_size: [2.0, 1.0], angle_deg: 0.0 }]);
+        t.set_tool(Tool::Circle);
+        let s = committed(&drag(&mut t, &s, [10.0, 10.0], [13.0, 14.0]));
+        assert_eq!(s[1], Shape::Circle { centre: [10.0, 10.0], radius: 5.0 });
+        t.set_tool(Tool::Line);
+        let s = committed(&drag(&mut t, &s, [0.0, 0.0], [0.0, 4.0]));
+        assert!(matches!(s[2], Shape::Segment { thickness: 1.0, .. }));
+        t.set_tool(Tool::Brush);
+        let s = committed(&drag(&mut t, &s, [20.0, 0.0], [24.0, 0.0]));
+        assert!(matches!(&s[3], Shape::Stroke { points, radius: 0.5 } if points.len() == 3));
+        // A slip (tiny drag) adds nothing.
+        t.set_tool(Tool::Rectangle);
+        assert!(drag(&mut t, &s, [1.0, 1.0], [1.05, 1.05]).is_empty());
+    }
+
+    #[test]
+    fn polygon_closes_on_double_click_or_first_corner_and_refuses_no_area() {
+        let mut t = Tools::default();
+        t.set_tool(Tool::Polygon);
+        for p in [[0.0, 0.0], [4.0, 0.0], [4.0, 4.0]] {
+            assert!(t.pointer(Pointer::Press(p), &[], &SIZES).is_empty());
+        }
+        let s = committed(&t.pointer(Pointer::Press([0.1, 0.1]), &[], &SIZES));
+        assert!(matches!(&s[0], Shape::Polygon { points } if points.len() == 3));
+        for p in [[0.0, 0.0], [1.0, 1.0], [2.0, 2.0]] {
+            t.pointer(Pointer::Press(p), &[], &SIZES);
+        }
+        let out = t.pointer(Pointer::DoubleClick([2.0, 2.0]), &[], &SIZES);
+        assert!(matches!(&out[0], ToolAction::Refused(m) if m.contains("area")));
+        assert!(!t.busy());
+    }
+
+    #[test]
+    fn select_moves_and_delete_removes() {
+        let shapes = vec![Shape::Circle { centre: [5.0, 5.0], radius: 1.0 }];
+        let mut t = Tools::default();
+        let out = drag(&mut t, &shapes, [5.0, 5.0], [8.0, 9.0]);
+        assert!(out.iter().any(|a| matches!(a, ToolAction::Live(_))));
+        let moved = committed(&out);
+        assert_eq!(moved, vec![Shape::Circle { centre: [8.0, 9.0], radius: 1.0 }]);
+        assert_eq!(t.selected, Some(0));
+        assert_eq!(committed(&t.delete_selected(&moved)), vec![]);
+        // Clicking empty space selects nothing and moves nothing.
+        assert!(drag(&mut t, &moved, [30.0, 30.0], [31.0, 31.0]).is_empty());
+    }
+
+    #[test]
+    fn eraser_and_atom_tools() {
+        let shapes = vec![
+            Shape::Circle { centre: [5.0, 5.0], radius: 1.0 },
+            Shape::Circle { centre: [20.0, 5.0], radius: 1.0 },
+        ];
+        let mut t = Tools::default();
+        t.set_tool(Tool::Eraser);
+        assert_eq!(committed(&drag(&mut t, &shapes, [5.0, 7.0], [5.0, 8.0])), vec![shapes[1].clone()]);
+        t.set_tool(Tool::RemoveAtoms);
+        let out = drag(&mut t, &shapes, [1.0, 1.0], [3.0, 1.0]);
+        assert_eq!(out.first(), Some(&ToolAction::AtomEditStart));
+        assert_eq!(out.last(), Some(&ToolAction::AtomEditEnd));
+        assert!(out.contains(&ToolAction::RemoveAtoms { centre: [3.0, 1.0], radius: 2.0 }));
+        t.set_tool(Tool::DragAtom);
+        let out = drag(&mut t, &shapes, [1.0, 1.0], [3.0, 1.0]);
+        assert_eq!(out, vec![ToolAction::Grab([1.0, 1.0]), ToolAction::MoveGrab([2.0, 1.0]), ToolAction::MoveGrab([3.0, 1.0]), ToolAction::Release]);
+    }
+}

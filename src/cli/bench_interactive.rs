@@ -1,0 +1,137 @@
+//! `argon-sandbox bench --interactive`: the whole app loop headless (simulation thread,
+//! renderer and egui painting into an offscreen window-sized target, each frame finished on
+//! the GPU), measuring frames per second and the MD steps that land in each displayed frame,
+//! for each `--n` (`--n 0`: the default scene as shipped). The app runs as a person would run it: liquid slab in the default tank,
+//! steps per frame tied to the display (`--steps-per-frame`), plots open.
+
+use std::time::{Duration, Instant};
+
+use anyhow::{Result, anyhow, bail};
+
+use super::bench::BenchArgs;
+use crate::app::headless::Headless;
+use crate::app::settings::Settings;
+use crate::app::{App, AppOptions};
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(|a, b| a.total_cmp(b));
+    v[v.len() / 2]
+}
+
+/// One measured case.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct InteractiveResult {
+    pub n_atoms: usize,
+    pub backend: String,
+    pub device: String,
+    pub renderer: String,
+    pub algorithm: String,
+    pub precision: String,
+    pub size: [u32; 2],
+    pub fps: f64,
+    pub frame_ms: f64,
+    pub steps_per_frame: f64,
+    pub steps_per_s: f64,
+    pub atom_steps_per_s: f64,
+    pub position_path: String,
+}
+
+pub fn run(args: &BenchArgs) -> Result<()> {
+    let size = crate::record::parse_size(&args.size)?;
+    if args.frames == 0 || args.repeats == 0 {
+        bail!("--frames and --repeats must be at least 1");
+    }
+    if args.steps_per_frame == 0 {
+        bail!("--steps-per-frame must be at least 1");
+    }
+    if !args.json {
+        println!(
+            "{:>9} {:>5} {:>9} {:>7} {:>9} {:>8} {:>10} {:>12}  device / renderer / positions",
+            "atoms", "back", "precision", "FPS", "frame ms", "steps/fr", "steps/s", "atom-steps/s"
+        );
+    }
+    for &n in &args.sizes {
+        let r = measure(args, n, size)?;
+        if args.json {
+            println!("{}", serde_json::to_string(&r)?);
+        } else {
+            println!(
+                "{:>9} {:>5} {:>9} {:>7.1} {:>9.2} {:>8.1} {:>10.0} {:>12.3e}  {} / {} / {}",
+                r.n_atoms,
+                r.backend,
+                r.precision,
+                r.fps,
+                r.frame_ms,
+                r.steps_per_frame,
+                r.steps_per_s,
+                r.atom_steps_per_s,
+                r.device,
+                r.renderer,
+                r.position_path
+            );
+        }
+    }
+    Ok(())
+}
+
+fn measure(args: &BenchArgs, n: usize, size: [u32; 2]) -> Result<InteractiveResult> {
+    let settings = Settings { steps_per_frame: args.steps_per_frame, ..Settings::default() };
+    let backend = args.backend.first().copied();
+    let atoms = (n != 0).then_some(n);
+    let app = App::new(AppOptions { atoms, backend, settings: Some(settings), ..Default::default() });
+    let mut h = Headless::new(app, size)?;
+    let renderer = h.gpu.describe();
+    // Wait for the system to be built and its first frame drawn.
+    let loaded = h.run_until(Duration::from_secs(900), |a| a.status.is_some() && a.frame.is_some());
+    if !loaded {
+        return Err(anyhow!("the simulation did not start: {}", h.app.last_error().unwrap_or("timed out")));
+    }
+    if let Some(e) = h.app.last_error() {
+        bail!("{e}");
+    }
+    let app = &mut h.app;
+    app.params.algorithm = args.algorithm[0];
+    app.params.precision = args.precision[0];
+    app.params.block_size = args.block_size[0];
+    if !app.apply_params() {
+        bail!("{}", app.last_error().unwrap_or("bad parameters"));
+    }
+    let want = app.params.clone();
+    if !h.run_until(Duration::from_secs(120), |a| a.status.as_ref().is_some_and(|s| s.params == want)) {
+        bail!("the simulation did not take the parameters: {}", h.app.last_error().unwrap_or("timed out"));
+    }
+    for _ in 0..30 {
+        h.frame();
+    }
+    let mut fps = Vec::new();
+    let mut spf = Vec::new();
+    for _ in 0..args.repeats {
+        let (t0, s0) = (Instant::now(), h.app.frame_step);
+        for _ in 0..args.frames {
+            h.frame();
+        }
+        let dt = t0.elapsed().as_secs_f64();
+        fps.push(args.frames as f64 / dt);
+        spf.push((h.app.frame_step - s0) as f64 / args.frames as f64);
+    }
+    let status = h.app.status.clone().ok_or_else(|| anyhow!("no status"))?;
+    if let Some(e) = h.app.last_error() {
+        bail!("{e}");
+    }
+    let (fps, spf) = (median(fps), median(spf));
+    Ok(InteractiveResult {
+        n_atoms: status.n_atoms,
+        backend: status.info.kind.to_string(),
+        device: status.info.device.clone(),
+        renderer,
+        algorithm: format!("{:?}", status.params.algorithm),
+        precision: status.params.precision.name().to_string(),
+        size,
+        fps,
+        frame_ms: 1000.0 / fps,
+        steps_per_frame: spf,
+        steps_per_s: spf * fps,
+        atom_steps_per_s: spf * fps * status.n_atoms as f64,
+        position_path: status.position_path.to_string(),
+    })
+}

@@ -1,0 +1,201 @@
+//! The 3D view inside egui, through one egui-wgpu paint callback: [`ViewResources`] (made once
+//! and kept in egui-wgpu's `callback_resources`) holds the [`Renderer`], a view-sized
+//! offscreen colour + depth target and a blit pipeline. Each frame a [`ViewCallback`] carries
+//! the camera, display settings and (when new) positions and scene geometry: `prepare`
+//! uploads them and draws the atoms into the offscreen target inside egui's command encoder;
+//! `paint` copies the image into egui's pass. egui's pass needs no depth buffer this way, so
+//! the same code runs in the window, headless, and under egui_kittest.
+
+use std::sync::{Arc, Mutex};
+
+use egui_wgpu::{CallbackResources, CallbackTrait, ScreenDescriptor};
+
+use super::offscreen::{COLOUR_FORMAT, Offscreen};
+use super::{Camera, Renderer, ViewSettings};
+use crate::physics::params::SimBox;
+use crate::shapes::Shape;
+
+/// Positions for the renderer's own buffer (the host-staging path).
+pub type PositionFrame = Arc<Vec<[f32; 4]>>;
+
+/// GPU resources of the 3D view, created once per device and target format.
+pub struct ViewResources {
+    pub renderer: Renderer,
+    /// The view's image, resized with the view.
+    pub target: Option<Offscreen>,
+    blit_pipeline: wgpu::RenderPipeline,
+    blit_layout: wgpu::BindGroupLayout,
+    sampler: wgpu::Sampler,
+    blit_bind: Option<wgpu::BindGroup>,
+    /// Set when the last frame's view could not be drawn (e.g. too large a target).
+    pub error: Option<String>,
+}
+
+impl ViewResources {
+    /// Resources for egui targets of `target_format`.
+    pub fn new(device: &wgpu::Device, target_format: wgpu::TextureFormat) -> ViewResources {
+        let renderer = Renderer::new(device, COLOUR_FORMAT);
+        let encode = if target_format.is_srgb() { "false" } else { "true" };
+        let source = include_str!("../../shaders/blit.wgsl").replace("/*ENCODE_SRGB*/false", encode);
+        let shader = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+            label: Some("blit.wgsl"),
+            source: wgpu::ShaderSource::Wgsl(source.into()),
+        });
+        let blit_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some("view blit layout"),
+            entries: &[
+                wgpu::BindGroupLayoutEntry {
+                    binding: 0,
+                    visibility: wgpu::ShaderStages::FRAGMENT,
+                    ty: wgpu::BindingType::Texture {
+                        sample_type: wgpu::TextureSampleType::Float { filterable: true },
+                        view_dimension: wgpu::TextureViewDimension::D2,
+                        multisampled: false,
+                    },
+                    count: None,
+                },
+                wgpu::BindGroupLayoutEntry {
+                    binding: 1,
+                    visibility: wgpu::ShaderStages::FRAGMENT,
+                    ty: wgpu::BindingType::Sampler(wgpu::SamplerBindingType::Filtering),
+                    count: None,
+                },
+            ],
+        });
+        let layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+            label: Some("view blit pipeline layout"),
+            bind_group_layouts: &[Some(&blit_layout)],
+            immediate_size: 0,
+        });
+        let blit_pipeline = device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+            label: Some("view blit pipeline"),
+            layout: Some(&layout),
+            vertex: wgpu::VertexState {
+                module: &shader,
+                entry_point: Some("vs_main"),
+                buffers: &[],
+                compilation_options: Default::default(),
+            },
+            primitive: wgpu::PrimitiveState::default(),
+            depth_stencil: None,
+            multisample: wgpu::MultisampleState::default(),
+            fragment: Some(wgpu::FragmentState {
+                module: &shader,
+                entry_point: Some("fs_main"),
+                targets: &[Some(wgpu::ColorTargetState {
+                    format: target_format,
+                    blend: None,
+                    write_mask: wgpu::ColorWrites::ALL,
+                })],
+                compilation_options: Default::default(),
+            }),
+            multiview_mask: None,
+            cache: None,
+        });
+        let sampler = device.create_sampler(&wgpu::SamplerDescriptor {
+            label: Some("view blit sampler"),
+            mag_filter: wgpu::FilterMode::Nearest,
+            min_filter: wgpu::FilterMode::Nearest,
+            ..Default::default()
+        });
+        ViewResources { renderer, target: None, blit_pipeline, blit_layout, sampler, blit_bind: None, error: None }
+    }
+
+    /// Makes the target `size` pixels (recreated only when the size changes).
+    fn ensure_target(&mut self, device: &wgpu::Device, size: [u32; 2]) -> bool {
+        if self.target.as_ref().is_some_and(|t| t.size == size) {
+            return true;
+        }
+        match Offscreen::new(device, size) {
+            Ok(t) => {
+                self.blit_bind = Some(device.create_bind_group(&wgpu::BindGroupDescriptor {
+                    label: Some("view blit bind group"),
+                    layout: &self.blit_layout,
+                    entries: &[
+                        wgpu::BindGroupEntry { binding: 0, resource: wgpu::BindingResource::TextureView(&t.colour_view) },
+                        wgpu::BindGroupEntry { binding: 1, resource: wgpu::BindingResource::Sampler(&self.sampler) },
+                    ],
+                }));
+                self.target = Some(t);
+                self.error = None;
+                true
+            }
+            Err(e) => {
+                self.error = Some(e.to_string());
+                self.target = None;
+                self.blit_bind = None;
+                false
+            }
+        }
+    }
+}
+
+/// One frame of the 3D view.
+pub struct ViewCallback {
+    pub camera: Camera,
+    pub settings: ViewSettings,
+    /// The view's size in physical pixels.
+    pub size: [u32; 2],
+    /// New positions to upload, if any arrived since the last frame.
+    pub positions: Option<PositionFrame>,
+    /// New tank and obstacle geometry, if it changed.
+    pub scene: Option<(SimBox, Vec<Shape>)>,
+    /// Uploads already done, so a repeated `prepare` (a second render of the same frame, for
+    /// a capture) does not repeat them.
+    done: Mutex<bool>,
+}
+
+impl ViewCallback {
+    pub fn new(
+        camera: Camera,
+        settings: ViewSettings,
+        size: [u32; 2],
+        positions: Option<PositionFrame>,
+        scene: Option<(SimBox, Vec<Shape>)>,
+    ) -> ViewCallback {
+        ViewCallback { camera, settings, size, positions, scene, done: Mutex::new(false) }
+    }
+}
+
+impl CallbackTrait for ViewCallback {
+    fn prepare(
+        &self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        _screen: &ScreenDescriptor,
+        encoder: &mut wgpu::CommandEncoder,
+        resources: &mut CallbackResources,
+    ) -> Vec<wgpu::CommandBuffer> {
+        let Some(view) = resources.get_mut::<ViewResources>() else { return Vec::new() };
+        let mut done = self.done.lock().unwrap_or_else(|e| e.into_inner());
+        if !*done {
+            if let Some((b, shapes)) = &self.scene {
+                view.renderer.set_scene(device, b, shapes);
+            }
+            if let Some(p) = &self.positions {
+                view.renderer.upload_atoms(device, queue, p);
+            }
+            *done = true;
+        }
+        if view.ensure_target(device, self.size) {
+            view.renderer.prepare(queue, &self.camera, self.size, &self.settings);
+            if let Some(t) = &view.target {
+                t.encode(encoder, &view.renderer, &self.settings);
+            }
+        }
+        Vec::new()
+    }
+
+    fn paint(
+        &self,
+        _info: egui::PaintCallbackInfo,
+        pass: &mut wgpu::RenderPass<'static>,
+        resources: &CallbackResources,
+    ) {
+        let Some(view) = resources.get::<ViewResources>() else { return };
+        let Some(bind) = &view.blit_bind else { return };
+        pass.set_pipeline(&view.blit_pipeline);
+        pass.set_bind_group(0, bind, &[]);
+        pass.draw(0..3, 0..1);
+    }
+}

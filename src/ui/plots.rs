@@ -1,0 +1,62 @@
+//! The Plots panel (egui_plot, units on every axis): temperature, energies per atom and
+//! pressure against time; g(r) averaged over a window (with reset); the speed histogram with
+//! the Maxwell-Boltzmann curve at the measured temperature; the density profile along y.
+
+use egui_plot::{Legend, Line, Plot};
+
+use super::fields::count_field;
+use crate::app::App;
+
+const HEIGHT: f32 = 150.0;
+
+fn plot<'a>(id: &str, x: &str, y: &str) -> Plot<'a> {
+    Plot::new(id).height(HEIGHT).x_axis_label(x.to_string()).y_axis_label(y.to_string()).allow_scroll(false)
+}
+
+pub fn plots_ui(app: &mut App, ui: &mut egui::Ui) {
+    let p = &app.plots;
+    egui::CollapsingHeader::new("Temperature").default_open(true).show(ui, |ui| {
+        plot("T(t)", "time (ps)", "T (K)").show(ui, |pu| {
+            pu.line(Line::new("T", p.temperature_k.points.clone()));
+        });
+    });
+    egui::CollapsingHeader::new("Energy per atom").default_open(true).show(ui, |ui| {
+        plot("E(t)", "time (ps)", "energy (kJ/mol)").legend(Legend::default()).show(ui, |pu| {
+            pu.line(Line::new("kinetic", p.kinetic.points.clone()));
+            pu.line(Line::new("potential", p.potential.points.clone()));
+            pu.line(Line::new("total", p.total.points.clone()));
+        });
+    });
+    egui::CollapsingHeader::new("Pressure").default_open(true).show(ui, |ui| {
+        plot("P(t)", "time (ps)", "P (MPa)").show(ui, |pu| {
+            pu.line(Line::new("P", p.pressure_mpa.points.clone()));
+        });
+    });
+    egui::CollapsingHeader::new("Radial distribution g(r)").default_open(true).show(ui, |ui| {
+        let rdf = app.plots.rdf();
+        plot("g(r)", "r (nm)", "g(r)").show(ui, |pu| {
+            pu.line(Line::new("g(r)", rdf));
+        });
+        ui.horizontal(|ui| {
+            if let Some(w) = count_field(ui, "Average over", app.plots.rdf_window as u64, 1..=1000, "frames") {
+                app.plots.set_rdf_window(w as usize);
+            }
+            if ui.button("Reset").clicked() {
+                app.plots.reset_rdf();
+            }
+        });
+        ui.small(format!("{} frames averaged", app.plots.rdf_frames()));
+    });
+    let p = &app.plots;
+    egui::CollapsingHeader::new("Speed distribution").default_open(true).show(ui, |ui| {
+        plot("speeds", "speed (m/s)", "probability density (s/m)").legend(Legend::default()).show(ui, |pu| {
+            pu.line(Line::new("measured", p.speed.clone()));
+            pu.line(Line::new("Maxwell-Boltzmann", p.maxwell.clone()));
+        });
+    });
+    egui::CollapsingHeader::new("Density profile").default_open(true).show(ui, |ui| {
+        plot("density(y)", "height y (nm)", "density (atoms/nm³)").show(ui, |pu| {
+            pu.line(Line::new("density", p.density.clone()));
+        });
+    });
+}

@@ -1,0 +1,117 @@
+//! The Simulation panel: play / pause / step / reset, backend, algorithm, precision, CUDA
+//! block size, time step, steps per frame, and re-initialising with another atom count or
+//! initial state.
+
+use super::fields::{count_field, number_field};
+use crate::app::App;
+use crate::app::reinit::{InitialState, MIN_ATOMS};
+use crate::physics::params::{Algorithm, Precision};
+use crate::scene::MAX_ATOMS;
+use crate::sim::BackendChoice;
+use crate::units;
+
+pub fn algorithm_label(a: Algorithm) -> &'static str {
+    match a {
+        Algorithm::Auto => "Auto (by atom count)",
+        Algorithm::AllPairsGlobal => "All-pairs (global memory)",
+        Algorithm::AllPairsTiled => "All-pairs (shared-memory tiles)",
+        Algorithm::Cells => "Cell list",
+        Algorithm::Neighbors => "Neighbour list",
+    }
+}
+
+fn backend_label(b: BackendChoice) -> &'static str {
+    match b {
+        BackendChoice::Auto => "Auto (CUDA if usable)",
+        BackendChoice::Cuda => "CUDA",
+        BackendChoice::Cpu => "CPU",
+    }
+}
+
+/// CUDA block sizes offered.
+pub const BLOCK_SIZES: [u32; 6] = [32, 64, 128, 256, 512, 1024];
+
+pub fn simulation_ui(app: &mut App, ui: &mut egui::Ui) {
+    ui.horizontal(|ui| {
+        let running = app.running();
+        if ui.button(if running { "Pause" } else { "Play" }).on_hover_text("Space").clicked() {
+            app.toggle_running();
+        }
+        if ui.button("Step").on_hover_text("advance one frame's steps, then pause (.)").clicked() {
+            app.single_step();
+        }
+        if ui.button("Reset").on_hover_text("start over from the scene, keeping parameters and obstacles").clicked() {
+            app.reset();
+        }
+    });
+    let mut backend = app.settings.backend;
+    egui::ComboBox::from_label("Backend").selected_text(backend_label(backend)).show_ui(ui, |ui| {
+        for b in [BackendChoice::Auto, BackendChoice::Cuda, BackendChoice::Cpu] {
+            ui.selectable_value(&mut backend, b, backend_label(b));
+        }
+    });
+    if backend != app.settings.backend {
+        app.switch_backend(backend);
+    }
+    let mut algorithm = app.params.algorithm;
+    egui::ComboBox::from_label("Algorithm").selected_text(algorithm_label(algorithm)).show_ui(ui, |ui| {
+        for a in [Algorithm::Auto, Algorithm::AllPairsGlobal, Algorithm::AllPairsTiled, Algorithm::Cells, Algorithm::Neighbors] {
+            ui.selectable_value(&mut algorithm, a, algorithm_label(a));
+        }
+    });
+    if algorithm != app.params.algorithm {
+        app.params.algorithm = algorithm;
+        app.apply_params();
+    }
+    let mut precision = app.params.precision;
+    egui::ComboBox::from_label("Precision").selected_text(precision.name()).show_ui(ui, |ui| {
+        for p in Precision::ALL {
+            ui.selectable_value(&mut precision, p, p.name());
+        }
+    });
+    if precision != app.params.precision {
+        app.params.precision = precision;
+        app.apply_params();
+    }
+    let on_cuda = app.status.as_ref().is_some_and(|s| s.info.kind == "cuda");
+    let mut block = app.params.block_size;
+    ui.add_enabled_ui(on_cuda, |ui| {
+        egui::ComboBox::from_label("CUDA block size").selected_text(block.to_string()).show_ui(ui, |ui| {
+            for b in BLOCK_SIZES {
+                ui.selectable_value(&mut block, b, b.to_string());
+            }
+        });
+    })
+    .response
+    .on_disabled_hover_text("the CPU backend has no blocks");
+    if block != app.params.block_size {
+        app.params.block_size = block;
+        app.apply_params();
+    }
+    let dt_fs = app.params.dt * units::argon_tau_ps() * 1000.0;
+    if let Some(v) = number_field(ui, "Time step", dt_fs, 0.1..=100.0, "fs", 2) {
+        app.params.dt = v / 1000.0 / units::argon_tau_ps();
+        app.apply_params();
+    }
+    ui.horizontal(|ui| {
+        if let Some(n) = count_field(ui, "Steps per frame", app.pace.steps_per_frame, 1..=10_000, "") {
+            app.set_steps_per_frame(n);
+        }
+    });
+    let mut unlimited = app.pace.unlimited;
+    if ui.checkbox(&mut unlimited, "As fast as possible").on_hover_text("do not tie steps to displayed frames").changed() {
+        app.set_unlimited(unlimited);
+    }
+    ui.separator();
+    if let Some(n) = count_field(ui, "Atoms", app.reinit_atoms as u64, MIN_ATOMS as u64..=MAX_ATOMS as u64, "") {
+        app.reinit_atoms = n as usize;
+    }
+    egui::ComboBox::from_label("Initial state").selected_text(app.reinit_state.label()).show_ui(ui, |ui| {
+        for s in InitialState::ALL {
+            ui.selectable_value(&mut app.reinit_state, s, s.label());
+        }
+    });
+    if ui.button("Re-initialise").on_hover_text("rebuild the tank with this many atoms").clicked() {
+        app.reinitialise();
+    }
+}

@@ -1,0 +1,83 @@
+//! The Temperature panel: ensemble, target in K, coupling time, and heat / cool ramps.
+
+use super::fields::number_field;
+use crate::app::App;
+use crate::physics::params::Thermostat;
+use crate::units;
+
+fn ensemble_label(t: &Thermostat) -> &'static str {
+    match t {
+        Thermostat::Nve => "NVE (no thermostat)",
+        Thermostat::Berendsen { .. } => "Berendsen",
+        Thermostat::Csvr { .. } => "Bussi stochastic rescaling",
+        Thermostat::Langevin { .. } => "Langevin",
+    }
+}
+
+/// Ramp speed of the heat / cool buttons, K per second.
+pub const RAMP_K_PER_S: f64 = 20.0;
+
+pub fn temperature_ui(app: &mut App, ui: &mut egui::Ui) {
+    let current = app.params.thermostat;
+    let coupling = match current {
+        Thermostat::Nve => 0.5,
+        Thermostat::Berendsen { tau } | Thermostat::Csvr { tau } => tau,
+        Thermostat::Langevin { damp } => damp,
+    };
+    let mut chosen = current;
+    egui::ComboBox::from_label("Ensemble").selected_text(ensemble_label(&current)).show_ui(ui, |ui| {
+        for t in [
+            Thermostat::Nve,
+            Thermostat::Berendsen { tau: coupling },
+            Thermostat::Csvr { tau: coupling },
+            Thermostat::Langevin { damp: coupling },
+        ] {
+            let selected = std::mem::discriminant(&t) == std::mem::discriminant(&current);
+            if ui.selectable_label(selected, ensemble_label(&t)).clicked() {
+                chosen = t;
+            }
+        }
+    });
+    if chosen != current {
+        app.params.thermostat = chosen;
+        app.apply_params();
+    }
+    let kelvin = units::reduced_to_kelvin(app.params.temperature);
+    if let Some(v) = number_field(ui, "Target temperature", kelvin, 1.0..=5000.0, "K", 1) {
+        app.ramp = None;
+        app.set_target_kelvin(v);
+    }
+    if current != Thermostat::Nve {
+        let tau_ps = coupling * units::argon_tau_ps();
+        if let Some(v) = number_field(ui, "Coupling time", tau_ps, 0.01..=1000.0, "ps", 3) {
+            let reduced = v / units::argon_tau_ps();
+            app.params.thermostat = match current {
+                Thermostat::Berendsen { .. } => Thermostat::Berendsen { tau: reduced },
+                Thermostat::Csvr { .. } => Thermostat::Csvr { tau: reduced },
+                Thermostat::Langevin { .. } => Thermostat::Langevin { damp: reduced },
+                Thermostat::Nve => Thermostat::Nve,
+            };
+            app.apply_params();
+        }
+    }
+    let thermostat = current != Thermostat::Nve;
+    ui.add_enabled_ui(thermostat, |ui| {
+        ui.horizontal(|ui| {
+            let ramp = app.ramp.map(|r| r.k_per_s);
+            if ui.selectable_label(ramp.is_some_and(|r| r > 0.0), "Heat").clicked() {
+                app.start_ramp(RAMP_K_PER_S);
+            }
+            if ui.selectable_label(ramp.is_some_and(|r| r < 0.0), "Cool").clicked() {
+                app.start_ramp(-RAMP_K_PER_S);
+            }
+            if ui.add_enabled(ramp.is_some(), egui::Button::new("Hold")).clicked() {
+                app.stop_ramp();
+            }
+        });
+    })
+    .response
+    .on_disabled_hover_text("choose a thermostat (not NVE) to heat or cool");
+    if let Some(t) = &app.last_telemetry {
+        ui.label(format!("Now: {:.1} K", units::reduced_to_kelvin(t.temperature)));
+    }
+}

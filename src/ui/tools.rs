@@ -1,0 +1,62 @@
+//! The Tools panel: the drawing and editing tools, their sizes, what happens to atoms caught
+//! by a new shape, and undo / redo.
+
+use super::fields::number_field;
+use crate::app::App;
+use crate::app::tools::Tool;
+use crate::sim::CaughtAtoms;
+
+pub fn tools_ui(app: &mut App, ui: &mut egui::Ui) {
+    ui.horizontal_wrapped(|ui| {
+        for t in Tool::ALL {
+            if ui.selectable_label(app.tools.tool == t, t.label()).on_hover_text(t.hint()).clicked() {
+                app.set_tool(t);
+            }
+        }
+    });
+    ui.small(app.tools.tool.hint());
+    match app.tools.tool {
+        Tool::Line => {
+            if let Some(v) = number_field(ui, "Wall thickness", app.settings.line_thickness, 0.1..=50.0, "σ", 2) {
+                app.settings.line_thickness = v;
+            }
+        }
+        Tool::Brush => {
+            if let Some(v) = number_field(ui, "Brush radius", app.settings.brush_radius, 0.1..=50.0, "σ", 2) {
+                app.settings.brush_radius = v;
+            }
+        }
+        Tool::AddAtoms | Tool::RemoveAtoms | Tool::Eraser => {
+            if let Some(v) = number_field(ui, "Brush size", app.settings.atom_brush_radius, 0.5..=100.0, "σ", 1) {
+                app.settings.atom_brush_radius = v;
+            }
+        }
+        Tool::DragAtom => {
+            if let Some(v) = number_field(ui, "Spring", app.settings.drag_stiffness, 0.1..=1000.0, "ε/σ²", 1) {
+                app.settings.drag_stiffness = v;
+            }
+        }
+        _ => {}
+    }
+    ui.horizontal(|ui| {
+        ui.label("Atoms inside a new shape:");
+        ui.radio_value(&mut app.settings.caught, CaughtAtoms::Remove, "remove");
+        ui.radio_value(&mut app.settings.caught, CaughtAtoms::PushOut, "push out");
+    });
+    ui.horizontal(|ui| {
+        if ui.add_enabled(app.history.can_undo(), egui::Button::new("Undo")).on_hover_text("Ctrl+Z").clicked() {
+            app.undo();
+        }
+        if ui.add_enabled(app.history.can_redo(), egui::Button::new("Redo")).on_hover_text("Ctrl+Y").clicked() {
+            app.redo();
+        }
+        if ui.add_enabled(app.tools.selected.is_some(), egui::Button::new("Delete")).on_hover_text("Delete").clicked() {
+            app.delete_selected();
+        }
+        if ui.add_enabled(!app.shapes.is_empty(), egui::Button::new("Clear all")).clicked() {
+            let before = app.shapes.clone();
+            app.tool_actions(vec![crate::app::tools::ToolAction::Commit { before, after: Vec::new() }]);
+        }
+    });
+    ui.small(format!("{} obstacles", app.shapes.len()));
+}

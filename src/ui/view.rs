@@ -1,0 +1,208 @@
+//! The 3D view: the renderer through an egui-wgpu paint callback, the legend and scale bar,
+//! outlines of the shape being drawn and of the selection, the brush cursor; pointer input
+//! goes to the tools (left button) and the camera (right button drag, wheel).
+
+use egui::{Color32, Pos2, Stroke};
+
+use crate::app::App;
+use crate::app::tools::{Pointer, Tool};
+use crate::render::CameraMode;
+use crate::render::view::ViewCallback;
+use crate::shapes::Shape;
+
+/// Converts between egui points in `rect` and tank coordinates through the app's camera.
+struct Frame {
+    rect: egui::Rect,
+    ppp: f32,
+    size: [u32; 2],
+}
+
+impl Frame {
+    fn to_tank(&self, app: &App, pos: Pos2) -> Option<[f64; 2]> {
+        let px = [(pos.x - self.rect.left()) * self.ppp, (pos.y - self.rect.top()) * self.ppp];
+        app.camera.screen_to_tank(px, self.size).map(|p| [p[0] as f64, p[1] as f64])
+    }
+
+    fn to_screen(&self, app: &App, p: [f64; 2]) -> Pos2 {
+        let s = app.camera.tank_to_screen([p[0] as f32, p[1] as f32], self.size);
+        Pos2::new(self.rect.left() + s[0] / self.ppp, self.rect.top() + s[1] / self.ppp)
+    }
+
+    /// Points per sigma at the drawing plane.
+    fn scale(&self, app: &App) -> f32 {
+        1.0 / (app.camera.sigma_per_pixel(self.size) * self.ppp)
+    }
+}
+
+/// Outline points of a shape (closed for areas), in tank coordinates, and a stroke width in
+/// sigma for capsules (0 for areas).
+fn outline(shape: &Shape) -> (Vec<[f64; 2]>, f64) {
+    match shape {
+        Shape::Circle { centre, radius } => (
+            (0..48)
+                .map(|i| {
+                    let a = std::f64::consts::TAU * i as f64 / 48.0;
+                    [centre[0] + radius * a.cos(), centre[1] + radius * a.sin()]
+                })
+                .collect(),
+            0.0,
+        ),
+        Shape::Rectangle { centre, half_size, angle_deg } => {
+            let (s, c) = angle_deg.to_radians().sin_cos();
+            let corners = [[-1.0, -1.0], [1.0, -1.0], [1.0, 1.0], [-1.0, 1.0]];
+            (
+                corners
+                    .iter()
+                    .map(|k| {
+                        let (x, y) = (k[0] * half_size[0], k[1] * half_size[1]);
+                        [centre[0] + c * x - s * y, centre[1] + s * x + c * y]
+                    })
+                    .collect(),
+                0.0,
+            )
+        }
+        Shape::Segment { a, b, thickness } => (vec![*a, *b], *thickness),
+        Shape::Polygon { points } => (points.clone(), 0.0),
+        Shape::Stroke { points, radius } => (points.clone(), 2.0 * radius),
+    }
+}
+
+fn draw_outline(painter: &egui::Painter, f: &Frame, app: &App, shape: &Shape, colour: Color32) {
+    let (pts, width) = outline(shape);
+    let pts: Vec<Pos2> = pts.iter().map(|&p| f.to_screen(app, p)).collect();
+    if width > 0.0 {
+        let w = (width as f32 * f.scale(app)).max(1.0);
+        painter.add(egui::Shape::line(pts, Stroke::new(w, colour.gamma_multiply(0.5))));
+    } else {
+        painter.add(egui::Shape::closed_line(pts, Stroke::new(2.0, colour)));
+    }
+}
+
+pub fn view_ui(app: &mut App, ui: &mut egui::Ui) {
+    let rect = ui.available_rect_before_wrap();
+    let resp = ui.allocate_rect(rect, egui::Sense::click_and_drag());
+    let ppp = ui.ctx().pixels_per_point();
+    let size = [((rect.width() * ppp).round() as u32).max(1), ((rect.height() * ppp).round() as u32).max(1)];
+    let screen = ui.ctx().content_rect();
+    app.window_size_px = [(screen.width() * ppp).round() as u32, (screen.height() * ppp).round() as u32];
+    if size != app.view_size {
+        let first = app.view_size == [1, 1];
+        app.view_size = size;
+        if first {
+            app.fit_camera();
+        }
+    }
+    let f = Frame { rect, ppp, size };
+    handle_input(app, ui, &resp, &f);
+
+    let painter = ui.painter_at(rect);
+    let (positions, scene) = app.take_uploads();
+    let callback = ViewCallback::new(app.camera, app.settings.view, size, positions, scene);
+    painter.add(egui_wgpu::Callback::new_paint_callback(rect, callback));
+    crate::render::overlay::paint(&painter, rect, &app.settings.view, &app.camera, size);
+
+    let sizes = app.tool_sizes();
+    if let Some(s) = app.tools.preview(&sizes) {
+        draw_outline(&painter, &f, app, &s, Color32::from_rgb(120, 220, 255));
+    }
+    let poly: Vec<Pos2> = app.tools.polygon_points().iter().map(|&p| f.to_screen(app, p)).collect();
+    if !poly.is_empty() {
+        let mut line = poly.clone();
+        if let Some(h) = resp.hover_pos() {
+            line.push(h);
+        }
+        painter.add(egui::Shape::line(line, Stroke::new(2.0, Color32::from_rgb(120, 220, 255))));
+        for p in poly {
+            painter.circle_filled(p, 3.0, Color32::from_rgb(120, 220, 255));
+        }
+    }
+    if let Some(i) = app.tools.selected
+        && let Some(s) = app.shapes.get(i)
+    {
+        draw_outline(&painter, &f, app, s, Color32::from_rgb(255, 210, 80));
+    }
+    if matches!(app.tools.tool, Tool::AddAtoms | Tool::RemoveAtoms | Tool::Eraser)
+        && let Some(h) = resp.hover_pos()
+    {
+        let r = sizes.atom_brush_radius as f32 * f.scale(app);
+        painter.circle_stroke(h, r, Stroke::new(1.5, Color32::from_white_alpha(160)));
+    }
+    if let (Some(t), Some(frame)) = (&app.params.tether, &app.frame)
+        && let Some(a) = frame.get(t.atom as usize)
+    {
+        let from = f.to_screen(app, [a[0] as f64, a[1] as f64]);
+        let to = f.to_screen(app, t.target);
+        painter.line_segment([from, to], Stroke::new(2.0, Color32::from_rgb(255, 160, 60)));
+        painter.circle_stroke(from, 6.0, Stroke::new(2.0, Color32::from_rgb(255, 160, 60)));
+    }
+    if let Some(r) = &app.capture.recording {
+        painter.circle_filled(rect.right_top() + egui::vec2(-18.0, 18.0), 7.0, Color32::from_rgb(230, 40, 40));
+        let _ = r;
+    }
+    if app.ui_hidden && resp.hovered() {
+        painter.text(
+            rect.left_bottom() + egui::vec2(8.0, -8.0),
+            egui::Align2::LEFT_BOTTOM,
+            "H shows the UI",
+            egui::FontId::proportional(11.0),
+            Color32::from_white_alpha(90),
+        );
+    }
+}
+
+fn handle_input(app: &mut App, ui: &egui::Ui, resp: &egui::Response, f: &Frame) {
+    // Camera: right-button drag rotates (orbit) or pans (front); the wheel zooms.
+    if resp.dragged_by(egui::PointerButton::Secondary) {
+        let d = resp.drag_delta() * f.ppp;
+        match app.camera.mode {
+            CameraMode::Orbit => app.camera.orbit(d.x, d.y),
+            CameraMode::Front => {
+                let s = app.camera.sigma_per_pixel(f.size);
+                app.camera.target[0] -= d.x * s;
+                app.camera.target[1] += d.y * s;
+            }
+        }
+    }
+    if resp.hovered() {
+        let scroll = ui.input(|i| i.smooth_scroll_delta.y);
+        if scroll != 0.0 {
+            app.camera.zoom_by((-scroll * 0.002).exp());
+        }
+    }
+    let sizes = app.tool_sizes();
+    let mut events = Vec::new();
+    let pointer = |pos: Option<Pos2>| pos.and_then(|p| f.to_tank(app, p));
+    if resp.drag_started_by(egui::PointerButton::Primary)
+        && let Some(p) = pointer(ui.input(|i| i.pointer.press_origin()))
+    {
+        events.push(Pointer::Press(p));
+    }
+    if resp.dragged_by(egui::PointerButton::Primary)
+        && let Some(p) = pointer(resp.interact_pointer_pos())
+    {
+        events.push(Pointer::Drag(p));
+    }
+    if resp.drag_stopped_by(egui::PointerButton::Primary)
+        && let Some(p) = pointer(resp.interact_pointer_pos().or(resp.hover_pos()))
+    {
+        events.push(Pointer::Release(p));
+    }
+    if resp.clicked_by(egui::PointerButton::Primary)
+        && let Some(p) = pointer(resp.interact_pointer_pos())
+    {
+        events.push(Pointer::Press(p));
+        if app.tools.tool != Tool::Polygon {
+            events.push(Pointer::Release(p));
+        }
+    }
+    if resp.double_clicked()
+        && let Some(p) = pointer(resp.interact_pointer_pos())
+    {
+        events.push(Pointer::DoubleClick(p));
+    }
+    for ev in events {
+        let shapes = app.shapes.clone();
+        let actions = app.tools.pointer(ev, &shapes, &sizes);
+        app.tool_actions(actions);
+    }
+}
