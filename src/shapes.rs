@@ -144,7 +144,9 @@ impl Shape {
             }
             Shape::Segment { a, b, thickness } => Shape::Segment { a: sc(a), b: sc(b), thickness: thickness * f },
             Shape::Polygon { points } => Shape::Polygon { points: points.iter().map(sc).collect() },
-            Shape::Stroke { points, radius } => Shape::Stroke { points: points.iter().map(sc).collect(), radius: radius * f },
+            Shape::Stroke { points, radius } => {
+                Shape::Stroke { points: points.iter().map(sc).collect(), radius: radius * f }
+            }
         }
     }
 

@@ -276,7 +276,8 @@ impl App {
         let mut placed: Vec<[f64; 3]> = Vec::new();
         let mut rng = Sequence::new(self.params.seed, Stream::AddAtoms, self.frames_drawn as u32, s.step);
         let clear = |p: [f64; 3], others: &[[f64; 3]]| {
-            let walls = (0..3).all(|k| b.periodic[k] || (p[k] - b.lo[k] >= ADD_CLEARANCE && b.hi[k] - p[k] >= ADD_CLEARANCE));
+            let walls =
+                (0..3).all(|k| b.periodic[k] || (p[k] - b.lo[k] >= ADD_CLEARANCE && b.hi[k] - p[k] >= ADD_CLEARANCE));
             let shapes = self.shapes.iter().all(|sh| sh.signed_distance([p[0], p[1]]) >= ADD_CLEARANCE);
             walls
                 && shapes
@@ -406,8 +407,7 @@ impl App {
     }
 
     pub fn export_xyz_dialog(&mut self) {
-        let dialog =
-            rfd::FileDialog::new().add_filter("extended XYZ", &["xyz", "extxyz"]).set_file_name("frame.xyz");
+        let dialog = rfd::FileDialog::new().add_filter("extended XYZ", &["xyz", "extxyz"]).set_file_name("frame.xyz");
         if let Some(path) = dialog.save_file() {
             self.request_export_xyz(path);
         }

@@ -149,8 +149,11 @@ impl Capture {
         drop(r.tx.take());
         let result = match r.join.take().map(|j| j.join()) {
             Some(Ok(Ok(n))) => {
-                let dropped =
-                    if r.dropped > 0 { format!(" ({} frames skipped: the encoder fell behind)", r.dropped) } else { String::new() };
+                let dropped = if r.dropped > 0 {
+                    format!(" ({} frames skipped: the encoder fell behind)", r.dropped)
+                } else {
+                    String::new()
+                };
                 Ok(format!("recorded {n} frames to {}{dropped}", r.path.display()))
             }
             Some(Ok(Err(e))) => Err(format!("recording {}: {e}", r.path.display())),
@@ -160,7 +163,12 @@ impl Capture {
     }
 }
 
-fn encode(path: PathBuf, size: [u32; 2], rx: Receiver<Vec<u8>>, ready: SyncSender<Result<(), String>>) -> Result<u64, String> {
+fn encode(
+    path: PathBuf,
+    size: [u32; 2],
+    rx: Receiver<Vec<u8>>,
+    ready: SyncSender<Result<(), String>>,
+) -> Result<u64, String> {
     let mut sink = match crate::record::encode::open(&path, size, RECORD_FPS) {
         Ok(s) => {
             let _ = ready.send(Ok(()));

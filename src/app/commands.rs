@@ -6,7 +6,9 @@
 use crate::physics::params::{SimBox, SimParams};
 use crate::scene::Scene;
 use crate::shapes::Shape;
-use crate::sim::{AtomSelection, AtomState, BackendChoice, BackendInfo, CaughtAtoms, ColourScalar, Histogram, Snapshot, Telemetry};
+use crate::sim::{
+    AtomSelection, AtomState, BackendChoice, BackendInfo, CaughtAtoms, ColourScalar, Histogram, Snapshot, Telemetry,
+};
 
 /// How fast the simulation thread runs.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -57,11 +59,17 @@ pub enum SimCommand {
     /// Any parameter: dt, thermostat, target T, forces, algorithm, precision, block size.
     SetParams(Box<SimParams>),
     /// Replace the obstacles; atoms caught inside are removed or pushed out.
-    SetObstacles { shapes: Vec<Shape>, caught: CaughtAtoms },
+    SetObstacles {
+        shapes: Vec<Shape>,
+        caught: CaughtAtoms,
+    },
     RemoveAtoms(AtomSelection),
     AddAtoms(AtomState),
     /// Build this scene (atoms, box, parameters, obstacles) and start over from it.
-    Load { scene: Box<Scene>, backend: BackendChoice },
+    Load {
+        scene: Box<Scene>,
+        backend: BackendChoice,
+    },
     /// Move the running system to another backend, keeping its state.
     SwitchBackend(BackendChoice),
     SetColour(ColourScalar),
@@ -107,7 +115,11 @@ pub enum SimReport {
     Status(Box<SimStatus>),
     Telemetry(Vec<Telemetry>),
     Analysis(Box<Analysis>),
-    Snapshot { purpose: SnapshotPurpose, snapshot: Box<Snapshot>, species: Vec<String> },
+    Snapshot {
+        purpose: SnapshotPurpose,
+        snapshot: Box<Snapshot>,
+        species: Vec<String>,
+    },
     /// Something the person should know (atoms caught by a shape, a backend switch).
     Notice(String),
     /// Something failed; the simulation is paused where it makes sense.

@@ -47,10 +47,10 @@ impl FrameSlots {
         let mut s = self.lock();
         s.seq += 1;
         let seq = s.seq;
-        if let Some(old) = s.latest.replace(Frame { positions, step, seq }) {
-            if s.spare.len() < MAX_SPARE {
-                s.spare.push(old.positions);
-            }
+        if let Some(old) = s.latest.replace(Frame { positions, step, seq })
+            && s.spare.len() < MAX_SPARE
+        {
+            s.spare.push(old.positions);
         }
     }
 

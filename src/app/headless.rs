@@ -42,7 +42,16 @@ impl Headless {
             view_formats: &[],
         });
         let target = texture.create_view(&wgpu::TextureViewDescriptor::default());
-        Ok(Headless { gpu, painter, ctx: egui::Context::default(), app, size, target, start: Instant::now(), last: None })
+        Ok(Headless {
+            gpu,
+            painter,
+            ctx: egui::Context::default(),
+            app,
+            size,
+            target,
+            start: Instant::now(),
+            last: None,
+        })
     }
 
     /// Runs and paints one frame with `events` as this frame's input; returns when the GPU

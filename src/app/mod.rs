@@ -41,7 +41,7 @@ use self::sim_thread::SimHandle;
 use self::tools::Tools;
 use self::undo::History;
 use crate::physics::params::{SimBox, SimParams};
-use crate::render::view::PositionFrame;
+use crate::render::view::{PositionFrame, SceneGeometry};
 use crate::render::{Camera, CameraMode};
 use crate::scene::{Scene, presets};
 use crate::shapes::Shape;
@@ -129,11 +129,12 @@ pub struct App {
     pub shapes: Vec<Shape>,
     pub camera: Camera,
     fitted_box: Option<SimBox>,
-    /// Newest positions (host staging path) and the step they are from.
+    /// Newest positions (host staging path), the step they are from, and their sequence number.
     pub frame: Option<PositionFrame>,
     pub frame_step: u64,
-    /// Positions / geometry for the renderer that it has not seen yet.
-    pending_upload: bool,
+    frame_seq: u64,
+    /// Tank and obstacle geometry as drawn, and its sequence number.
+    geometry: (u64, SceneGeometry),
     pending_scene: bool,
     pub messages: Vec<Message>,
     pub help_open: bool,
@@ -141,6 +142,7 @@ pub struct App {
     pub fps: FpsCounter,
     analysis_due: Instant,
     analysis_pending: bool,
+    analysis_sent: Instant,
     /// Snapshots kept for undoing atom edits.
     snapshots: HashMap<u64, Snapshot>,
     next_snapshot_id: u64,
@@ -156,6 +158,8 @@ pub struct App {
     pub frames_drawn: u64,
     /// Size of the 3D view last frame, in pixels.
     pub view_size: [u32; 2],
+    /// Where the 3D view was last frame, in egui points.
+    pub view_rect: egui::Rect,
     /// Size of the whole window last frame, in pixels.
     pub window_size_px: [u32; 2],
     /// Background jobs (saving files): name and handle.
@@ -164,6 +168,8 @@ pub struct App {
 
 /// Analysis (g(r), histograms) is refreshed this often while the plots show.
 const ANALYSIS_PERIOD: Duration = Duration::from_millis(250);
+/// Analysis waits this many times its own cost before it is asked for again.
+const ANALYSIS_COST_FACTOR: u32 = 25;
 
 fn default_scene() -> Scene {
     let text = presets::preset("default").expect("the default scene is built in");
@@ -232,7 +238,8 @@ impl App {
             fitted_box: None,
             frame: None,
             frame_step: 0,
-            pending_upload: false,
+            frame_seq: 0,
+            geometry: (1, Arc::new((sim_box, Vec::new()))),
             pending_scene: true,
             messages,
             help_open: false,
@@ -240,6 +247,7 @@ impl App {
             fps: FpsCounter::default(),
             analysis_due: Instant::now(),
             analysis_pending: false,
+            analysis_sent: Instant::now(),
             snapshots: HashMap::new(),
             next_snapshot_id: 1,
             atom_edit_before: None,
@@ -249,6 +257,7 @@ impl App {
             frames_drawn: 0,
             view_size: [1, 1],
             window_size_px: [1, 1],
+            view_rect: egui::Rect::NOTHING,
             tasks: Vec::new(),
         }
     }
@@ -286,7 +295,7 @@ impl App {
             if let Some(old) = old.and_then(|o| Arc::try_unwrap(o).ok()) {
                 self.sim.frames.give_back(old);
             }
-            self.pending_upload = true;
+            self.frame_seq += 1;
         }
         if !self.sim.is_alive() && !self.messages.iter().any(|m| m.text.starts_with("the simulation thread stopped")) {
             self.notify("the simulation thread stopped unexpectedly; reopen the scene to start again", true);
@@ -316,6 +325,10 @@ impl App {
             }
             SimReport::Analysis(a) => {
                 self.analysis_pending = false;
+                // Keep analysis to a few percent of the simulation thread's time: g(r) over
+                // all pairs costs seconds at a million atoms on the GPU.
+                let cost = self.analysis_sent.elapsed();
+                self.analysis_due = Instant::now() + ANALYSIS_PERIOD.max(cost * ANALYSIS_COST_FACTOR);
                 self.plots.add_analysis(&a);
             }
             SimReport::Snapshot { purpose, snapshot, species } => self.snapshot_arrived(purpose, *snapshot, species),
@@ -368,19 +381,16 @@ impl App {
             density_bins: 60,
         }));
         self.analysis_pending = true;
-        self.analysis_due = Instant::now() + ANALYSIS_PERIOD;
+        self.analysis_sent = Instant::now();
     }
 
-    /// Takes the positions and geometry the renderer has not seen yet.
-    pub fn take_uploads(&mut self) -> (Option<PositionFrame>, Option<(SimBox, Vec<Shape>)>) {
-        let positions = if std::mem::take(&mut self.pending_upload) { self.frame.clone() } else { None };
-        let scene = if std::mem::take(&mut self.pending_scene) {
+    /// The newest positions and geometry with their sequence numbers, for the renderer.
+    pub fn view_data(&mut self) -> (Option<(u64, PositionFrame)>, (u64, SceneGeometry)) {
+        if std::mem::take(&mut self.pending_scene) {
             let b = self.status.as_ref().map(|s| s.sim_box).unwrap_or_else(|| self.scene.sim_box());
-            Some((b, self.shapes.clone()))
-        } else {
-            None
-        };
-        (positions, scene)
+            self.geometry = (self.geometry.0 + 1, Arc::new((b, self.shapes.clone())));
+        }
+        (self.frame.clone().map(|f| (self.frame_seq, f)), self.geometry.clone())
     }
 
     /// Marks the obstacle geometry as changed (the renderer rebuilds it next frame).

@@ -65,7 +65,13 @@ impl Painter {
         }
     }
 
-    fn pass(&self, encoder: &mut wgpu::CommandEncoder, frame: &FrameOutput, target: &wgpu::TextureView, clear: [f32; 3]) {
+    fn pass(
+        &self,
+        encoder: &mut wgpu::CommandEncoder,
+        frame: &FrameOutput,
+        target: &wgpu::TextureView,
+        clear: [f32; 3],
+    ) {
         let pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
             label: Some("egui pass"),
             color_attachments: &[Some(wgpu::RenderPassColorAttachment {
@@ -133,7 +139,8 @@ impl Painter {
         }
         let (texture, buffer, _, row) = self.full.as_ref().expect("made above");
         let view = texture.create_view(&wgpu::TextureViewDescriptor::default());
-        let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("window capture") });
+        let mut encoder =
+            device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("window capture") });
         self.pass(&mut encoder, frame, &view, clear);
         encoder.copy_texture_to_buffer(
             wgpu::TexelCopyTextureInfo {
@@ -144,7 +151,11 @@ impl Painter {
             },
             wgpu::TexelCopyBufferInfo {
                 buffer,
-                layout: wgpu::TexelCopyBufferLayout { offset: 0, bytes_per_row: Some(*row), rows_per_image: Some(size[1]) },
+                layout: wgpu::TexelCopyBufferLayout {
+                    offset: 0,
+                    bytes_per_row: Some(*row),
+                    rows_per_image: Some(size[1]),
+                },
             },
             wgpu::Extent3d { width: size[0], height: size[1], depth_or_array_layers: 1 },
         );
@@ -155,7 +166,9 @@ impl Painter {
             let _ = tx.send(r);
         });
         device.poll(wgpu::PollType::wait_indefinitely()).map_err(|e| RenderError::Readback(e.to_string()))?;
-        rx.recv().map_err(|e| RenderError::Readback(e.to_string()))?.map_err(|e| RenderError::Readback(e.to_string()))?;
+        rx.recv()
+            .map_err(|e| RenderError::Readback(e.to_string()))?
+            .map_err(|e| RenderError::Readback(e.to_string()))?;
         let bgra = matches!(self.format, wgpu::TextureFormat::Bgra8Unorm | wgpu::TextureFormat::Bgra8UnormSrgb);
         let w = size[0] as usize * 4;
         let mut out = Vec::with_capacity(w * size[1] as usize);
@@ -188,7 +201,8 @@ impl Painter {
         capture: &mut crate::app::capture::Capture,
     ) {
         let Some(with_ui) = capture.wanted() else { return };
-        let result = if with_ui { self.capture_full(device, queue, frame, clear) } else { self.capture_view(device, queue) };
+        let result =
+            if with_ui { self.capture_full(device, queue, frame, clear) } else { self.capture_view(device, queue) };
         match result {
             Ok((rgba, size)) => capture.frame(&rgba, size, with_ui),
             Err(e) => {

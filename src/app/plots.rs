@@ -80,7 +80,9 @@ impl Plots {
 
     /// Forgets the time series (not the histograms).
     pub fn clear_series(&mut self) {
-        for s in [&mut self.temperature_k, &mut self.kinetic, &mut self.potential, &mut self.total, &mut self.pressure_mpa] {
+        for s in
+            [&mut self.temperature_k, &mut self.kinetic, &mut self.potential, &mut self.total, &mut self.pressure_mpa]
+        {
             s.points.clear();
         }
         self.last_time = 0.0;
@@ -118,9 +120,7 @@ impl Plots {
     pub fn rdf(&self) -> Vec<[f64; 2]> {
         let Some(first) = self.rdf_frames.front() else { return Vec::new() };
         let k = self.rdf_frames.len() as f64;
-        (0..first.len())
-            .map(|i| [first[i][0], self.rdf_frames.iter().map(|f| f[i][1]).sum::<f64>() / k])
-            .collect()
+        (0..first.len()).map(|i| [first[i][0], self.rdf_frames.iter().map(|f| f[i][1]).sum::<f64>() / k]).collect()
     }
 
     /// Frames currently averaged in g(r).
@@ -149,14 +149,16 @@ fn speed_curve(h: &Histogram) -> Vec<[f64; 2]> {
 /// The Maxwell-Boltzmann speed density at reduced temperature `t` (mass 1), per (m/s).
 pub fn maxwell_curve(t: f64, v_max_m_s: f64, points: usize) -> Vec<[f64; 2]> {
     let per = units::reduced_speed_to_m_per_s(1.0);
-    if !(t > 0.0) {
+    if t.is_nan() || t <= 0.0 {
         return Vec::new();
     }
     (0..=points)
         .map(|i| {
             let v_ms = v_max_m_s * i as f64 / points as f64;
             let v = v_ms / per;
-            let f = 4.0 * std::f64::consts::PI * (1.0 / (2.0 * std::f64::consts::PI * t)).powf(1.5)
+            let f = 4.0
+                * std::f64::consts::PI
+                * (1.0 / (2.0 * std::f64::consts::PI * t)).powf(1.5)
                 * v
                 * v
                 * (-v * v / (2.0 * t)).exp();
@@ -180,7 +182,13 @@ mod tests {
     #[test]
     fn series_are_bounded_and_restart_when_time_goes_back() {
         let mut p = Plots::new(3);
-        let rec = |step: u64| Telemetry { step, time: step as f64 * 0.005, n_atoms: 10, temperature: 1.0, ..Default::default() };
+        let rec = |step: u64| Telemetry {
+            step,
+            time: step as f64 * 0.005,
+            n_atoms: 10,
+            temperature: 1.0,
+            ..Default::default()
+        };
         let many: Vec<Telemetry> = (0..10_000).map(rec).collect();
         p.add_telemetry(&many);
         assert!(p.temperature_k.points.len() <= MAX_POINTS);

@@ -22,7 +22,8 @@ pub enum InitialState {
 }
 
 impl InitialState {
-    pub const ALL: [InitialState; 4] = [InitialState::LiquidSlab, InitialState::Fcc, InitialState::Sc, InitialState::Gas];
+    pub const ALL: [InitialState; 4] =
+        [InitialState::LiquidSlab, InitialState::Fcc, InitialState::Sc, InitialState::Gas];
 
     pub fn label(self) -> &'static str {
         match self {

@@ -102,14 +102,23 @@ pub enum Pointer {
 #[derive(Clone, Debug, PartialEq)]
 pub enum ToolAction {
     /// A finished edit of the shapes: apply and record one undo step.
-    Commit { before: Vec<Shape>, after: Vec<Shape> },
+    Commit {
+        before: Vec<Shape>,
+        after: Vec<Shape>,
+    },
     /// Shapes in the middle of a drag: apply now, record nothing yet.
     Live(Vec<Shape>),
     /// Start and end of an atom edit (the app snapshots around it for undo).
     AtomEditStart,
     AtomEditEnd,
-    RemoveAtoms { centre: [f64; 2], radius: f64 },
-    AddAtoms { centre: [f64; 2], radius: f64 },
+    RemoveAtoms {
+        centre: [f64; 2],
+        radius: f64,
+    },
+    AddAtoms {
+        centre: [f64; 2],
+        radius: f64,
+    },
     /// Grab the atom nearest to this point, then move the spring's end, then let go.
     Grab([f64; 2]),
     MoveGrab([f64; 2]),
@@ -126,8 +135,16 @@ enum Gesture {
     Circle([f64; 2], [f64; 2]),
     Line([f64; 2], [f64; 2]),
     Stroke(Vec<[f64; 2]>),
-    Move { before: Vec<Shape>, index: usize, from: [f64; 2], last: [f64; 2] },
-    Erase { before: Vec<Shape>, now: Vec<Shape> },
+    Move {
+        before: Vec<Shape>,
+        index: usize,
+        from: [f64; 2],
+        last: [f64; 2],
+    },
+    Erase {
+        before: Vec<Shape>,
+        now: Vec<Shape>,
+    },
     Atoms,
     Drag,
 }
@@ -184,7 +201,9 @@ impl Tools {
             Gesture::Rect(a, b) => Some(rect(*a, *b)),
             Gesture::Circle(c, e) => Some(Shape::Circle { centre: *c, radius: dist(*c, *e).max(0.01) }),
             Gesture::Line(a, b) => Some(Shape::Segment { a: *a, b: *b, thickness: sizes.line_thickness }),
-            Gesture::Stroke(pts) if pts.len() >= 2 => Some(Shape::Stroke { points: pts.clone(), radius: sizes.brush_radius }),
+            Gesture::Stroke(pts) if pts.len() >= 2 => {
+                Some(Shape::Stroke { points: pts.clone(), radius: sizes.brush_radius })
+            }
             _ => None,
         }
     }
@@ -304,9 +323,7 @@ impl Tools {
             Gesture::Rect(_, b) | Gesture::Circle(_, b) | Gesture::Line(_, b) => *b = p,
             Gesture::Stroke(pts) => {
                 // Keep points about half a radius apart: smooth enough, and few.
-                if pts.last().is_none_or(|&q| dist(p, q) >= 0.5 * sizes.brush_radius)
-                    && pts.len() < MAX_STROKE_POINTS
-                {
+                if pts.last().is_none_or(|&q| dist(p, q) >= 0.5 * sizes.brush_radius) && pts.len() < MAX_STROKE_POINTS {
                     pts.push(p);
                 }
             }
@@ -456,10 +473,8 @@ mod tests {
 
     #[test]
     fn eraser_and_atom_tools() {
-        let shapes = vec![
-            Shape::Circle { centre: [5.0, 5.0], radius: 1.0 },
-            Shape::Circle { centre: [20.0, 5.0], radius: 1.0 },
-        ];
+        let shapes =
+            vec![Shape::Circle { centre: [5.0, 5.0], radius: 1.0 }, Shape::Circle { centre: [20.0, 5.0], radius: 1.0 }];
         let mut t = Tools::default();
         t.set_tool(Tool::Eraser);
         assert_eq!(committed(&drag(&mut t, &shapes, [5.0, 7.0], [5.0, 8.0])), vec![shapes[1].clone()]);
@@ -470,6 +485,14 @@ mod tests {
         assert!(out.contains(&ToolAction::RemoveAtoms { centre: [3.0, 1.0], radius: 2.0 }));
         t.set_tool(Tool::DragAtom);
         let out = drag(&mut t, &shapes, [1.0, 1.0], [3.0, 1.0]);
-        assert_eq!(out, vec![ToolAction::Grab([1.0, 1.0]), ToolAction::MoveGrab([2.0, 1.0]), ToolAction::MoveGrab([3.0, 1.0]), ToolAction::Release]);
+        assert_eq!(
+            out,
+            vec![
+                ToolAction::Grab([1.0, 1.0]),
+                ToolAction::MoveGrab([2.0, 1.0]),
+                ToolAction::MoveGrab([3.0, 1.0]),
+                ToolAction::Release
+            ]
+        );
     }
 }

@@ -8,9 +8,15 @@ use crate::shapes::Shape;
 /// One undoable edit.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Edit {
-    Shapes { before: Vec<Shape>, after: Vec<Shape> },
+    Shapes {
+        before: Vec<Shape>,
+        after: Vec<Shape>,
+    },
     /// Snapshot ids (see `SnapshotPurpose::Undo`) taken before and after an atom edit.
-    Atoms { before: u64, after: u64 },
+    Atoms {
+        before: u64,
+        after: u64,
+    },
 }
 
 /// The undo and redo stacks.

@@ -84,7 +84,9 @@ impl Shell {
             force_fallback_adapter: false,
             apply_limit_buckets: false,
         }))
-        .map_err(|e| anyhow!("no GPU adapter can draw to this window ({e}); on Linux without a GPU install mesa-vulkan-drivers"))?;
+        .map_err(|e| {
+            anyhow!("no GPU adapter can draw to this window ({e}); on Linux without a GPU install mesa-vulkan-drivers")
+        })?;
         let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
             label: Some("argon-sandbox window device"),
             required_features: crate::render::wanted_features(&adapter),

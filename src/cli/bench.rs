@@ -58,6 +58,9 @@ pub struct BenchArgs {
     /// --algorithm, --precision and --block-size.
     #[arg(long, conflicts_with = "render")]
     pub interactive: bool,
+    /// With --interactive: frames per second at most, like a display's refresh (0: no limit).
+    #[arg(long, default_value_t = 0.0)]
+    pub max_fps: f64,
     /// MD steps per displayed frame asked of the app with --interactive.
     #[arg(long, default_value_t = 30)]
     pub steps_per_frame: u64,

@@ -41,6 +41,9 @@ pub fn run(args: &BenchArgs) -> Result<()> {
     if args.frames == 0 || args.repeats == 0 {
         bail!("--frames and --repeats must be at least 1");
     }
+    if !(args.max_fps.is_finite() && args.max_fps >= 0.0) {
+        bail!("--max-fps {}: use 0 (no limit) or a positive rate", args.max_fps);
+    }
     if args.steps_per_frame == 0 {
         bail!("--steps-per-frame must be at least 1");
     }
@@ -105,9 +108,17 @@ fn measure(args: &BenchArgs, n: usize, size: [u32; 2]) -> Result<InteractiveResu
     }
     let mut fps = Vec::new();
     let mut spf = Vec::new();
+    let period = (args.max_fps > 0.0).then(|| Duration::from_secs_f64(1.0 / args.max_fps));
     for _ in 0..args.repeats {
         let (t0, s0) = (Instant::now(), h.app.frame_step);
+        let mut due = Instant::now();
         for _ in 0..args.frames {
+            if let Some(p) = period {
+                due += p;
+                if let Some(wait) = due.checked_duration_since(Instant::now()) {
+                    std::thread::sleep(wait);
+                }
+            }
             h.frame();
         }
         let dt = t0.elapsed().as_secs_f64();

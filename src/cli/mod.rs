@@ -58,11 +58,7 @@ fn run_app(a: &AppArgs) -> anyhow::Result<()> {
     if let Some(n) = a.atoms
         && !(crate::app::reinit::MIN_ATOMS..=crate::scene::MAX_ATOMS).contains(&n)
     {
-        anyhow::bail!(
-            "--atoms {n}: use {} to {} atoms",
-            crate::app::reinit::MIN_ATOMS,
-            crate::scene::MAX_ATOMS
-        );
+        anyhow::bail!("--atoms {n}: use {} to {} atoms", crate::app::reinit::MIN_ATOMS, crate::scene::MAX_ATOMS);
     }
     if let Some(p) = &a.scene {
         // Refuse a bad scene here with its error, rather than open a window with the default.
@@ -78,7 +74,8 @@ fn run_app(a: &AppArgs) -> anyhow::Result<()> {
         atoms: a.atoms,
         settings: None,
     };
-    let window = crate::app::window::WindowOptions { exit_after_frames: a.exit_after_frames, screenshot: a.screenshot.clone() };
+    let window =
+        crate::app::window::WindowOptions { exit_after_frames: a.exit_after_frames, screenshot: a.screenshot.clone() };
     crate::app::window::run(options, window)
 }
 

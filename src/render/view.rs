@@ -6,7 +6,7 @@
 //! `paint` copies the image into egui's pass. egui's pass needs no depth buffer this way, so
 //! the same code runs in the window, headless, and under egui_kittest.
 
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use egui_wgpu::{CallbackResources, CallbackTrait, ScreenDescriptor};
 
@@ -18,6 +18,9 @@ use crate::shapes::Shape;
 /// Positions for the renderer's own buffer (the host-staging path).
 pub type PositionFrame = Arc<Vec<[f32; 4]>>;
 
+/// Tank and obstacle geometry for the renderer.
+pub type SceneGeometry = Arc<(SimBox, Vec<Shape>)>;
+
 /// GPU resources of the 3D view, created once per device and target format.
 pub struct ViewResources {
     pub renderer: Renderer,
@@ -27,6 +30,9 @@ pub struct ViewResources {
     blit_layout: wgpu::BindGroupLayout,
     sampler: wgpu::Sampler,
     blit_bind: Option<wgpu::BindGroup>,
+    /// Sequence numbers of the positions and geometry uploaded last (0: none).
+    uploaded_positions: u64,
+    uploaded_scene: u64,
     /// Set when the last frame's view could not be drawn (e.g. too large a target).
     pub error: Option<String>,
 }
@@ -98,7 +104,17 @@ impl ViewResources {
             min_filter: wgpu::FilterMode::Nearest,
             ..Default::default()
         });
-        ViewResources { renderer, target: None, blit_pipeline, blit_layout, sampler, blit_bind: None, error: None }
+        ViewResources {
+            renderer,
+            target: None,
+            blit_pipeline,
+            blit_layout,
+            sampler,
+            blit_bind: None,
+            uploaded_positions: 0,
+            uploaded_scene: 0,
+            error: None,
+        }
     }
 
     /// Makes the target `size` pixels (recreated only when the size changes).
@@ -112,7 +128,10 @@ impl ViewResources {
                     label: Some("view blit bind group"),
                     layout: &self.blit_layout,
                     entries: &[
-                        wgpu::BindGroupEntry { binding: 0, resource: wgpu::BindingResource::TextureView(&t.colour_view) },
+                        wgpu::BindGroupEntry {
+                            binding: 0,
+                            resource: wgpu::BindingResource::TextureView(&t.colour_view),
+                        },
                         wgpu::BindGroupEntry { binding: 1, resource: wgpu::BindingResource::Sampler(&self.sampler) },
                     ],
                 }));
@@ -130,31 +149,18 @@ impl ViewResources {
     }
 }
 
-/// One frame of the 3D view.
+/// One frame of the 3D view. Positions and geometry come with sequence numbers; `prepare`
+/// uploads them only when they differ from what the renderer last took, so frames that were
+/// never painted (hidden windows, tests that render only now and then) lose nothing.
 pub struct ViewCallback {
     pub camera: Camera,
     pub settings: ViewSettings,
     /// The view's size in physical pixels.
     pub size: [u32; 2],
-    /// New positions to upload, if any arrived since the last frame.
-    pub positions: Option<PositionFrame>,
-    /// New tank and obstacle geometry, if it changed.
-    pub scene: Option<(SimBox, Vec<Shape>)>,
-    /// Uploads already done, so a repeated `prepare` (a second render of the same frame, for
-    /// a capture) does not repeat them.
-    done: Mutex<bool>,
-}
-
-impl ViewCallback {
-    pub fn new(
-        camera: Camera,
-        settings: ViewSettings,
-        size: [u32; 2],
-        positions: Option<PositionFrame>,
-        scene: Option<(SimBox, Vec<Shape>)>,
-    ) -> ViewCallback {
-        ViewCallback { camera, settings, size, positions, scene, done: Mutex::new(false) }
-    }
+    /// The newest positions and their sequence number.
+    pub positions: Option<(u64, PositionFrame)>,
+    /// The tank and obstacles and their sequence number.
+    pub scene: (u64, SceneGeometry),
 }
 
 impl CallbackTrait for ViewCallback {
@@ -167,15 +173,16 @@ impl CallbackTrait for ViewCallback {
         resources: &mut CallbackResources,
     ) -> Vec<wgpu::CommandBuffer> {
         let Some(view) = resources.get_mut::<ViewResources>() else { return Vec::new() };
-        let mut done = self.done.lock().unwrap_or_else(|e| e.into_inner());
-        if !*done {
-            if let Some((b, shapes)) = &self.scene {
-                view.renderer.set_scene(device, b, shapes);
-            }
-            if let Some(p) = &self.positions {
-                view.renderer.upload_atoms(device, queue, p);
-            }
-            *done = true;
+        if view.uploaded_scene != self.scene.0 {
+            let (b, shapes) = &*self.scene.1;
+            view.renderer.set_scene(device, b, shapes);
+            view.uploaded_scene = self.scene.0;
+        }
+        if let Some((seq, p)) = &self.positions
+            && view.uploaded_positions != *seq
+        {
+            view.renderer.upload_atoms(device, queue, p);
+            view.uploaded_positions = *seq;
         }
         if view.ensure_target(device, self.size) {
             view.renderer.prepare(queue, &self.camera, self.size, &self.settings);

@@ -66,7 +66,13 @@ pub fn number_field(
 }
 
 /// A whole-number field (same behaviour).
-pub fn count_field(ui: &mut egui::Ui, label: &str, current: u64, range: RangeInclusive<u64>, unit: &str) -> Option<u64> {
+pub fn count_field(
+    ui: &mut egui::Ui,
+    label: &str,
+    current: u64,
+    range: RangeInclusive<u64>,
+    unit: &str,
+) -> Option<u64> {
     let r = (*range.start() as f64)..=(*range.end() as f64);
     number_field(ui, label, current as f64, r, unit, 0).and_then(|v| (v.fract() == 0.0).then_some(v as u64))
 }

@@ -42,7 +42,9 @@ pub const SHORTCUTS: [(&str, &str); 13] = [
 
 /// Applies keyboard shortcuts (not while typing in a field) and dropped files.
 pub fn shortcuts(app: &mut App, ctx: &egui::Context) {
-    let dropped: Vec<std::path::PathBuf> = ctx.input(|i| i.raw.dropped_files.iter().map(|f| f.path().to_path_buf()).filter(|p| !p.as_os_str().is_empty()).collect());
+    let dropped: Vec<std::path::PathBuf> = ctx.input(|i| {
+        i.raw.dropped_files.iter().map(|f| f.path().to_path_buf()).filter(|p| !p.as_os_str().is_empty()).collect()
+    });
     if let Some(path) = dropped.first() {
         app.open_scene(path);
     }
@@ -62,7 +64,7 @@ pub fn shortcuts(app: &mut App, ctx: &egui::Context) {
     if ctx.input_mut(|i| i.consume_shortcut(&command(Key::Z))) {
         app.undo();
     }
-    if ctx.egui_wants_keyboard_input() {
+    if ctx.text_edit_focused() {
         return;
     }
     let pressed = |k: Key| ctx.input(|i| i.key_pressed(k) && i.modifiers.is_none());
@@ -142,7 +144,9 @@ fn controls_ui(app: &mut App, ui: &mut egui::Ui) {
     egui::CollapsingHeader::new("Forces").default_open(true).show(ui, |ui| forces::forces_ui(app, ui));
     egui::CollapsingHeader::new("Tools").default_open(true).show(ui, |ui| tools::tools_ui(app, ui));
     egui::CollapsingHeader::new("Display").default_open(false).show(ui, |ui| display::display_ui(app, ui));
-    egui::CollapsingHeader::new("Recording and files").default_open(false).show(ui, |ui| recording::recording_ui(app, ui));
+    egui::CollapsingHeader::new("Recording and files")
+        .default_open(false)
+        .show(ui, |ui| recording::recording_ui(app, ui));
 }
 
 /// How long a message stays on screen.
@@ -150,7 +154,8 @@ const MESSAGE_TIME: Duration = Duration::from_secs(6);
 
 fn messages_ui(app: &App, ctx: &egui::Context) {
     let now = Instant::now();
-    let recent: Vec<_> = app.messages.iter().filter(|m| now.duration_since(m.at) < MESSAGE_TIME).rev().take(4).collect();
+    let recent: Vec<_> =
+        app.messages.iter().filter(|m| now.duration_since(m.at) < MESSAGE_TIME).rev().take(4).collect();
     if recent.is_empty() {
         return;
     }
@@ -159,7 +164,11 @@ fn messages_ui(app: &App, ctx: &egui::Context) {
         .interactable(false)
         .show(ctx, |ui| {
             for m in recent {
-                let colour = if m.error { egui::Color32::from_rgb(255, 120, 110) } else { egui::Color32::from_rgb(200, 230, 255) };
+                let colour = if m.error {
+                    egui::Color32::from_rgb(255, 120, 110)
+                } else {
+                    egui::Color32::from_rgb(200, 230, 255)
+                };
                 egui::Frame::popup(ui.style()).show(ui, |ui| {
                     ui.colored_label(colour, &m.text);
                 });

@@ -55,7 +55,13 @@ pub fn simulation_ui(app: &mut App, ui: &mut egui::Ui) {
     }
     let mut algorithm = app.params.algorithm;
     egui::ComboBox::from_label("Algorithm").selected_text(algorithm_label(algorithm)).show_ui(ui, |ui| {
-        for a in [Algorithm::Auto, Algorithm::AllPairsGlobal, Algorithm::AllPairsTiled, Algorithm::Cells, Algorithm::Neighbors] {
+        for a in [
+            Algorithm::Auto,
+            Algorithm::AllPairsGlobal,
+            Algorithm::AllPairsTiled,
+            Algorithm::Cells,
+            Algorithm::Neighbors,
+        ] {
             ui.selectable_value(&mut algorithm, a, algorithm_label(a));
         }
     });
@@ -99,7 +105,11 @@ pub fn simulation_ui(app: &mut App, ui: &mut egui::Ui) {
         }
     });
     let mut unlimited = app.pace.unlimited;
-    if ui.checkbox(&mut unlimited, "As fast as possible").on_hover_text("do not tie steps to displayed frames").changed() {
+    if ui
+        .checkbox(&mut unlimited, "As fast as possible")
+        .on_hover_text("do not tie steps to displayed frames")
+        .changed()
+    {
         app.set_unlimited(unlimited);
     }
     ui.separator();

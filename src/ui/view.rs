@@ -10,6 +10,13 @@ use crate::render::CameraMode;
 use crate::render::view::ViewCallback;
 use crate::shapes::Shape;
 
+/// Where tank point `p` appears in the app's view last frame, in egui points (for tests).
+pub fn tank_to_point(app: &App, p: [f64; 2]) -> Pos2 {
+    let rect = app.view_rect;
+    let ppp = app.view_size[0] as f32 / rect.width().max(1.0);
+    Frame { rect, ppp, size: app.view_size }.to_screen(app, p)
+}
+
 /// Converts between egui points in `rect` and tank coordinates through the app's camera.
 struct Frame {
     rect: egui::Rect,
@@ -92,12 +99,13 @@ pub fn view_ui(app: &mut App, ui: &mut egui::Ui) {
             app.fit_camera();
         }
     }
+    app.view_rect = rect;
     let f = Frame { rect, ppp, size };
     handle_input(app, ui, &resp, &f);
 
     let painter = ui.painter_at(rect);
-    let (positions, scene) = app.take_uploads();
-    let callback = ViewCallback::new(app.camera, app.settings.view, size, positions, scene);
+    let (positions, scene) = app.view_data();
+    let callback = ViewCallback { camera: app.camera, settings: app.settings.view, size, positions, scene };
     painter.add(egui_wgpu::Callback::new_paint_callback(rect, callback));
     crate::render::overlay::paint(&painter, rect, &app.settings.view, &app.camera, size);
 
