@@ -218,3 +218,93 @@ fn the_rdf_plot_fills_after_a_run() {
     assert!(!h.state().plots.temperature_k.points.is_empty());
     assert!(!h.state().plots.speed.is_empty() && !h.state().plots.density.is_empty());
 }
+
+/// Drags the primary button from tank point `a` to `b` over `frames` frames, holding at `b`
+/// for `hold` more frames before letting go.
+fn drag_in_view(h: &mut Harness<'_, App>, a: [f64; 2], b: [f64; 2], frames: usize, hold: usize) {
+    let pa = argon_sandbox::ui::view::tank_to_point(h.state(), a);
+    let pb = argon_sandbox::ui::view::tank_to_point(h.state(), b);
+    h.hover_at(pa);
+    h.step();
+    h.drag_at(pa);
+    h.step();
+    for k in 1..=frames {
+        h.hover_at(pa + (pb - pa) * (k as f32 / frames as f32));
+        h.step();
+    }
+    for _ in 0..hold {
+        h.hover_at(pb);
+        h.step();
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    h.drop_at(pb);
+    h.step();
+}
+
+#[test]
+fn dragging_an_atom_pulls_it_and_letting_go_releases_it() {
+    let mut h = harness(app(false, 3000));
+    loaded(&mut h);
+    h.get_by_label("Drag an atom").click();
+    h.step();
+    let b = h.state().status.as_ref().unwrap().sim_box;
+    // An atom in the liquid, away from the walls.
+    let frame = h.state().frame.clone().unwrap();
+    let (i, p) = frame
+        .iter()
+        .enumerate()
+        .find(|(_, p)| (p[0] as f64) > 0.3 * b.hi[0] && (p[0] as f64) < 0.7 * b.hi[0] && (p[1] as f64) < 0.3 * b.hi[1])
+        .map(|(i, p)| (i, [p[0] as f64, p[1] as f64]))
+        .unwrap();
+    let target = [p[0], b.hi[1] * 0.8];
+    let pa = argon_sandbox::ui::view::tank_to_point(h.state(), p);
+    h.hover_at(pa);
+    h.step();
+    h.drag_at(pa);
+    h.step();
+    let pb = argon_sandbox::ui::view::tank_to_point(h.state(), target);
+    for k in 1..=10 {
+        h.hover_at(pa + (pb - pa) * (k as f32 / 10.0));
+        h.step();
+    }
+    until(&mut h, 10.0, "the tether", |a| {
+        a.status.as_ref().and_then(|s| s.params.tether).is_some_and(|t| (t.target[1] - target[1]).abs() < 0.5)
+    });
+    let tether = h.state().status.as_ref().unwrap().params.tether.unwrap();
+    assert_eq!(tether.atom as usize, i, "the nearest atom was not the one grabbed");
+    // Held: the atom climbs out of the liquid towards the cursor.
+    let dist = |app: &App| {
+        let q = app.frame.as_ref().unwrap()[i];
+        ((q[0] as f64 - target[0]).powi(2) + (q[1] as f64 - target[1]).powi(2)).sqrt()
+    };
+    let d0 = dist(h.state());
+    until(&mut h, 30.0, "the atom to be pulled", |a| dist(a) < 0.5 * d0);
+    h.drop_at(pb);
+    h.step();
+    until(&mut h, 10.0, "the release", |a| a.status.as_ref().is_some_and(|s| s.params.tether.is_none()));
+}
+
+#[test]
+fn atom_brushes_add_and_remove_atoms_and_undo_restores_the_count() {
+    let mut h = harness(app(false, 3000));
+    loaded(&mut h);
+    let b = h.state().status.as_ref().unwrap().sim_box;
+    let n0 = h.state().status.as_ref().unwrap().n_atoms;
+    h.get_by_label("Add atoms").click();
+    h.step();
+    // Pour into the vapour above the liquid, right of the default circle obstacle.
+    drag_in_view(&mut h, [0.75 * b.hi[0], 0.6 * b.hi[1]], [0.85 * b.hi[0], 0.6 * b.hi[1]], 5, 0);
+    until(&mut h, 20.0, "atoms to be added", |a| a.status.as_ref().is_some_and(|s| s.n_atoms > n0 + 20));
+    let n1 = h.state().status.as_ref().unwrap().n_atoms;
+    assert!(h.state().history.can_undo());
+    h.get_by_label("Undo").click();
+    h.step();
+    until(&mut h, 20.0, "undo of the added atoms", |a| a.status.as_ref().is_some_and(|s| s.n_atoms == n0));
+    h.get_by_label("Redo").click();
+    h.step();
+    until(&mut h, 20.0, "redo of the added atoms", |a| a.status.as_ref().is_some_and(|s| s.n_atoms == n1));
+    h.get_by_label("Remove atoms").click();
+    h.step();
+    drag_in_view(&mut h, [0.3 * b.hi[0], 0.2 * b.hi[1]], [0.4 * b.hi[0], 0.2 * b.hi[1]], 5, 0);
+    until(&mut h, 20.0, "atoms to be removed", |a| a.status.as_ref().is_some_and(|s| s.n_atoms + 30 < n1));
+}

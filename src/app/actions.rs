@@ -183,6 +183,14 @@ impl App {
         for a in actions {
             match a {
                 ToolAction::Commit { before, after } => {
+                    let b = self.status.as_ref().map(|s| s.sim_box).unwrap_or_else(|| self.scene.sim_box());
+                    if let Some(s) = after.iter().find(|s| {
+                        let (lo, hi) = s.bounds();
+                        hi[0] < b.lo[0] || lo[0] > b.hi[0] || hi[1] < b.lo[1] || lo[1] > b.hi[1]
+                    }) {
+                        self.notify(format!("the {} lies entirely outside the tank: draw it inside", s.kind()), true);
+                        continue;
+                    }
                     self.shapes = after.clone();
                     self.send_shapes(self.settings.caught);
                     for e in self.history.record(Edit::Shapes { before, after }) {
@@ -368,6 +376,10 @@ impl App {
     /// Saves the scene (fills, parameters, obstacles) to `path` in the background, atomically.
     pub fn save_scene(&mut self, path: PathBuf) {
         let doc = self.document();
+        if let Err(e) = doc.validate() {
+            self.notify(format!("not saved: {e}"), true);
+            return;
+        }
         self.scene_path = Some(path.clone());
         self.spawn_task("saving the scene", move || {
             doc.save(&path).map_err(|e| e.to_string())?;
@@ -400,7 +412,9 @@ impl App {
     pub(super) fn save_scene_with_atoms(&mut self, path: PathBuf, snapshot: Snapshot) {
         let doc = self.document().with_atoms(&snapshot.atoms);
         self.scene_path = Some(path.clone());
+        // Checking a million explicit atoms takes a moment: do it with the save, off the UI thread.
         self.spawn_task("saving the scene", move || {
+            doc.validate().map_err(|e| format!("not saved: {e}"))?;
             doc.save(&path).map_err(|e| e.to_string())?;
             Ok(format!("saved {} with {} atoms", path.display(), snapshot.atoms.len()))
         });

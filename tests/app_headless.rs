@@ -1,0 +1,155 @@
+//! The whole app loop headless (simulation thread, renderer, egui into an offscreen target):
+//! the P and R keys make a screenshot and a recording of the view, with or without the UI;
+//! scenes and extended XYZ frames are written (atomically) and read back. Needs a wgpu
+//! adapter: without one it prints `skipped: no GPU adapter` (and fails when
+//! ARGON_REQUIRE_RENDER=1, as CI sets).
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use argon_sandbox::app::headless::Headless;
+use argon_sandbox::app::settings::{Settings, VideoFormat};
+use argon_sandbox::app::{App, AppOptions};
+use argon_sandbox::scene::Scene;
+use argon_sandbox::shapes::Shape;
+use argon_sandbox::sim::BackendChoice;
+
+fn headless(out: &Path, with_ui: bool) -> Option<Headless> {
+    let settings = Settings {
+        output_dir: Some(out.to_path_buf()),
+        record_with_ui: with_ui,
+        video_format: VideoFormat::Mp4,
+        ..Settings::default()
+    };
+    let app = App::new(AppOptions {
+        backend: Some(BackendChoice::Cpu),
+        settings: Some(settings),
+        atoms: Some(2000),
+        ..Default::default()
+    });
+    match Headless::new(app, [960, 600]) {
+        Ok(mut h) => {
+            assert!(h.run_until(Duration::from_secs(60), |a| a.frame.is_some()), "the scene did not load");
+            Some(h)
+        }
+        Err(e) => {
+            assert!(std::env::var_os("ARGON_REQUIRE_RENDER").is_none(), "ARGON_REQUIRE_RENDER is set: {e}");
+            println!("skipped: no GPU adapter ({e})");
+            None
+        }
+    }
+}
+
+fn key(k: egui::Key) -> Vec<egui::Event> {
+    vec![
+        egui::Event::Key { key: k, physical_key: None, pressed: true, repeat: false, modifiers: Default::default() },
+        egui::Event::Key { key: k, physical_key: None, pressed: false, repeat: false, modifiers: Default::default() },
+    ]
+}
+
+fn files(dir: &Path, ext: &str) -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap()
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|e| e == ext))
+        .collect();
+    v.sort();
+    v
+}
+
+fn temp_dir(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("argon-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn png_size(path: &Path) -> (u32, u32, Vec<u8>) {
+    let decoder = png::Decoder::new(std::io::BufReader::new(std::fs::File::open(path).unwrap()));
+    let mut reader = decoder.read_info().unwrap();
+    let mut buf = vec![0; reader.output_buffer_size().unwrap()];
+    let info = reader.next_frame(&mut buf).unwrap();
+    buf.truncate(info.buffer_size());
+    (info.width, info.height, buf)
+}
+
+#[test]
+fn p_takes_a_screenshot_and_r_records_the_view_or_the_window() {
+    let dir = temp_dir("capture");
+    let Some(mut h) = headless(&dir, false) else { return };
+    // P: the view alone.
+    h.frame_with(key(egui::Key::P));
+    h.frame();
+    h.frame();
+    let shots = files(&dir, "png");
+    assert_eq!(shots.len(), 1, "{shots:?}");
+    let (w, hgt, rgba) = png_size(&shots[0]);
+    assert_eq!([w, hgt], h.app.view_size, "the screenshot is not the view's size");
+    let lit = rgba.chunks_exact(4).filter(|p| p[0].max(p[1]).max(p[2]) > 120).count();
+    assert!(lit > 2000, "the screenshot shows no atoms ({lit} bright pixels)");
+    // R: record the view for a second of frames, R again stops and the file is complete.
+    h.frame_with(key(egui::Key::R));
+    assert!(h.app.capture.recording.is_some(), "{:?}", h.app.last_error());
+    let end = std::time::Instant::now() + Duration::from_millis(1200);
+    while std::time::Instant::now() < end {
+        h.frame();
+    }
+    h.frame_with(key(egui::Key::R));
+    h.frame();
+    assert!(h.app.capture.recording.is_none());
+    let videos = files(&dir, "mp4");
+    assert_eq!(videos.len(), 1, "{videos:?}: {:?}", h.app.messages);
+    let file = std::fs::File::open(&videos[0]).unwrap();
+    let len = file.metadata().unwrap().len();
+    let mp4 = mp4::Mp4Reader::read_header(std::io::BufReader::new(file), len).unwrap();
+    let track = mp4.tracks().values().next().unwrap();
+    assert!(track.sample_count() >= 10, "only {} frames recorded", track.sample_count());
+    let size = h.app.view_size;
+    assert_eq!([track.width() as u32, track.height() as u32], [size[0] & !1, size[1] & !1]);
+    // With the UI: the screenshot is the whole window.
+    h.app.settings.record_with_ui = true;
+    h.frame_with(key(egui::Key::P));
+    h.frame();
+    let shots = files(&dir, "png");
+    assert_eq!(shots.len(), 2, "{shots:?}");
+    let (w, hgt, _) = png_size(shots.iter().find(|p| **p != shots[0]).unwrap());
+    assert_eq!([w, hgt], [960, 600]);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn scenes_and_xyz_frames_are_saved_and_read_back() {
+    let dir = temp_dir("files");
+    let Some(mut h) = headless(&dir, false) else { return };
+    let b = h.app.status.as_ref().unwrap().sim_box;
+    let circle = Shape::Circle { centre: [0.5 * b.hi[0], 0.75 * b.hi[1]], radius: 2.0 };
+    let before = h.app.shapes.clone();
+    let mut after = before.clone();
+    after.push(circle.clone());
+    h.app.tool_actions(vec![argon_sandbox::app::tools::ToolAction::Commit { before, after }]);
+    assert!(h.app.set_target_kelvin(120.0));
+    let scene_path = dir.join("saved.ron");
+    h.app.save_scene(scene_path.clone());
+    let xyz = dir.join("frame.xyz");
+    h.app.request_export_xyz(xyz.clone());
+    let n = h.app.status.as_ref().unwrap().n_atoms;
+    assert!(h.run_until(Duration::from_secs(30), |a| xyz.exists() && a.tasks.is_empty()), "{:?}", h.app.messages);
+    h.app.wait_for_tasks();
+    let scene = Scene::load(&scene_path).unwrap();
+    assert!(scene.obstacles.contains(&circle));
+    assert!((scene.temperature_k - 120.0).abs() < 1e-9);
+    let frame = argon_sandbox::io::extxyz::read_extxyz(&xyz).unwrap();
+    assert!(frame.positions.len().abs_diff(n) < 50, "{} atoms written, {n} running", frame.positions.len());
+    // No temporary files are left beside the saved ones.
+    let left: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_name().to_string_lossy().contains(".tmp"))
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
+    // Opening the saved scene starts over from it (same obstacles).
+    h.app.open_scene(&scene_path);
+    assert!(h.run_until(Duration::from_secs(30), |a| a.scene_path.as_deref() == Some(scene_path.as_path())
+        && a.status.as_ref().is_some_and(|s| s.n_obstacles == scene.obstacles.len())));
+    let _ = std::fs::remove_dir_all(&dir);
+}
