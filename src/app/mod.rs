@@ -306,7 +306,9 @@ impl App {
     fn handle_report(&mut self, report: SimReport) {
         match report {
             SimReport::Status(s) => {
-                if self.status.as_ref().is_none_or(|old| old.params != s.params) {
+                // The panels own the parameters once running (a status may be older than the
+                // last change sent, e.g. mid-ramp); they start from the simulation's.
+                if self.status.is_none() {
                     self.params = s.params.clone();
                 }
                 if self.fitted_box != Some(s.sim_box) {
@@ -335,6 +337,10 @@ impl App {
             SimReport::Notice(text) => self.notify(text, false),
             SimReport::Error(text) => {
                 self.analysis_pending = false;
+                // A refused change leaves the simulation's parameters as they were.
+                if let Some(s) = &self.status {
+                    self.params = s.params.clone();
+                }
                 self.notify(text, true);
             }
             SimReport::Loaded(scene) => {
