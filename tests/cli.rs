@@ -167,6 +167,17 @@ fn bad_flags_give_clear_errors() {
         (vec!["record", "--out", "a.mp4", "--fps", "0"], "--fps"),
         (vec!["record", "--out", "a.gif", "--colour", "rainbow"], "invalid value 'rainbow'"),
         (vec!["record", missing.to_str().unwrap(), "--out", "a.gif"], "missing.ron"),
+        // The app's flags are checked before any window opens.
+        (vec![missing.to_str().unwrap()], "missing.ron"),
+        (vec![bad_scene.to_str().unwrap()], "bogus"),
+        (vec!["--atoms", "5"], "--atoms 5"),
+        (vec!["--exit-after-frames", "0"], "--exit-after-frames"),
+        (vec!["--screenshot", "x.png"], "--exit-after-frames"),
+        (vec!["--backend", "gpu"], "invalid value 'gpu'"),
+        (vec!["bench", "--interactive", "--render"], "cannot be used with"),
+        (vec!["bench", "--interactive", "--max-fps=-1"], "--max-fps"),
+        (vec!["bench", "--interactive", "--steps-per-frame", "0"], "--steps-per-frame"),
+        (vec!["bench", "--interactive", "--size", "0x10"], "--size 0x10"),
     ];
     for (args, expect) in cases {
         let out = run(&args);

@@ -54,6 +54,11 @@ impl FrameSlots {
         }
     }
 
+    /// True while a published frame has not been taken.
+    pub fn has_unread(&self) -> bool {
+        self.lock().latest.is_some()
+    }
+
     /// The newest frame not taken yet.
     pub fn take_latest(&self) -> Option<Frame> {
         self.lock().latest.take()

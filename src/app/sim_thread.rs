@@ -197,7 +197,12 @@ impl Worker {
             self.maybe_status(true);
             return;
         }
-        self.publish();
+        // When the display has not taken the last frame yet, copying a newer one out would only
+        // slow the simulation down (16 MB per frame at a million atoms): skip it, unless this
+        // chunk ends a run of steps and its state must be shown.
+        if !(self.running && self.frames.has_unread()) {
+            self.publish();
+        }
         self.maybe_status(false);
     }
 
@@ -255,6 +260,10 @@ impl Worker {
         match cmd {
             SimCommand::Shutdown => return Flow::Stop,
             SimCommand::Run(on) => {
+                if !on && self.running {
+                    // The last chunk's frame may have been skipped: show where it stopped.
+                    self.publish();
+                }
                 self.running = on && self.backend.is_some();
                 self.due = Instant::now();
                 self.rate_since = Instant::now();

@@ -132,7 +132,11 @@ impl Shell {
                 g.surface.configure(&g.device, &g.config);
                 return;
             }
-            _ => return,
+            _ => {
+                // Minimised or hidden: nothing to draw; do not spin.
+                std::thread::sleep(std::time::Duration::from_millis(16));
+                return;
+            }
         };
         let view = texture.texture.create_view(&wgpu::TextureViewDescriptor::default());
         let clear = app.settings.view.background;
