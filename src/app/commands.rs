@@ -76,6 +76,8 @@ pub enum SimCommand {
     Analyse(AnalysisRequest),
     TakeSnapshot(SnapshotPurpose),
     Restore(Box<Snapshot>),
+    /// Publish positions into these shared GPU buffers (zero-copy), or back to host staging.
+    UseSlots(Option<std::sync::Arc<crate::interop::SharedSlots>>),
     Shutdown,
 }
 
@@ -126,4 +128,6 @@ pub enum SimReport {
     Error(String),
     /// A scene was loaded: its document as built (the UI keeps it for saving).
     Loaded(Box<Scene>),
+    /// The shared buffers hold fewer atoms than this: allocate bigger ones.
+    NeedSlots(usize),
 }

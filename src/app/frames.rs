@@ -12,6 +12,9 @@ pub struct Frame {
     pub step: u64,
     /// Increases by one with every publish.
     pub seq: u64,
+    /// False for the occasional host copy made while zero-copy streaming feeds the display
+    /// (kept for picking and brushes, not drawn).
+    pub display: bool,
 }
 
 #[derive(Default)]
@@ -44,10 +47,15 @@ impl FrameSlots {
 
     /// Makes `positions` the newest frame.
     pub fn publish(&self, positions: Vec<[f32; 4]>, step: u64) {
+        self.publish_as(positions, step, true);
+    }
+
+    /// Publishes, saying whether the frame is for display (see [`Frame::display`]).
+    pub fn publish_as(&self, positions: Vec<[f32; 4]>, step: u64, display: bool) {
         let mut s = self.lock();
         s.seq += 1;
         let seq = s.seq;
-        if let Some(old) = s.latest.replace(Frame { positions, step, seq })
+        if let Some(old) = s.latest.replace(Frame { positions, step, seq, display })
             && s.spare.len() < MAX_SPARE
         {
             s.spare.push(old.positions);

@@ -65,11 +65,13 @@ impl Headless {
             focused: true,
             ..Default::default()
         };
+        self.app.gpu_frame(&self.gpu.device);
         let app = &mut self.app;
         let output = self.ctx.run_ui(raw, |ui| app.ui(ui));
         let frame = FrameOutput::new(&self.ctx, output, self.size);
         let clear = self.app.settings.view.background;
         self.painter.paint(&self.gpu.device, &self.gpu.queue, &frame, &self.target, clear);
+        self.app.frame_submitted(&self.gpu.queue);
         self.painter.serve_capture(&self.gpu.device, &self.gpu.queue, &frame, clear, &mut self.app.capture);
         let _ = self.gpu.device.poll(wgpu::PollType::wait_indefinitely());
         self.last = Some(frame);

@@ -162,6 +162,18 @@ pub struct App {
     pub view_rect: egui::Rect,
     /// Size of the whole window last frame, in pixels.
     pub window_size_px: [u32; 2],
+    /// Zero-copy streaming (CUDA backend on the GPU that draws), why it is off, shared buffers
+    /// being retired (kept until the simulation surely stopped writing them), frames counted
+    /// for the slot protocol, and when the display last changed by each path.
+    pub interop: Option<crate::interop::Interop>,
+    pub interop_note: String,
+    interop_failed: bool,
+    retired: Vec<(Instant, crate::interop::Interop)>,
+    need_slots: usize,
+    gpu_frame: u64,
+    last_slot_seq: u64,
+    last_slot_change: Option<Instant>,
+    last_host_display: Option<Instant>,
     /// Background jobs (saving files): name and handle.
     pub tasks: Vec<(String, std::thread::JoinHandle<Result<String, String>>)>,
 }
@@ -259,6 +271,15 @@ impl App {
             window_size_px: [1, 1],
             view_rect: egui::Rect::NOTHING,
             tasks: Vec::new(),
+            interop: None,
+            interop_note: "no GPU device attached (host staging)".into(),
+            interop_failed: false,
+            retired: Vec::new(),
+            need_slots: 0,
+            gpu_frame: 0,
+            last_slot_seq: 0,
+            last_slot_change: None,
+            last_host_display: None,
         }
     }
 
@@ -290,7 +311,10 @@ impl App {
             self.handle_report(report);
         }
         if let Some(f) = self.sim.frames.take_latest() {
-            self.frame_step = f.step;
+            if f.display {
+                self.frame_step = f.step;
+                self.last_host_display = Some(Instant::now());
+            }
             let old = self.frame.replace(Arc::new(f.positions));
             if let Some(old) = old.and_then(|o| Arc::try_unwrap(o).ok()) {
                 self.sim.frames.give_back(old);
@@ -343,6 +367,10 @@ impl App {
                 }
                 self.notify(text, true);
             }
+            SimReport::NeedSlots(n) => {
+                self.need_slots = n;
+                self.interop_failed = false;
+            }
             SimReport::Loaded(scene) => {
                 self.shapes = scene.obstacles.clone();
                 self.params = scene.sim_params();
@@ -390,13 +418,75 @@ impl App {
         self.analysis_sent = Instant::now();
     }
 
-    /// The newest positions and geometry with their sequence numbers, for the renderer.
-    pub fn view_data(&mut self) -> (Option<(u64, PositionFrame)>, (u64, SceneGeometry)) {
+    /// The newest positions (host frame or shared slot) and geometry with their sequence
+    /// numbers, for the renderer.
+    #[allow(clippy::type_complexity)]
+    pub fn view_data(
+        &mut self,
+    ) -> (Option<(u64, PositionFrame)>, (u64, SceneGeometry), Option<(u64, wgpu::Buffer, u32)>) {
         if std::mem::take(&mut self.pending_scene) {
             let b = self.status.as_ref().map(|s| s.sim_box).unwrap_or_else(|| self.scene.sim_box());
             self.geometry = (self.geometry.0 + 1, Arc::new((b, self.shapes.clone())));
         }
-        (self.frame.clone().map(|f| (self.frame_seq, f)), self.geometry.clone())
+        let mut external = None;
+        if let Some(i) = &self.interop
+            && let Some(f) = i.slots.acquire(self.gpu_frame)
+        {
+            if f.seq != self.last_slot_seq {
+                self.last_slot_seq = f.seq;
+                self.last_slot_change = Some(Instant::now());
+            }
+            // Draw the shared slot unless host frames for display arrived since it changed
+            // (the simulation went back to host staging).
+            if self.last_slot_change >= self.last_host_display {
+                self.frame_step = f.step;
+                external = Some((f.seq, i.buffers[f.slot].clone(), f.n_atoms as u32));
+            }
+        }
+        (self.frame.clone().map(|f| (self.frame_seq, f)), self.geometry.clone(), external)
+    }
+
+    /// Called by the window or headless loop before each frame with its wgpu device: sets up,
+    /// grows or drops zero-copy streaming as the backend and atom count require.
+    pub fn gpu_frame(&mut self, device: &wgpu::Device) {
+        self.gpu_frame += 1;
+        self.retired.retain(|(t, _)| t.elapsed() < Duration::from_secs(2));
+        let Some(s) = &self.status else { return };
+        if s.info.kind != "cuda" {
+            if let Some(old) = self.interop.take() {
+                self.sim.send(SimCommand::UseSlots(None));
+                self.retired.push((Instant::now(), old));
+            }
+            self.interop_note = "the CPU backend runs: positions are copied from host memory".into();
+            self.interop_failed = false;
+            return;
+        }
+        let need = s.n_atoms.max(self.need_slots);
+        if self.interop_failed || self.interop.as_ref().is_some_and(|i| i.capacity() >= need) {
+            return;
+        }
+        let capacity = need.next_power_of_two().max(4096);
+        match crate::interop::Interop::new(device, capacity) {
+            Ok(i) => {
+                self.sim.send(SimCommand::UseSlots(Some(i.slots.clone())));
+                if let Some(old) = self.interop.replace(i) {
+                    self.retired.push((Instant::now(), old));
+                }
+                self.interop_note = format!("CUDA writes positions into {capacity}-atom buffers the renderer reads");
+            }
+            Err(why) => {
+                self.interop_failed = true;
+                self.interop_note = why;
+            }
+        }
+    }
+
+    /// Called after the frame's GPU work was submitted: frees its slot when the GPU is done.
+    pub fn frame_submitted(&self, queue: &wgpu::Queue) {
+        if let Some(i) = &self.interop {
+            let (slots, frame) = (i.slots.clone(), self.gpu_frame);
+            queue.on_submitted_work_done(move || slots.frame_completed(frame));
+        }
     }
 
     /// Marks the obstacle geometry as changed (the renderer rebuilds it next frame).

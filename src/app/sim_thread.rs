@@ -44,6 +44,11 @@ impl SimHandle {
             rate_steps: 0,
             steps_per_s: 0.0,
             status_due: Instant::now(),
+            slots: None,
+            path: "host staging",
+            asked_slots_for: 0,
+            host_due: Instant::now(),
+            pending: None,
         };
         let _ = tx.send(SimCommand::Load { scene: Box::new(scene), backend });
         let join = std::thread::Builder::new()
@@ -99,6 +104,17 @@ struct Worker {
     rate_steps: u64,
     steps_per_s: f64,
     status_due: Instant,
+    /// Shared GPU buffers for zero-copy publishing, when the UI made them.
+    slots: Option<Arc<crate::interop::SharedSlots>>,
+    /// How the last frame was published.
+    path: &'static str,
+    /// Atom count bigger slots were last asked for.
+    asked_slots_for: usize,
+    /// With zero-copy, a host copy is still published now and then (picking, brushes).
+    host_due: Instant,
+    /// A slot written asynchronously, handed over once the write has finished:
+    /// (slot, step, atoms).
+    pending: Option<(usize, u64, usize)>,
 }
 
 /// Obstacle grid spacing (sigma): DESIGN.md asks for at most 0.1.
@@ -138,6 +154,10 @@ impl Worker {
                 if let Flow::Stop = self.apply(cmd) {
                     return;
                 }
+                if !self.running && self.pending.is_some() {
+                    // Paused: what was published last must reach the display.
+                    self.hand_over(true);
+                }
                 if !busy && self.running {
                     break;
                 }
@@ -154,6 +174,9 @@ impl Worker {
     /// Sleeps until the next paced frame, applying commands that arrive meanwhile. True when
     /// the thread must stop.
     fn wait_until_due(&mut self) -> bool {
+        if self.pending.is_some() {
+            self.hand_over(true);
+        }
         if self.pace.unlimited || !self.running {
             self.due = Instant::now();
             return false;
@@ -200,20 +223,98 @@ impl Worker {
         // When the display has not taken the last frame yet, copying a newer one out would only
         // slow the simulation down (16 MB per frame at a million atoms): skip it, unless this
         // chunk ends a run of steps and its state must be shown.
-        if !(self.running && self.frames.has_unread()) {
+        let unread = match &self.slots {
+            Some(s) if self.path == "zero-copy" => s.has_unread(),
+            _ => self.frames.has_unread(),
+        };
+        if !(self.running && unread) {
             self.publish();
         }
         self.maybe_status(false);
     }
 
     fn publish(&mut self) {
+        if self.publish_shared() && Instant::now() < self.host_due {
+            return;
+        }
+        if self.path == "zero-copy" {
+            self.host_due = Instant::now() + Duration::from_millis(250);
+        }
         let Some(b) = self.backend.as_mut() else { return };
         let mut buf = self.frames.buffer(b.n_atoms());
         match b.write_positions(PositionTarget::Host(&mut buf), self.colour) {
-            Ok(()) => self.frames.publish(buf, b.step()),
+            Ok(()) => self.frames.publish_as(buf, b.step(), self.path != "zero-copy"),
             Err(e) => {
                 self.frames.give_back(buf);
                 self.report(SimReport::Error(format!("reading positions failed: {e}")));
+            }
+        }
+    }
+
+    /// Publishes into a shared slot when zero-copy is set up for this backend; true if done
+    /// (or skipped because every slot is busy).
+    fn publish_shared(&mut self) -> bool {
+        // The previous frame must be handed over before another is started.
+        if self.pending.is_some() && !self.hand_over(false) {
+            return true;
+        }
+        let (Some(slots), Some(b)) = (self.slots.clone(), self.backend.as_mut()) else {
+            self.path = "host staging";
+            return false;
+        };
+        if b.info().kind != "cuda" {
+            self.path = "host staging";
+            return false;
+        }
+        let n = b.n_atoms();
+        if n > slots.capacity {
+            if self.asked_slots_for != n {
+                self.asked_slots_for = n;
+                let _ = self.tx.send(SimReport::NeedSlots(n));
+            }
+            self.path = "host staging";
+            return false;
+        }
+        let Some(k) = slots.begin_write() else { return true };
+        match b.write_positions_async(slots.ptrs[k], slots.capacity, self.colour) {
+            Ok(()) => {
+                self.pending = Some((k, b.step(), n));
+                self.path = "zero-copy";
+                // Usually finished already (the kernel takes microseconds); if not, the next
+                // check hands it over.
+                self.hand_over(false);
+                true
+            }
+            Err(e) => {
+                slots.abort_write();
+                self.slots = None;
+                self.path = "host staging";
+                self.report(SimReport::Error(format!("zero-copy publishing failed, using host staging: {e}")));
+                false
+            }
+        }
+    }
+
+    /// Hands the pending slot to the display if its write has finished (with `wait`, waits
+    /// for it). True when nothing is pending any more.
+    fn hand_over(&mut self, wait: bool) -> bool {
+        let (Some((k, step, n)), Some(slots), Some(b)) = (self.pending, self.slots.clone(), self.backend.as_mut())
+        else {
+            self.pending = None;
+            return true;
+        };
+        match b.positions_written(wait) {
+            Ok(true) => {
+                slots.finish_write(k, step, n);
+                self.pending = None;
+                true
+            }
+            Ok(false) => false,
+            Err(e) => {
+                slots.abort_write();
+                self.pending = None;
+                self.report(SimReport::Error(format!("zero-copy publishing failed: {e}")));
+                true
             }
         }
     }
@@ -246,7 +347,7 @@ impl Worker {
             sim_box: b.sim_box(),
             n_obstacles: self.shapes.len(),
             steps_per_s: self.steps_per_s,
-            position_path: "host staging",
+            position_path: self.path,
         };
         self.report(SimReport::Status(Box::new(status)));
     }
@@ -276,6 +377,15 @@ impl Worker {
                 self.maybe_status(true);
             }
             SimCommand::SetPace(p) => self.pace = p,
+            SimCommand::UseSlots(s) => {
+                if self.pending.is_some() {
+                    self.hand_over(true);
+                }
+                self.slots = s;
+                self.asked_slots_for = 0;
+                self.publish();
+                self.maybe_status(true);
+            }
             SimCommand::SetColour(c) => {
                 self.colour = c;
                 self.publish();

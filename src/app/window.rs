@@ -121,6 +121,7 @@ impl Shell {
 
     fn redraw(&mut self, el: &ActiveEventLoop) {
         let (Some(g), Some(app)) = (self.gfx.as_mut(), self.app.as_mut()) else { return };
+        app.gpu_frame(&g.device);
         let raw = g.egui.take_egui_input(&g.window);
         let ctx = g.egui.egui_ctx().clone();
         let output = ctx.run_ui(raw, |ui| app.ui(ui));
@@ -141,6 +142,7 @@ impl Shell {
         let view = texture.texture.create_view(&wgpu::TextureViewDescriptor::default());
         let clear = app.settings.view.background;
         g.painter.paint(&g.device, &g.queue, &frame, &view, clear);
+        app.frame_submitted(&g.queue);
         g.painter.serve_capture(&g.device, &g.queue, &frame, clear, &mut app.capture);
         self.frames += 1;
         if self.window_options.exit_after_frames.is_some_and(|n| self.frames >= n) {

@@ -58,6 +58,10 @@ pub struct BenchArgs {
     /// --algorithm, --precision and --block-size.
     #[arg(long, conflicts_with = "render")]
     pub interactive: bool,
+    /// Measure the per-frame cost of getting positions to the renderer (CUDA): zero-copy
+    /// against host staging, for each --n.
+    #[arg(long, conflicts_with_all = ["render", "interactive"])]
+    pub publish: bool,
     /// With --interactive: frames per second at most, like a display's refresh (0: no limit).
     #[arg(long, default_value_t = 0.0)]
     pub max_fps: f64,
@@ -176,6 +180,9 @@ fn render_bench(args: &BenchArgs) -> Result<()> {
 pub fn run(args: &BenchArgs) -> Result<()> {
     if args.interactive {
         return super::bench_interactive::run(args);
+    }
+    if args.publish {
+        return super::bench_interactive::publish_bench(args);
     }
     if args.render {
         return render_bench(args);

@@ -146,3 +146,76 @@ fn measure(args: &BenchArgs, n: usize, size: [u32; 2]) -> Result<InteractiveResu
         position_path: status.position_path.to_string(),
     })
 }
+
+/// `bench --publish`: the per-frame cost of getting positions from the CUDA backend to the
+/// renderer at each `--n`, both ways: zero-copy (the publish kernel writes the shared
+/// buffer: its GPU time between two events, and the simulation thread's time to issue it, as
+/// the app does, handing the slot over when an event says it is done) and host staging (publish, copy to host, `queue.write_buffer`
+/// into the renderer's buffer, waited for). Medians of `--frames` frames.
+pub fn publish_bench(args: &BenchArgs) -> Result<()> {
+    use crate::interop::Interop;
+    use crate::render::Renderer;
+    use crate::render::offscreen::{COLOUR_FORMAT, Gpu};
+    use crate::sim::{ColourScalar, PositionTarget, open_backend};
+    let gpu = Gpu::headless()?;
+    let dev = crate::sim::cuda::device::open().map_err(|e| anyhow!("no CUDA device: {e}"))?;
+    println!(
+        "{:>9} {:>16} {:>16} {:>14}  (ms per frame, median of {})",
+        "atoms", "zero-copy (GPU)", "zero-copy (host)", "host staging", args.frames
+    );
+    for &n in &args.sizes {
+        let (b, atoms) = super::bench::in_lj_system(n);
+        let params = crate::physics::params::SimParams {
+            precision: args.precision[0],
+            algorithm: args.algorithm[0],
+            ..crate::physics::params::SimParams::default()
+        };
+        let (mut sim, _) = open_backend(crate::sim::BackendChoice::Cuda, b, params, &atoms, None)?;
+        let n = sim.n_atoms();
+        let interop = Interop::new(&gpu.device, n).map_err(|e| anyhow!("zero-copy is not available: {e}"))?;
+        let mut renderer = Renderer::new(&gpu.device, COLOUR_FORMAT);
+        let mut host = vec![[0f32; 4]; n];
+        let (mut zero, mut kernel, mut staged) = (Vec::new(), Vec::new(), Vec::new());
+        let event = |what| {
+            dev.ctx
+                .new_event(Some(cudarc::driver::sys::CUevent_flags::CU_EVENT_DEFAULT))
+                .map_err(|e| anyhow!("{what}: {e}"))
+        };
+        let (start, end) = (event("timing event")?, event("timing event")?);
+        // Each path in its own loop: interleaving them would time the GPU's switches between
+        // the CUDA and Vulkan contexts rather than the paths.
+        for k in 0..args.frames as usize + 5 {
+            let t = Instant::now();
+            start.record(&dev.stream).map_err(|e| anyhow!("recording an event: {e}"))?;
+            sim.write_positions_async(interop.slots.ptrs[k % 3], interop.capacity(), ColourScalar::Speed)?;
+            let dz = t.elapsed().as_secs_f64() * 1e3;
+            end.record(&dev.stream).map_err(|e| anyhow!("recording an event: {e}"))?;
+            sim.positions_written(true)?;
+            let dk = start.elapsed_ms(&end).map_err(|e| anyhow!("timing: {e}"))? as f64;
+            if k >= 5 {
+                zero.push(dz);
+                kernel.push(dk);
+            }
+        }
+        for k in 0..args.frames as usize + 5 {
+            let t = Instant::now();
+            sim.write_positions(PositionTarget::Host(&mut host), ColourScalar::Speed)?;
+            renderer.upload_atoms(&gpu.device, &gpu.queue, &host);
+            gpu.queue.submit(None);
+            let _ = gpu.device.poll(wgpu::PollType::wait_indefinitely());
+            if k >= 5 {
+                staged.push(t.elapsed().as_secs_f64() * 1e3);
+            }
+        }
+        let (z, g, s) = (median(zero), median(kernel), median(staged));
+        if args.json {
+            println!(
+                "{}",
+                serde_json::json!({"n_atoms": n, "zero_copy_gpu_ms": g, "zero_copy_host_ms": z, "host_staging_ms": s})
+            );
+        } else {
+            println!("{n:>9} {g:>16.4} {z:>16.4} {s:>14.3}");
+        }
+    }
+    Ok(())
+}

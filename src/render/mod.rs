@@ -24,7 +24,7 @@ use crate::shapes::Shape;
 
 /// Optional device features the renderer uses when the adapter has them.
 pub fn wanted_features(adapter: &wgpu::Adapter) -> wgpu::Features {
-    adapter.features() & wgpu::Features::SHADER_EARLY_DEPTH_TEST
+    adapter.features() & wgpu::Features::SHADER_EARLY_DEPTH_TEST | crate::interop::wanted_features(adapter)
 }
 
 /// Depth format of every render target.

@@ -33,6 +33,7 @@ pub struct ViewResources {
     /// Sequence numbers of the positions and geometry uploaded last (0: none).
     uploaded_positions: u64,
     uploaded_scene: u64,
+    uploaded_external: u64,
     /// Set when the last frame's view could not be drawn (e.g. too large a target).
     pub error: Option<String>,
 }
@@ -113,6 +114,7 @@ impl ViewResources {
             blit_bind: None,
             uploaded_positions: 0,
             uploaded_scene: 0,
+            uploaded_external: 0,
             error: None,
         }
     }
@@ -161,6 +163,9 @@ pub struct ViewCallback {
     pub positions: Option<(u64, PositionFrame)>,
     /// The tank and obstacles and their sequence number.
     pub scene: (u64, SceneGeometry),
+    /// Zero-copy: draw `n` atoms from this shared buffer (sequence number, buffer, n)
+    /// instead of `positions`.
+    pub external: Option<(u64, wgpu::Buffer, u32)>,
 }
 
 impl CallbackTrait for ViewCallback {
@@ -178,11 +183,22 @@ impl CallbackTrait for ViewCallback {
             view.renderer.set_scene(device, b, shapes);
             view.uploaded_scene = self.scene.0;
         }
-        if let Some((seq, p)) = &self.positions
-            && view.uploaded_positions != *seq
-        {
-            view.renderer.upload_atoms(device, queue, p);
-            view.uploaded_positions = *seq;
+        match (&self.external, &self.positions) {
+            (Some((seq, buffer, n)), _) => {
+                if view.uploaded_external != *seq {
+                    view.renderer.use_external_atoms(device, buffer, *n);
+                    view.uploaded_external = *seq;
+                    view.uploaded_positions = 0;
+                }
+            }
+            (None, Some((seq, p))) => {
+                if view.uploaded_positions != *seq {
+                    view.renderer.upload_atoms(device, queue, p);
+                    view.uploaded_positions = *seq;
+                    view.uploaded_external = 0;
+                }
+            }
+            (None, None) => {}
         }
         if view.ensure_target(device, self.size) {
             view.renderer.prepare(queue, &self.camera, self.size, &self.settings);

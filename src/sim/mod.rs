@@ -282,4 +282,16 @@ pub trait Backend: Send {
     fn density_profile(&mut self, bins: usize) -> Result<Histogram, SimError>;
     /// Writes `[x, y, z, colour]` for every atom in canonical order.
     fn write_positions(&mut self, target: PositionTarget<'_>, colour: ColourScalar) -> Result<(), SimError>;
+    /// Like [`Backend::write_positions`] into device memory (`ptr`, room for `len` atoms), but
+    /// may return before the write has finished: it has once [`Backend::positions_written`]
+    /// says so. The zero-copy path uses this so the simulation never waits on the hand-over.
+    fn write_positions_async(&mut self, ptr: u64, len: usize, colour: ColourScalar) -> Result<(), SimError> {
+        self.write_positions(PositionTarget::Device { ptr, len }, colour)
+    }
+    /// Whether the last [`Backend::write_positions_async`] has finished; with `wait`, waits
+    /// until it has (and returns true).
+    fn positions_written(&mut self, wait: bool) -> Result<bool, SimError> {
+        let _ = wait;
+        Ok(true)
+    }
 }

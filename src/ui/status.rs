@@ -27,6 +27,7 @@ pub fn status_text(app: &App) -> String {
 
 pub fn status_ui(app: &mut App, ui: &mut egui::Ui) {
     ui.horizontal(|ui| {
-        ui.label(status_text(app)).on_hover_text(app.status.as_ref().map(|s| s.why.as_str()).unwrap_or(""));
+        let why = app.status.as_ref().map(|s| s.why.as_str()).unwrap_or("");
+        ui.label(status_text(app)).on_hover_text(format!("{why}\npositions: {}", app.interop_note));
     });
 }

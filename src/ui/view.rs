@@ -104,8 +104,8 @@ pub fn view_ui(app: &mut App, ui: &mut egui::Ui) {
     handle_input(app, ui, &resp, &f);
 
     let painter = ui.painter_at(rect);
-    let (positions, scene) = app.view_data();
-    let callback = ViewCallback { camera: app.camera, settings: app.settings.view, size, positions, scene };
+    let (positions, scene, external) = app.view_data();
+    let callback = ViewCallback { camera: app.camera, settings: app.settings.view, size, positions, scene, external };
     painter.add(egui_wgpu::Callback::new_paint_callback(rect, callback));
     crate::render::overlay::paint(&painter, rect, &app.settings.view, &app.camera, size);
 

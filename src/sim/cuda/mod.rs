@@ -32,6 +32,17 @@ pub struct CudaBackend {
     params: SimParams,
     field: Option<Arc<ObstacleField>>,
     telemetry: Vec<Telemetry>,
+    /// Recorded after the last asynchronous publish.
+    published: Option<cudarc::driver::CudaEvent>,
+}
+
+fn colour_code(colour: ColourScalar) -> i32 {
+    match colour {
+        ColourScalar::Speed => 0,
+        ColourScalar::KineticEnergy => 1,
+        ColourScalar::Height => 2,
+        ColourScalar::Species => 3,
+    }
 }
 
 fn dof_of(n: usize, b: &SimBox, params: &SimParams, field: &Option<Arc<ObstacleField>>) -> f64 {
@@ -53,7 +64,7 @@ impl CudaBackend {
         let snap = Snapshot { sim_box, atoms: atoms.clone(), step: 0, time: 0.0 };
         let dof = dof_of(atoms.len(), &sim_box, &params, &field);
         let engine = Engine::new(&dev, module, &params, &snap, field.as_deref(), dof)?;
-        Ok(CudaBackend { dev, engine, params, field, telemetry: Vec::new() })
+        Ok(CudaBackend { dev, engine, params, field, telemetry: Vec::new(), published: None })
     }
 
     /// The algorithm that actually runs (Auto resolved, fallbacks applied).
@@ -212,12 +223,7 @@ impl Backend for CudaBackend {
     }
 
     fn write_positions(&mut self, target: PositionTarget<'_>, colour: ColourScalar) -> Result<(), SimError> {
-        let code = match colour {
-            ColourScalar::Speed => 0,
-            ColourScalar::KineticEnergy => 1,
-            ColourScalar::Height => 2,
-            ColourScalar::Species => 3,
-        };
+        let code = colour_code(colour);
         let n = self.engine.n;
         match target {
             PositionTarget::Host(out) => {
@@ -227,12 +233,33 @@ impl Backend for CudaBackend {
                 self.engine.publish_to_host(&self.dev, out, code)
             }
             PositionTarget::Device { ptr, len } => {
-                if len < n {
-                    return Err(SimError::Invalid(format!("device position buffer holds {len} atoms, need {n}")));
-                }
-                self.engine.publish(&self.dev, ptr, code)?;
-                self.dev.stream.synchronize().map_err(|e| SimError::Device(format!("publishing positions: {e}")))
+                self.write_positions_async(ptr, len, colour)?;
+                self.positions_written(true).map(|_| ())
             }
         }
+    }
+
+    fn write_positions_async(&mut self, ptr: u64, len: usize, colour: ColourScalar) -> Result<(), SimError> {
+        let n = self.engine.n;
+        if len < n {
+            return Err(SimError::Invalid(format!("device position buffer holds {len} atoms, need {n}")));
+        }
+        self.engine.publish(&self.dev, ptr, colour_code(colour))?;
+        let err = |e: cudarc::driver::DriverError| SimError::Device(format!("publishing positions: {e}"));
+        match &self.published {
+            Some(e) => e.record(&self.dev.stream).map_err(err)?,
+            None => self.published = Some(self.dev.stream.record_event(None).map_err(err)?),
+        }
+        Ok(())
+    }
+
+    fn positions_written(&mut self, wait: bool) -> Result<bool, SimError> {
+        let Some(e) = &self.published else { return Ok(true) };
+        let err = |e: cudarc::driver::DriverError| SimError::Device(format!("publishing positions: {e}"));
+        if wait {
+            e.synchronize().map_err(err)?;
+            return Ok(true);
+        }
+        e.try_is_complete().map_err(err)
     }
 }
