@@ -62,6 +62,8 @@ pub struct AppOptions {
     pub atoms: Option<usize>,
     /// Settings to start from when `settings_path` is None.
     pub settings: Option<Settings>,
+    /// Say on stderr which backend and position path run, and why, whenever they change.
+    pub verbose: bool,
 }
 
 /// A message shown for a few seconds (and kept in the log).
@@ -174,6 +176,7 @@ pub struct App {
     last_slot_seq: u64,
     last_slot_change: Option<Instant>,
     last_host_display: Option<Instant>,
+    pub verbose: bool,
     /// Background jobs (saving files): name and handle.
     pub tasks: Vec<(String, std::thread::JoinHandle<Result<String, String>>)>,
 }
@@ -271,6 +274,7 @@ impl App {
             window_size_px: [1, 1],
             view_rect: egui::Rect::NOTHING,
             tasks: Vec::new(),
+            verbose: opts.verbose,
             interop: None,
             interop_note: "no GPU device attached (host staging)".into(),
             interop_failed: false,
@@ -342,6 +346,11 @@ impl App {
                 }
                 if self.reinit_atoms == 0 {
                     self.reinit_atoms = s.n_atoms;
+                }
+                if self.verbose
+                    && self.status.as_ref().is_none_or(|o| o.why != s.why || o.position_path != s.position_path)
+                {
+                    eprintln!("argon-sandbox: {}; positions: {} ({})", s.why, s.position_path, self.interop_note);
                 }
                 self.status = Some(*s);
             }
@@ -461,6 +470,10 @@ impl App {
             self.interop_failed = false;
             return;
         }
+        if std::env::var_os("ARGON_NO_ZERO_COPY").is_some_and(|v| v != "0") {
+            self.interop_note = "zero-copy turned off by ARGON_NO_ZERO_COPY".into();
+            return;
+        }
         let need = s.n_atoms.max(self.need_slots);
         if self.interop_failed || self.interop.as_ref().is_some_and(|i| i.capacity() >= need) {
             return;
@@ -475,6 +488,9 @@ impl App {
                 self.interop_note = format!("CUDA writes positions into {capacity}-atom buffers the renderer reads");
             }
             Err(why) => {
+                if self.verbose {
+                    eprintln!("argon-sandbox: zero-copy positions are off: {why}; using host staging");
+                }
                 self.interop_failed = true;
                 self.interop_note = why;
             }

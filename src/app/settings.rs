@@ -113,6 +113,15 @@ impl Settings {
         }
     }
 
+    /// Reads `path` without side effects (a bad file gives the defaults and stays in place).
+    pub fn peek(path: &Path) -> Settings {
+        std::fs::read_to_string(path)
+            .ok()
+            .and_then(|t| ron::from_str::<Settings>(&t).ok())
+            .map(Settings::sanitised)
+            .unwrap_or_default()
+    }
+
     /// Writes `path` atomically, creating its folder.
     pub fn save(&self, path: &Path) -> std::io::Result<()> {
         if let Some(dir) = path.parent() {

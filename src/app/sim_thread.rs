@@ -241,8 +241,9 @@ impl Worker {
             self.host_due = Instant::now() + Duration::from_millis(250);
         }
         let Some(b) = self.backend.as_mut() else { return };
-        let mut buf = self.frames.buffer(b.n_atoms());
-        match b.write_positions(PositionTarget::Host(&mut buf), self.colour) {
+        let pinned = b.info().kind == "cuda";
+        let mut buf = self.frames.buffer(b.n_atoms(), pinned);
+        match b.write_positions(PositionTarget::Host(&mut buf[..]), self.colour) {
             Ok(()) => self.frames.publish_as(buf, b.step(), self.path != "zero-copy"),
             Err(e) => {
                 self.frames.give_back(buf);

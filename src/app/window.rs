@@ -68,12 +68,17 @@ pub fn run(app_options: AppOptions, window_options: WindowOptions) -> Result<()>
 
 impl Shell {
     fn open(&mut self, el: &ActiveEventLoop) -> Result<()> {
-        let app = App::new(self.app_options.clone());
-        let [w, h] = app.settings.window_size;
+        // The window's size comes from the settings; the app itself starts once the GPU is
+        // known, so its CUDA device can be the one that draws (zero-copy needs that).
+        let settings = match &self.app_options.settings_path {
+            Some(p) => super::settings::Settings::peek(p),
+            None => self.app_options.settings.clone().unwrap_or_default(),
+        };
+        let [w, h] = settings.window_size;
         let attrs = Window::default_attributes()
             .with_title("argon-sandbox")
             .with_inner_size(winit::dpi::LogicalSize::new(w as f64, h as f64))
-            .with_maximized(app.settings.maximized);
+            .with_maximized(settings.maximized);
         let window = Arc::new(el.create_window(attrs)?);
         let desc = wgpu::InstanceDescriptor::new_with_display_handle_from_env(Box::new(self.display.clone()));
         let instance = wgpu::Instance::new(desc);
@@ -104,6 +109,10 @@ impl Shell {
         }
         config.present_mode = wgpu::PresentMode::AutoVsync;
         surface.configure(&device, &config);
+        if let Some(uuid) = crate::interop::vulkan_uuid(&device) {
+            crate::sim::cuda::device::prefer_uuid(uuid);
+        }
+        let app = App::new(self.app_options.clone());
         let painter = Painter::new(&device, config.format);
         let ctx = egui::Context::default();
         let egui = egui_winit::State::new(

@@ -174,7 +174,8 @@ pub fn publish_bench(args: &BenchArgs) -> Result<()> {
         let n = sim.n_atoms();
         let interop = Interop::new(&gpu.device, n).map_err(|e| anyhow!("zero-copy is not available: {e}"))?;
         let mut renderer = Renderer::new(&gpu.device, COLOUR_FORMAT);
-        let mut host = vec![[0f32; 4]; n];
+        // The fallback's buffers: pinned host memory, as the simulation thread uses.
+        let mut host = crate::sim::HostBuf::new(n, true);
         let (mut zero, mut kernel, mut staged) = (Vec::new(), Vec::new(), Vec::new());
         let event = |what| {
             dev.ctx
@@ -199,7 +200,7 @@ pub fn publish_bench(args: &BenchArgs) -> Result<()> {
         }
         for k in 0..args.frames as usize + 5 {
             let t = Instant::now();
-            sim.write_positions(PositionTarget::Host(&mut host), ColourScalar::Speed)?;
+            sim.write_positions(PositionTarget::Host(&mut host[..]), ColourScalar::Speed)?;
             renderer.upload_atoms(&gpu.device, &gpu.queue, &host);
             gpu.queue.submit(None);
             let _ = gpu.device.poll(wgpu::PollType::wait_indefinitely());

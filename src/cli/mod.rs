@@ -48,6 +48,9 @@ pub struct AppArgs {
     /// Do not read or save settings (a clean start).
     #[arg(long)]
     pub no_settings: bool,
+    /// Say on stderr which backend and position path (zero-copy or host staging) run, and why.
+    #[arg(long)]
+    pub verbose: bool,
 }
 
 /// Opens the desktop app.
@@ -73,6 +76,7 @@ fn run_app(a: &AppArgs) -> anyhow::Result<()> {
         paused: a.paused,
         atoms: a.atoms,
         settings: None,
+        verbose: a.verbose,
     };
     let window =
         crate::app::window::WindowOptions { exit_after_frames: a.exit_after_frames, screenshot: a.screenshot.clone() };

@@ -32,6 +32,18 @@ pub fn wanted_features(adapter: &wgpu::Adapter) -> wgpu::Features {
     adapter.features() & wgpu::Features::VULKAN_EXTERNAL_MEMORY_FD
 }
 
+/// The Vulkan device UUID of `device` (None when it is not a Vulkan device).
+pub fn vulkan_uuid(device: &wgpu::Device) -> Option<[u8; 16]> {
+    // SAFETY: only reads properties of the physical device.
+    let hal = unsafe { device.as_hal::<wgpu::hal::api::Vulkan>() }?;
+    let instance = hal.shared_instance().raw_instance();
+    let mut id = vk::PhysicalDeviceIDProperties::default();
+    let mut props = vk::PhysicalDeviceProperties2::default().push_next(&mut id);
+    // SAFETY: valid instance and physical device.
+    unsafe { instance.get_physical_device_properties2(hal.raw_physical_device(), &mut props) };
+    Some(id.device_uuid)
+}
+
 impl Interop {
     /// Shared buffers for `capacity` atoms on `device`, imported into the process's CUDA
     /// device; or why not.

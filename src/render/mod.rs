@@ -327,8 +327,11 @@ impl Renderer {
             self.atom_bind = Self::bind_atoms(device, &self.atoms_layout, &self.atom_uniform, &self.atom_buffer);
             self.source = AtomSource::Own;
         }
-        if !atoms.is_empty() {
-            queue.write_buffer(&self.atom_buffer, 0, bytemuck::cast_slice(atoms));
+        let bytes: &[u8] = bytemuck::cast_slice(atoms);
+        if let Some(size) = wgpu::BufferSize::new(bytes.len() as u64)
+            && let Some(mut view) = queue.write_buffer_with(&self.atom_buffer, 0, size)
+        {
+            view.copy_from_slice(bytes);
         }
         self.n_atoms = atoms.len() as u32;
     }

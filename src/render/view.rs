@@ -16,7 +16,7 @@ use crate::physics::params::SimBox;
 use crate::shapes::Shape;
 
 /// Positions for the renderer's own buffer (the host-staging path).
-pub type PositionFrame = Arc<Vec<[f32; 4]>>;
+pub type PositionFrame = Arc<crate::sim::HostBuf>;
 
 /// Tank and obstacle geometry for the renderer.
 pub type SceneGeometry = Arc<(SimBox, Vec<Shape>)>;

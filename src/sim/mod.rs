@@ -10,8 +10,10 @@
 pub mod cpu;
 pub mod cuda;
 pub mod edit;
+mod host_buf;
 mod select;
 
+pub use host_buf::HostBuf;
 pub use select::{BackendChoice, open_backend};
 
 use std::sync::Arc;

@@ -29,12 +29,31 @@ fn guarded<T>(what: &str, f: impl FnOnce() -> Result<T, String>) -> Result<T, St
     }
 }
 
-/// The device ordinal to use: `ARGON_CUDA_DEVICE`, else 0.
+static PREFERRED_UUID: std::sync::Mutex<Option<[u8; 16]>> = std::sync::Mutex::new(None);
+
+/// Asks for the CUDA device with this UUID (the GPU that draws the window) when the device is
+/// first opened, unless `ARGON_CUDA_DEVICE` names one.
+pub fn prefer_uuid(uuid: [u8; 16]) {
+    *PREFERRED_UUID.lock().unwrap_or_else(|e| e.into_inner()) = Some(uuid);
+}
+
+/// The device ordinal to use: `ARGON_CUDA_DEVICE`, else the device with the preferred UUID
+/// (see [`prefer_uuid`]), else 0.
 pub fn chosen_ordinal() -> Result<usize, String> {
-    match std::env::var("ARGON_CUDA_DEVICE") {
-        Ok(v) => v.trim().parse().map_err(|_| format!("ARGON_CUDA_DEVICE={v} is not a device number (0, 1, ...)")),
-        Err(_) => Ok(0),
+    if let Ok(v) = std::env::var("ARGON_CUDA_DEVICE") {
+        return v.trim().parse().map_err(|_| format!("ARGON_CUDA_DEVICE={v} is not a device number (0, 1, ...)"));
     }
+    let Some(want) = *PREFERRED_UUID.lock().unwrap_or_else(|e| e.into_inner()) else { return Ok(0) };
+    let count = CudaContext::device_count().map_err(|e| format!("the CUDA driver did not start: {e}"))?;
+    for k in 0..count.max(0) {
+        let uuid = cudarc::driver::result::device::get(k).and_then(cudarc::driver::result::device::get_uuid);
+        if let Ok(u) = uuid
+            && u.bytes.iter().zip(want).all(|(a, b)| *a as u8 == b)
+        {
+            return Ok(k as usize);
+        }
+    }
+    Ok(0)
 }
 
 /// The process's device (opened once and shared by every CUDA backend, so compiled kernels
@@ -61,8 +80,8 @@ fn open_new() -> Result<Device, String> {
                     install it or add its folder to LD_LIBRARY_PATH"
             .into());
     }
-    let ordinal = chosen_ordinal()?;
     guarded("opening the CUDA device", || {
+        let ordinal = chosen_ordinal()?;
         let count = CudaContext::device_count().map_err(|e| format!("the CUDA driver did not start: {e}"))?;
         if count <= 0 {
             return Err("the CUDA driver found no device".into());
