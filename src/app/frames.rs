@@ -34,7 +34,9 @@ pub struct FrameSlots {
     inner: Mutex<Slots>,
 }
 
-const MAX_SPARE: usize = 2;
+/// Spare buffers kept (the one on display, the newest and the one being written make up the
+/// rest); more are dropped by whoever returns them.
+const MAX_SPARE: usize = 3;
 
 impl FrameSlots {
     fn lock(&self) -> std::sync::MutexGuard<'_, Slots> {

@@ -134,6 +134,7 @@ pub struct App {
     /// Newest positions (host staging path), the step they are from, and their sequence number.
     pub frame: Option<PositionFrame>,
     pub frame_step: u64,
+    retiring_frames: Vec<PositionFrame>,
     frame_seq: u64,
     /// Tank and obstacle geometry as drawn, and its sequence number.
     geometry: (u64, SceneGeometry),
@@ -253,6 +254,7 @@ impl App {
             fitted_box: None,
             frame: None,
             frame_step: 0,
+            retiring_frames: Vec::new(),
             frame_seq: 0,
             geometry: (1, Arc::new((sim_box, Vec::new()))),
             pending_scene: true,
@@ -319,11 +321,23 @@ impl App {
                 self.frame_step = f.step;
                 self.last_host_display = Some(Instant::now());
             }
-            let old = self.frame.replace(Arc::new(f.positions));
-            if let Some(old) = old.and_then(|o| Arc::try_unwrap(o).ok()) {
-                self.sim.frames.give_back(old);
+            if let Some(old) = self.frame.replace(Arc::new(f.positions)) {
+                self.retiring_frames.push(old);
             }
             self.frame_seq += 1;
+        }
+        // Frames the renderer may still hold go back to the simulation once it lets go: freeing
+        // pinned memory here would stall the UI (it synchronises the GPU).
+        let mut i = 0;
+        while i < self.retiring_frames.len() {
+            if Arc::strong_count(&self.retiring_frames[i]) == 1 {
+                let f = self.retiring_frames.swap_remove(i);
+                if let Ok(buf) = Arc::try_unwrap(f) {
+                    self.sim.frames.give_back(buf);
+                }
+            } else {
+                i += 1;
+            }
         }
         if !self.sim.is_alive() && !self.messages.iter().any(|m| m.text.starts_with("the simulation thread stopped")) {
             self.notify("the simulation thread stopped unexpectedly; reopen the scene to start again", true);
