@@ -201,3 +201,29 @@ fn check_whole_frame(h: &mut Headless) {
     }
     h.app.set_running(true);
 }
+
+#[test]
+fn the_cuda_device_matching_the_display_uuid_is_chosen() {
+    let Some(gpu) = gpu_and_cuda() else { return };
+    if std::env::var_os("ARGON_CUDA_DEVICE").is_some() {
+        eprintln!("skipped: ARGON_CUDA_DEVICE is set, which overrides the choice");
+        return;
+    }
+    // The drawing GPU's Vulkan UUID picks the CUDA device with the same UUID.
+    let uuid = argon_sandbox::interop::vulkan_uuid(&gpu.device).expect("a Vulkan device on the GPU machine");
+    device::prefer_uuid(uuid);
+    let k = device::chosen_ordinal().unwrap();
+    let cuda_uuid =
+        cudarc::driver::result::device::get(k as i32).and_then(cudarc::driver::result::device::get_uuid).unwrap();
+    assert!(
+        cuda_uuid.bytes.iter().zip(uuid).all(|(a, b)| *a as u8 == b),
+        "device {k} does not have the display's UUID"
+    );
+    // Every CUDA device is found by its own UUID.
+    let count = cudarc::driver::CudaContext::device_count().unwrap();
+    for d in 0..count {
+        let u = cudarc::driver::result::device::get(d).and_then(cudarc::driver::result::device::get_uuid).unwrap();
+        device::prefer_uuid(std::array::from_fn(|i| u.bytes[i] as u8));
+        assert_eq!(device::chosen_ordinal().unwrap(), d as usize);
+    }
+}
