@@ -79,20 +79,11 @@ fn every_control_panel() {
     let Some(r) = renderer() else { return };
     let mut h = Harness::builder().with_size(egui::vec2(340.0, 1500.0)).renderer(r).build_ui_state(
         |ui, app: &mut App| {
-            use argon_sandbox::ui::*;
             app.poll();
-            ui.heading("Simulation");
-            simulation::simulation_ui(app, ui);
-            ui.heading("Temperature");
-            temperature::temperature_ui(app, ui);
-            ui.heading("Forces");
-            forces::forces_ui(app, ui);
-            ui.heading("Tools");
-            tools::tools_ui(app, ui);
-            ui.heading("Display");
-            display::display_ui(app, ui);
-            ui.heading("Recording and files");
-            recording::recording_ui(app, ui);
+            for (title, _, panel) in argon_sandbox::ui::CONTROL_PANELS {
+                ui.heading(title);
+                panel(app, ui);
+            }
         },
         paused_default_app(),
     );

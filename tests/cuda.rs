@@ -70,6 +70,11 @@ fn systems() -> Vec<System> {
 }
 
 /// Norm-wise relative difference of two force sets.
+/// The largest difference of any component between two lists of vectors.
+fn largest_gap(a: &[[f64; 3]], b: &[[f64; 3]]) -> f64 {
+    a.iter().zip(b).map(|(a, c)| (0..3).map(|k| (a[k] - c[k]).abs()).fold(0.0, f64::max)).fold(0.0, f64::max)
+}
+
 fn force_diff(a: &[[f64; 3]], b: &[[f64; 3]]) -> f64 {
     let (mut num, mut den) = (0.0, 0.0);
     for (x, y) in a.iter().zip(b) {
@@ -165,13 +170,7 @@ fn tether_matches_the_cpu() {
                 cpu.advance(20).unwrap();
                 gpu.advance(20).unwrap();
                 let (sc, sg) = (cpu.snapshot().unwrap(), gpu.snapshot().unwrap());
-                let worst = sc
-                    .atoms
-                    .velocities
-                    .iter()
-                    .zip(&sg.atoms.velocities)
-                    .map(|(a, c)| (0..3).map(|k| (a[k] - c[k]).abs()).fold(0.0, f64::max))
-                    .fold(0.0, f64::max);
+                let worst = largest_gap(&sc.atoms.velocities, &sg.atoms.velocities);
                 eprintln!("tether: largest velocity difference GPU vs CPU after 20 steps {worst:.1e}");
                 assert!(worst < 1e-8, "tether: GPU and CPU trajectories part ({worst:e})");
                 let (ec, eg) = (cpu.drain_telemetry(), gpu.drain_telemetry());
@@ -313,13 +312,7 @@ fn thermostats_match_the_cpu() {
         cpu.advance(20).unwrap();
         gpu.advance(20).unwrap();
         let (sc, sg) = (cpu.snapshot().unwrap(), gpu.snapshot().unwrap());
-        let worst = sc
-            .atoms
-            .velocities
-            .iter()
-            .zip(&sg.atoms.velocities)
-            .map(|(a, c)| (0..3).map(|k| (a[k] - c[k]).abs()).fold(0.0, f64::max))
-            .fold(0.0, f64::max);
+        let worst = largest_gap(&sc.atoms.velocities, &sg.atoms.velocities);
         eprintln!("{thermostat:?}: largest velocity difference GPU vs CPU after 20 steps {worst:.1e}");
         assert!(worst < 1e-8, "{thermostat:?}: GPU and CPU draw different thermostat noise ({worst:e})");
         gpu.drain_telemetry();
@@ -381,13 +374,7 @@ fn live_switches_keep_the_state() {
         gpu.set_params(q.clone()).unwrap();
         let snap = gpu.snapshot().unwrap();
         assert_eq!(snap.step, last.step);
-        let worst = snap
-            .atoms
-            .positions
-            .iter()
-            .zip(&last.atoms.positions)
-            .map(|(a, c)| (0..3).map(|k| (a[k] - c[k]).abs()).fold(0.0, f64::max))
-            .fold(0.0, f64::max);
+        let worst = largest_gap(&snap.atoms.positions, &last.atoms.positions);
         assert!(
             worst < 1e-5,
             "switching to {:?}/{:?}/{} moved atoms by {worst}",

@@ -12,7 +12,7 @@ use argon_sandbox::physics::params::{Algorithm, Precision, SimBox, SimParams, Wa
 use argon_sandbox::shapes::Shape;
 use argon_sandbox::sim::cpu::CpuBackend;
 use argon_sandbox::sim::{AtomState, Backend};
-use common::at_rest;
+use common::{at_rest, numeric_force};
 
 /// Compares forces with central differences of the potential energy for every atom.
 fn check_gradient(b: SimBox, params: SimParams, atoms: AtomState, shapes: &[Shape], what: &str) {
@@ -25,14 +25,7 @@ fn check_gradient(b: SimBox, params: SimParams, atoms: AtomState, shapes: &[Shap
     let mut checked = 0;
     for i in 0..atoms.len() {
         for k in 0..3 {
-            let mut energy = [0.0; 2];
-            for (s, sign) in [-1.0, 1.0].iter().enumerate() {
-                let mut snap = base.clone();
-                snap.atoms.positions[i][k] += sign * h;
-                sim.restore(&snap).unwrap();
-                energy[s] = sim.measure().unwrap().potential_energy();
-            }
-            let numeric = -(energy[1] - energy[0]) / (2.0 * h);
+            let numeric = numeric_force(&mut sim, &base, i, k, h);
             let f = forces[i][k];
             let err = (numeric - f).abs() / (1.0 + f.abs());
             worst = worst.max(err);

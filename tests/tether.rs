@@ -15,7 +15,7 @@ use argon_sandbox::physics::init::gas_positions;
 use argon_sandbox::physics::params::{Algorithm, Precision, SimBox, SimParams, Tether, Thermostat};
 use argon_sandbox::sim::cpu::CpuBackend;
 use argon_sandbox::sim::{AtomSelection, AtomState, Backend, SimError};
-use common::{at_rest, cpu, jiggled_fluid, rel};
+use common::{at_rest, cpu, jiggled_fluid, numeric_force, rel};
 
 fn params() -> SimParams {
     SimParams { algorithm: Algorithm::AllPairsGlobal, precision: Precision::Double, ..SimParams::default() }
@@ -40,14 +40,7 @@ fn check_gradient(b: SimBox, params: SimParams, atoms: AtomState, what: &str) {
     let h = 1e-6;
     for i in 0..atoms.len() {
         for k in 0..3 {
-            let mut energy = [0.0; 2];
-            for (s, sign) in [-1.0, 1.0].iter().enumerate() {
-                let mut snap = base.clone();
-                snap.atoms.positions[i][k] += sign * h;
-                sim.restore(&snap).unwrap();
-                energy[s] = sim.measure().unwrap().potential_energy();
-            }
-            let numeric = -(energy[1] - energy[0]) / (2.0 * h);
+            let numeric = numeric_force(&mut sim, &base, i, k, h);
             let f = forces[i][k];
             let err = (numeric - f).abs() / (1.0 + f.abs());
             assert!(err < 2e-5, "{what}: atom {i} axis {k}: force {f} vs -dE/dx {numeric}");

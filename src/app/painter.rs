@@ -4,7 +4,7 @@
 //! view's own image) or the whole frame with the UI (the same primitives painted again into
 //! a texture that is read back).
 
-use crate::render::offscreen::RenderError;
+use crate::render::offscreen::{RenderError, finish_readback, readback_buffer};
 use crate::render::view::ViewResources;
 
 /// egui + view painter for one device and target format.
@@ -12,7 +12,7 @@ pub struct Painter {
     pub renderer: egui_wgpu::Renderer,
     pub format: wgpu::TextureFormat,
     /// Kept for capturing the whole frame.
-    full: Option<(wgpu::Texture, wgpu::Buffer, [u32; 2], u32)>,
+    full: Option<(wgpu::Texture, wgpu::Buffer, [u32; 2])>,
 }
 
 /// What one frame's paint needs.
@@ -128,58 +128,16 @@ impl Painter {
                 usage: wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC,
                 view_formats: &[],
             });
-            let row = (size[0] * 4).div_ceil(wgpu::COPY_BYTES_PER_ROW_ALIGNMENT) * wgpu::COPY_BYTES_PER_ROW_ALIGNMENT;
-            let buffer = device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some("window capture readback"),
-                size: row as u64 * size[1] as u64,
-                usage: wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::MAP_READ,
-                mapped_at_creation: false,
-            });
-            self.full = Some((texture, buffer, size, row));
+            let buffer = readback_buffer(device, size, "window capture readback");
+            self.full = Some((texture, buffer, size));
         }
-        let (texture, buffer, _, row) = self.full.as_ref().expect("made above");
+        let Some((texture, buffer, _)) = &self.full else { unreachable!("made above") };
         let view = texture.create_view(&wgpu::TextureViewDescriptor::default());
         let mut encoder =
             device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("window capture") });
         self.pass(&mut encoder, frame, &view, clear);
-        encoder.copy_texture_to_buffer(
-            wgpu::TexelCopyTextureInfo {
-                texture,
-                mip_level: 0,
-                origin: wgpu::Origin3d::ZERO,
-                aspect: wgpu::TextureAspect::All,
-            },
-            wgpu::TexelCopyBufferInfo {
-                buffer,
-                layout: wgpu::TexelCopyBufferLayout {
-                    offset: 0,
-                    bytes_per_row: Some(*row),
-                    rows_per_image: Some(size[1]),
-                },
-            },
-            wgpu::Extent3d { width: size[0], height: size[1], depth_or_array_layers: 1 },
-        );
-        queue.submit(Some(encoder.finish()));
-        let slice = buffer.slice(..);
-        let (tx, rx) = std::sync::mpsc::channel();
-        slice.map_async(wgpu::MapMode::Read, move |r| {
-            let _ = tx.send(r);
-        });
-        device.poll(wgpu::PollType::wait_indefinitely()).map_err(|e| RenderError::Readback(e.to_string()))?;
-        rx.recv()
-            .map_err(|e| RenderError::Readback(e.to_string()))?
-            .map_err(|e| RenderError::Readback(e.to_string()))?;
+        let mut out = finish_readback(device, queue, encoder, texture, buffer, size)?;
         let bgra = matches!(self.format, wgpu::TextureFormat::Bgra8Unorm | wgpu::TextureFormat::Bgra8UnormSrgb);
-        let w = size[0] as usize * 4;
-        let mut out = Vec::with_capacity(w * size[1] as usize);
-        {
-            let data = slice.get_mapped_range().map_err(|e| RenderError::Readback(e.to_string()))?;
-            for y in 0..size[1] as usize {
-                let start = y * *row as usize;
-                out.extend_from_slice(&data[start..start + w]);
-            }
-        }
-        buffer.unmap();
         if bgra {
             for px in out.chunks_exact_mut(4) {
                 px.swap(0, 2);

@@ -11,6 +11,7 @@ use std::time::{Duration, Instant};
 use super::commands::{Analysis, AnalysisRequest, Pace, SimCommand, SimReport, SimStatus};
 use super::frames::FrameSlots;
 use crate::physics::obstacles::ObstacleField;
+use crate::physics::params::SimBox;
 use crate::scene::Scene;
 use crate::shapes::Shape;
 use crate::sim::{Backend, BackendChoice, CaughtAtoms, ColourScalar, PositionTarget, SimError, open_backend};
@@ -119,6 +120,11 @@ struct Worker {
 
 /// Obstacle grid spacing (sigma): DESIGN.md asks for at most 0.1.
 const GRID_CELL: f64 = 0.1;
+
+/// The obstacle field of `shapes` in box `b` (None without shapes).
+fn bake(shapes: &[Shape], b: &SimBox) -> Option<Arc<ObstacleField>> {
+    ObstacleField::bake(shapes, b, GRID_CELL).map(Arc::new)
+}
 
 enum Flow {
     Continue,
@@ -353,11 +359,6 @@ impl Worker {
         self.report(SimReport::Status(Box::new(status)));
     }
 
-    fn field(&self, shapes: &[Shape]) -> Option<Arc<ObstacleField>> {
-        let b = self.backend.as_ref()?.sim_box();
-        ObstacleField::bake(shapes, &b, GRID_CELL).map(Arc::new)
-    }
-
     fn apply(&mut self, cmd: SimCommand) -> Flow {
         match cmd {
             SimCommand::Shutdown => return Flow::Stop,
@@ -418,7 +419,7 @@ impl Worker {
         match cmd {
             SimCommand::SetParams(p) => b.set_params(*p)?,
             SimCommand::SetObstacles { shapes: new, caught } => {
-                let field = ObstacleField::bake(&new, &b.sim_box(), GRID_CELL).map(Arc::new);
+                let field = bake(&new, &b.sim_box());
                 let n = b.set_obstacles(field, caught)?;
                 *shapes = new;
                 if n > 0 {
@@ -456,7 +457,7 @@ impl Worker {
                 return;
             }
         };
-        let field = ObstacleField::bake(&setup.shapes, &setup.sim_box, GRID_CELL).map(Arc::new);
+        let field = bake(&setup.shapes, &setup.sim_box);
         // Free the old system first: two large systems may not fit side by side.
         self.backend = None;
         match open_backend(choice, setup.sim_box, setup.params.clone(), &setup.atoms, field) {
@@ -476,8 +477,8 @@ impl Worker {
     }
 
     fn switch_backend(&mut self, choice: BackendChoice) {
-        let field = self.field(&self.shapes);
         let Some(old) = self.backend.as_mut() else { return };
+        let field = bake(&self.shapes, &old.sim_box());
         let result = (|| {
             let snap = old.snapshot()?;
             let params = old.params().clone();

@@ -186,9 +186,8 @@ impl ApplicationHandler for Shell {
         let _ = g.egui.on_window_event(&g.window, &event);
         match event {
             WindowEvent::CloseRequested => {
+                // The size is kept by `Resized` (not while maximised, so the restored size stays).
                 if let Some(app) = &mut self.app {
-                    let size = g.window.inner_size().to_logical::<f32>(g.window.scale_factor());
-                    app.settings.window_size = [size.width, size.height];
                     app.settings.maximized = g.window.is_maximized();
                 }
                 el.exit();

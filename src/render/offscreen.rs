@@ -72,7 +72,6 @@ pub struct Offscreen {
     pub colour_view: wgpu::TextureView,
     depth_view: wgpu::TextureView,
     readback: wgpu::Buffer,
-    padded_row: u32,
 }
 
 impl Offscreen {
@@ -107,21 +106,13 @@ impl Offscreen {
             usage: wgpu::TextureUsages::RENDER_ATTACHMENT,
             view_formats: &[],
         });
-        let padded_row =
-            (size[0] * 4).div_ceil(wgpu::COPY_BYTES_PER_ROW_ALIGNMENT) * wgpu::COPY_BYTES_PER_ROW_ALIGNMENT;
-        let readback = device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("offscreen readback"),
-            size: padded_row as u64 * size[1] as u64,
-            usage: wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::MAP_READ,
-            mapped_at_creation: false,
-        });
+        let readback = readback_buffer(device, size, "offscreen readback");
         Ok(Offscreen {
             size,
             colour_view: colour.create_view(&wgpu::TextureViewDescriptor::default()),
             depth_view: depth.create_view(&wgpu::TextureViewDescriptor::default()),
             colour,
             readback,
-            padded_row,
         })
     }
 
@@ -183,46 +174,74 @@ impl Offscreen {
 
     /// [`Offscreen::read_rgba`] on any device and queue (the app's own).
     pub fn read_rgba_on(&self, device: &wgpu::Device, queue: &wgpu::Queue) -> Result<Vec<u8>, RenderError> {
-        let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("readback") });
-        encoder.copy_texture_to_buffer(
-            wgpu::TexelCopyTextureInfo {
-                texture: &self.colour,
-                mip_level: 0,
-                origin: wgpu::Origin3d::ZERO,
-                aspect: wgpu::TextureAspect::All,
-            },
-            wgpu::TexelCopyBufferInfo {
-                buffer: &self.readback,
-                layout: wgpu::TexelCopyBufferLayout {
-                    offset: 0,
-                    bytes_per_row: Some(self.padded_row),
-                    rows_per_image: Some(self.size[1]),
-                },
-            },
-            wgpu::Extent3d { width: self.size[0], height: self.size[1], depth_or_array_layers: 1 },
-        );
-        queue.submit(Some(encoder.finish()));
-        let slice = self.readback.slice(..);
-        let (tx, rx) = std::sync::mpsc::channel();
-        slice.map_async(wgpu::MapMode::Read, move |r| {
-            let _ = tx.send(r);
-        });
-        device.poll(wgpu::PollType::wait_indefinitely()).map_err(|e| RenderError::Readback(e.to_string()))?;
-        rx.recv()
-            .map_err(|e| RenderError::Readback(e.to_string()))?
-            .map_err(|e| RenderError::Readback(e.to_string()))?;
-        let row = self.size[0] as usize * 4;
-        let mut out = Vec::with_capacity(row * self.size[1] as usize);
-        {
-            let data = slice.get_mapped_range().map_err(|e| RenderError::Readback(e.to_string()))?;
-            for y in 0..self.size[1] as usize {
-                let start = y * self.padded_row as usize;
-                out.extend_from_slice(&data[start..start + row]);
-            }
-        }
-        self.readback.unmap();
-        Ok(out)
+        let encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("readback") });
+        finish_readback(device, queue, encoder, &self.colour, &self.readback, self.size)
     }
+}
+
+/// Bytes per row of a readback of `width` RGBA8 pixels, padded as wgpu requires.
+fn padded_row(width: u32) -> u32 {
+    (width * 4).div_ceil(wgpu::COPY_BYTES_PER_ROW_ALIGNMENT) * wgpu::COPY_BYTES_PER_ROW_ALIGNMENT
+}
+
+/// A mappable buffer for reading back `size` RGBA8 (or BGRA8) pixels.
+pub fn readback_buffer(device: &wgpu::Device, size: [u32; 2], label: &str) -> wgpu::Buffer {
+    device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some(label),
+        size: padded_row(size[0]) as u64 * size[1] as u64,
+        usage: wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::MAP_READ,
+        mapped_at_creation: false,
+    })
+}
+
+/// Adds to `encoder` (which may hold the frame's drawing) a copy of the 4-byte-per-pixel
+/// `texture` of `size` into `readback` (made by [`readback_buffer`]), submits, waits, and
+/// returns the pixels as tightly packed rows, top row first.
+pub fn finish_readback(
+    device: &wgpu::Device,
+    queue: &wgpu::Queue,
+    mut encoder: wgpu::CommandEncoder,
+    texture: &wgpu::Texture,
+    readback: &wgpu::Buffer,
+    size: [u32; 2],
+) -> Result<Vec<u8>, RenderError> {
+    let padded = padded_row(size[0]);
+    encoder.copy_texture_to_buffer(
+        wgpu::TexelCopyTextureInfo {
+            texture,
+            mip_level: 0,
+            origin: wgpu::Origin3d::ZERO,
+            aspect: wgpu::TextureAspect::All,
+        },
+        wgpu::TexelCopyBufferInfo {
+            buffer: readback,
+            layout: wgpu::TexelCopyBufferLayout {
+                offset: 0,
+                bytes_per_row: Some(padded),
+                rows_per_image: Some(size[1]),
+            },
+        },
+        wgpu::Extent3d { width: size[0], height: size[1], depth_or_array_layers: 1 },
+    );
+    queue.submit(Some(encoder.finish()));
+    let slice = readback.slice(..);
+    let (tx, rx) = std::sync::mpsc::channel();
+    slice.map_async(wgpu::MapMode::Read, move |r| {
+        let _ = tx.send(r);
+    });
+    device.poll(wgpu::PollType::wait_indefinitely()).map_err(|e| RenderError::Readback(e.to_string()))?;
+    rx.recv().map_err(|e| RenderError::Readback(e.to_string()))?.map_err(|e| RenderError::Readback(e.to_string()))?;
+    let row = size[0] as usize * 4;
+    let mut out = Vec::with_capacity(row * size[1] as usize);
+    {
+        let data = slice.get_mapped_range().map_err(|e| RenderError::Readback(e.to_string()))?;
+        for y in 0..size[1] as usize {
+            let start = y * padded as usize;
+            out.extend_from_slice(&data[start..start + row]);
+        }
+    }
+    readback.unmap();
+    Ok(out)
 }
 
 /// Encodes RGBA8 pixels as a PNG file's bytes.

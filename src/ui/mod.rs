@@ -132,6 +132,19 @@ pub fn app_ui(app: &mut App, ui: &mut egui::Ui) {
     }
 }
 
+/// A control panel: its title, whether it starts open, and the function that draws it.
+pub type PanelUi = fn(&mut App, &mut egui::Ui);
+
+/// The control panels, top to bottom (the snapshot test draws the same list).
+pub const CONTROL_PANELS: [(&str, bool, PanelUi); 6] = [
+    ("Simulation", true, simulation::simulation_ui),
+    ("Temperature", true, temperature::temperature_ui),
+    ("Forces", true, forces::forces_ui),
+    ("Tools", true, tools::tools_ui),
+    ("Display", false, display::display_ui),
+    ("Recording and files", false, recording::recording_ui),
+];
+
 fn controls_ui(app: &mut App, ui: &mut egui::Ui) {
     ui.horizontal(|ui| {
         ui.heading("argon-sandbox");
@@ -139,14 +152,9 @@ fn controls_ui(app: &mut App, ui: &mut egui::Ui) {
             app.help_open = !app.help_open;
         }
     });
-    egui::CollapsingHeader::new("Simulation").default_open(true).show(ui, |ui| simulation::simulation_ui(app, ui));
-    egui::CollapsingHeader::new("Temperature").default_open(true).show(ui, |ui| temperature::temperature_ui(app, ui));
-    egui::CollapsingHeader::new("Forces").default_open(true).show(ui, |ui| forces::forces_ui(app, ui));
-    egui::CollapsingHeader::new("Tools").default_open(true).show(ui, |ui| tools::tools_ui(app, ui));
-    egui::CollapsingHeader::new("Display").default_open(false).show(ui, |ui| display::display_ui(app, ui));
-    egui::CollapsingHeader::new("Recording and files")
-        .default_open(false)
-        .show(ui, |ui| recording::recording_ui(app, ui));
+    for (title, open, panel) in CONTROL_PANELS {
+        egui::CollapsingHeader::new(title).default_open(open).show(ui, |ui| panel(app, ui));
+    }
 }
 
 /// How long a message stays on screen.

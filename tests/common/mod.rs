@@ -4,7 +4,7 @@
 use argon_sandbox::physics::init::{LatticeKind, lattice_box, maxwell_boltzmann};
 use argon_sandbox::physics::params::{Algorithm, Precision, SimBox, SimParams};
 use argon_sandbox::sim::cpu::CpuBackend;
-use argon_sandbox::sim::{AtomState, Backend};
+use argon_sandbox::sim::{AtomState, Backend, Snapshot};
 
 pub use argon_sandbox::io::validation_dir;
 
@@ -132,4 +132,17 @@ pub fn momentum_scale(atoms: &AtomState, masses: &[f64]) -> f64 {
         .zip(&atoms.types)
         .map(|(v, &t)| masses[t as usize] * (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt())
         .sum()
+}
+
+/// -dE/dx of atom `i` along axis `k` by central differences of step `h` around `base`
+/// (restores each displaced state into `sim`; the caller restores `base` if it continues).
+pub fn numeric_force(sim: &mut dyn Backend, base: &Snapshot, i: usize, k: usize, h: f64) -> f64 {
+    let mut energy = [0.0; 2];
+    for (s, sign) in [-1.0, 1.0].iter().enumerate() {
+        let mut snap = base.clone();
+        snap.atoms.positions[i][k] += sign * h;
+        sim.restore(&snap).unwrap();
+        energy[s] = sim.measure().unwrap().potential_energy();
+    }
+    -(energy[1] - energy[0]) / (2.0 * h)
 }
