@@ -60,10 +60,11 @@ struct Consts {
     double o_c1, o_c2, o_c3, o_c4, o_offset, o_cutoff, o_dcap, o_ecap, o_fcap;
     int has_obstacles;
     int grid_cells[2];
-    int grid_nodes[2];
     int grid_periodic[2];
     double grid_lo[2];
     double grid_cell[2];
+    double grid_len[2];
+    double obs_far;
     double gravity;
     double drive;
     int drive_potential;
@@ -107,7 +108,11 @@ struct Bufs {
     unsigned int* ids2;
     const double* masses; // per species
     const LjCoeffs* table;
-    const float* grid;    // obstacle signed distances
+    const unsigned int* obs_start; // per obstacle cell: first candidate (cells + 1)
+    const unsigned int* obs_cand;  // candidate primitive indices
+    const void* obs_prims;         // struct ObsPrim (obstacles.cuh)
+    const double* obs_verts;       // polygon vertices, x y pairs
+    double4* obs_force;            // per atom: obstacle fx, fy, energy, virial (obstacle_pass)
     int* cell_count;      // per cell rank
     int* cell_start;      // per cell rank, n_cells + 1
     const int* cell_rank; // linear cell index (x fastest) -> storage rank (Morton order)

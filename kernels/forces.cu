@@ -1,11 +1,12 @@
 // Pair forces on the GPU for the four algorithms, mirroring src/sim/cpu/forces.rs, plus the
-// one-body forces (walls, obstacle grid, gravity, drive, tether) of src/sim/cpu/external.rs in
-// the epilogue. One thread per atom; every pair is visited from both sides (full lists), so
+// one-body forces (walls, obstacles, gravity, drive, tether) of src/sim/cpu/external.rs in
+// the epilogue (obstacles computed by obstacle_pass just before). One thread per atom; every pair is visited from both sides (full lists), so
 // energies and virials take half of each pair. With EV, per-block sums of
 // (pair energy, pair virial, external energy, external virial) go to partials[4 * block ..].
 #include "common.cuh"
 #include "lj.cuh"
 #include "wall.cuh"
+#include "obstacles.cuh"
 #include "reduce.cuh"
 #include "cells.cuh"
 
@@ -34,28 +35,6 @@ __device__ __forceinline__ void pair_accumulate(const Consts& c, const Bufs& a, 
     }
 }
 
-// Bilinear signed distance and gradient of the obstacle grid (src/physics/obstacles.rs).
-__device__ __forceinline__ void grid_locate(const Consts& c, int k, double x, int& i0, int& i1, double& t) {
-    double u = (x - c.grid_lo[k]) / c.grid_cell[k];
-    int cells = c.grid_cells[k];
-    if (c.grid_periodic[k]) {
-        double n = (double)cells;
-        u = u - n * floor(u / n);
-        int i = (int)floor(u);
-        i = i > cells - 1 ? cells - 1 : i;
-        t = u - (double)i;
-        i0 = i;
-        i1 = (i + 1) % cells;
-    } else {
-        u = u < 0.0 ? 0.0 : (u > (double)cells ? (double)cells : u);
-        int i = (int)floor(u);
-        i = i > cells - 1 ? cells - 1 : i;
-        t = u - (double)i;
-        i0 = i;
-        i1 = i + 1;
-    }
-}
-
 // Adds walls, obstacles, gravity, drive and the tether for the atom in slot i at state
 // position x.
 __device__ __forceinline__ void external_forces(const Consts& c, const Bufs& a, int i, const real_s4& x, Acc& acc,
@@ -77,25 +56,12 @@ __device__ __forceinline__ void external_forces(const Consts& c, const Bufs& a, 
         }
     }
     if (c.has_obstacles) {
-        int i0, i1, j0, j1;
-        double tx, ty;
-        grid_locate(c, 0, p[0], i0, i1, tx);
-        grid_locate(c, 1, p[1], j0, j1, ty);
-        int nx = c.grid_nodes[0];
-        double d00 = (double)a.grid[j0 * nx + i0], d10 = (double)a.grid[j0 * nx + i1];
-        double d01 = (double)a.grid[j1 * nx + i0], d11 = (double)a.grid[j1 * nx + i1];
-        double dist = (1.0 - tx) * (1.0 - ty) * d00 + tx * (1.0 - ty) * d10 + (1.0 - tx) * ty * d01 + tx * ty * d11;
-        double gx = ((1.0 - ty) * (d10 - d00) + ty * (d11 - d01)) / c.grid_cell[0];
-        double gy = ((1.0 - tx) * (d01 - d00) + tx * (d11 - d10)) / c.grid_cell[1];
-        Wall93 ob = wall_from(c.o_c1, c.o_c2, c.o_c3, c.o_c4, c.o_offset, c.o_cutoff, c.o_dcap, c.o_ecap, c.o_fcap);
-        real_f fo, eo;
-        wall_eval(ob, (real_f)dist, fo, eo);
-        if (fo != (real_f)0 || eo != (real_f)0) {
-            f[0] += (double)fo * gx;
-            f[1] += (double)fo * gy;
-            e += (double)eo;
-            w += dist * (double)fo;
-        }
+        // From obstacle_pass, launched just before: the force kernels stay lean.
+        double4 o = a.obs_force[i];
+        f[0] += o.x;
+        f[1] += o.y;
+        e += o.z;
+        w += o.w;
     }
     if (c.gravity != 0.0) {
         f[1] -= m * c.gravity;
@@ -224,3 +190,22 @@ FORCE_KERNELS(forces_allpairs_global, allpairs_global)
 FORCE_KERNELS(forces_allpairs_tiled, allpairs_tiled)
 FORCE_KERNELS(forces_cells, cell_scan)
 FORCE_KERNELS(forces_neighbors, neighbor_list)
+
+// The obstacle force, energy and virial of every atom (exact distance, obstacles.cuh), for the
+// force kernel's epilogue to add in with the other one-body forces. A pass of its own, so the
+// candidate loop does not cost the pair loops registers.
+extern "C" __global__ void __launch_bounds__(BLOCK) obstacle_pass(Consts c, Bufs a) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= c.n) return;
+    real_s4 x = a.pos[i];
+    double gx, gy;
+    double dist = obs_sample(c, a, (double)x.x, (double)x.y, gx, gy);
+    Wall93 ob = wall_from(c.o_c1, c.o_c2, c.o_c3, c.o_c4, c.o_offset, c.o_cutoff, c.o_dcap, c.o_ecap, c.o_fcap);
+    real_f fo, eo;
+    wall_eval(ob, (real_f)dist, fo, eo);
+    double4 o = make_double4(0.0, 0.0, 0.0, 0.0);
+    if (fo != (real_f)0 || eo != (real_f)0) {
+        o = make_double4((double)fo * gx, (double)fo * gy, (double)eo, dist * (double)fo);
+    }
+    a.obs_force[i] = o;
+}

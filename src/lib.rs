@@ -8,6 +8,7 @@
 pub mod analysis;
 pub mod app;
 pub mod cli;
+pub mod export;
 pub mod interop;
 pub mod io;
 pub mod physics;

@@ -51,11 +51,7 @@ fn len(a: [f64; 2]) -> f64 {
 
 /// Distance from `p` to the segment `a`-`b`.
 pub fn segment_distance(p: [f64; 2], a: [f64; 2], b: [f64; 2]) -> f64 {
-    let pa = sub(p, a);
-    let ba = sub(b, a);
-    let bb = dot(ba, ba);
-    let h = if bb > 0.0 { (dot(pa, ba) / bb).clamp(0.0, 1.0) } else { 0.0 };
-    len([pa[0] - ba[0] * h, pa[1] - ba[1] * h])
+    len(to_segment(p, a, b))
 }
 
 impl Shape {
@@ -162,17 +158,29 @@ impl Shape {
     }
 }
 
-/// Exact signed distance to a closed polygon (crossing-number sign).
-fn polygon_signed_distance(p: [f64; 2], v: &[[f64; 2]]) -> f64 {
-    if v.len() < 3 {
-        return f64::INFINITY;
-    }
-    let mut d = f64::INFINITY;
+/// Displacement from the nearest point of segment `a`-`b` to `p`.
+pub fn to_segment(p: [f64; 2], a: [f64; 2], b: [f64; 2]) -> [f64; 2] {
+    let pa = sub(p, a);
+    let ba = sub(b, a);
+    let bb = dot(ba, ba);
+    let h = if bb > 0.0 { (dot(pa, ba) / bb).clamp(0.0, 1.0) } else { 0.0 };
+    [pa[0] - ba[0] * h, pa[1] - ba[1] * h]
+}
+
+/// For a closed polygon `v` (at least three points): the displacement from its nearest
+/// boundary point to `p`, and whether `p` is inside (crossing number).
+pub fn polygon_nearest(p: [f64; 2], v: &[[f64; 2]]) -> ([f64; 2], bool) {
+    let mut best = f64::INFINITY;
+    let mut delta = [1.0, 0.0];
     let mut inside = false;
-    let n = v.len();
-    let mut j = n - 1;
-    for i in 0..n {
-        d = d.min(segment_distance(p, v[j], v[i]));
+    let mut j = v.len() - 1;
+    for i in 0..v.len() {
+        let d = to_segment(p, v[j], v[i]);
+        let d2 = dot(d, d);
+        if d2 < best {
+            best = d2;
+            delta = d;
+        }
         let (a, b) = (v[i], v[j]);
         if (a[1] > p[1]) != (b[1] > p[1]) {
             let x = a[0] + (p[1] - a[1]) / (b[1] - a[1]) * (b[0] - a[0]);
@@ -182,7 +190,16 @@ fn polygon_signed_distance(p: [f64; 2], v: &[[f64; 2]]) -> f64 {
         }
         j = i;
     }
-    if inside { -d } else { d }
+    (delta, inside)
+}
+
+/// Exact signed distance to a closed polygon (crossing-number sign).
+fn polygon_signed_distance(p: [f64; 2], v: &[[f64; 2]]) -> f64 {
+    if v.len() < 3 {
+        return f64::INFINITY;
+    }
+    let (d, inside) = polygon_nearest(p, v);
+    if inside { -len(d) } else { len(d) }
 }
 
 #[cfg(test)]

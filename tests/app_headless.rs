@@ -153,3 +153,68 @@ fn scenes_and_xyz_frames_are_saved_and_read_back() {
         && a.status.as_ref().is_some_and(|s| s.n_obstacles == scene.obstacles.len())));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// From the running app: a trajectory (LAMMPS dump, a frame every 5 steps) written while it
+/// runs and finished on stop; a LAMMPS deck of the current state; the thermo CSV of what the
+/// plots show; the g(r) table. All read back.
+#[test]
+fn trajectories_thermo_gr_and_lammps_decks_leave_the_app() {
+    use argon_sandbox::io::trajectory::TrajectoryFormat;
+    let dir = temp_dir("exports");
+    let Some(mut h) = headless(&dir, false) else { return };
+    h.app.settings.trajectory_format = TrajectoryFormat::LammpsDump;
+    h.app.settings.trajectory_every = 5;
+    let dump = dir.join("run.dump");
+    h.app.start_trajectory(dump.clone());
+    assert!(
+        h.run_until(Duration::from_secs(60), |a| a
+            .status
+            .as_ref()
+            .and_then(|s| s.trajectory.as_ref())
+            .is_some_and(|t| t.frames >= 6)),
+        "{:?}",
+        h.app.messages
+    );
+    assert!(!dump.exists(), "the dump appeared before it was finished");
+    h.app.stop_trajectory();
+    assert!(h.run_until(Duration::from_secs(30), |_| dump.exists()), "{:?}", h.app.messages);
+    let text = std::fs::read_to_string(&dump).unwrap();
+    let steps: Vec<u64> = text
+        .lines()
+        .zip(text.lines().skip(1))
+        .filter(|(a, _)| *a == "ITEM: TIMESTEP")
+        .map(|(_, b)| b.parse().unwrap())
+        .collect();
+    assert!(steps.len() >= 6, "{steps:?}");
+    assert!(steps.windows(2).all(|w| w[1] - w[0] == 5 && w[1] % 5 == 0), "frames every 5 steps: {steps:?}");
+
+    let deck = dir.join("deck");
+    h.app.request_export_lammps(deck.clone());
+    assert!(h.run_until(Duration::from_secs(30), |a| a.plots.rdf_frames() > 0 && !a.plots.records.is_empty()));
+    let (thermo, gr) = (dir.join("thermo.csv"), dir.join("gr.csv"));
+    h.app.save_thermo(thermo.clone());
+    h.app.save_rdf(gr.clone());
+    assert!(h.run_until(Duration::from_secs(30), |a| deck.join("in.argon").exists() && a.tasks.is_empty()));
+    h.app.wait_for_tasks();
+    let input = std::fs::read_to_string(deck.join("in.argon")).unwrap();
+    assert!(input.contains("read_data       data.argon") && input.contains("fix             walls all wall/lj93"));
+    let data = std::fs::read_to_string(deck.join("data.argon")).unwrap();
+    let n = h.app.status.as_ref().unwrap().n_atoms;
+    assert!(data.contains(" atoms\n"), "{}", &data[..200]);
+    let atoms: usize = data.lines().nth(2).unwrap().split(' ').next().unwrap().parse().unwrap();
+    assert!(atoms.abs_diff(n) < 50, "{atoms} atoms in the deck, {n} running");
+    let rows = argon_sandbox::io::thermo::read_thermo_csv(&thermo).unwrap();
+    assert!(rows.len() <= h.app.plots.records.len(), "more rows than the plots hold");
+    assert!(rows.len() >= 2 && rows[0].get("temperature_K").is_some_and(|t| t > 1.0 && t < 1000.0), "{rows:?}");
+    let gr_text = std::fs::read_to_string(&gr).unwrap();
+    assert!(gr_text.starts_with("r_sigma,r_angstrom,g\n"));
+    let peak = gr_text
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').map(|x| x.parse::<f64>().unwrap()).collect::<Vec<_>>())
+        .max_by(|a, b| a[2].total_cmp(&b[2]))
+        .unwrap();
+    assert!(peak[0] > 0.95 && peak[0] < 1.3, "the g(r) peak sits at {} sigma", peak[0]);
+    assert!((peak[1] / peak[0] - 3.405).abs() < 1e-9);
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -138,6 +138,7 @@ fn bad_flags_give_clear_errors() {
     let bad_scene = dir.join("bad.ron");
     write(&bad_scene, "(version: 1, bogus: 3)");
     let init = init_file();
+    let dir_str = dir.to_str().unwrap();
     let cases: Vec<(Vec<&str>, &str)> = vec![
         (vec!["run", "--steps", "10", "--dt", "500"], "--dt"),
         (vec!["run", "--steps", "10", "--units", "lj", "--dt", "-0.1"], "dt"),
@@ -178,6 +179,13 @@ fn bad_flags_give_clear_errors() {
         (vec!["bench", "--interactive", "--max-fps=-1"], "--max-fps"),
         (vec!["bench", "--interactive", "--steps-per-frame", "0"], "--steps-per-frame"),
         (vec!["bench", "--interactive", "--size", "0x10"], "--size 0x10"),
+        (vec!["run", "--steps", "10", "--dump-every", "0"], "--dump-every"),
+        (vec!["export-lammps"], "--out"),
+        (vec!["export-lammps", missing.to_str().unwrap(), "--out", dir_str], "missing.ron"),
+        (vec!["export-lammps", bad_scene.to_str().unwrap(), "--out", dir_str], "bogus"),
+        (vec!["export-lammps", "--out", dir_str, "--units", "si"], "invalid value 'si'"),
+        (vec!["export-lammps", "--out", dir_str, "--thermo-every", "0"], "--thermo-every"),
+        (vec!["export-lammps", "--out", bad_scene.to_str().unwrap()], "writing the deck into"),
     ];
     for (args, expect) in cases {
         let out = run(&args);

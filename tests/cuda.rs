@@ -46,6 +46,9 @@ fn systems() -> Vec<System> {
     let shapes = vec![
         Shape::Circle { centre: [9.0, 8.0], radius: 2.5 },
         Shape::Segment { a: [3.0, 3.0], b: [6.0, 5.0], thickness: 0.8 },
+        Shape::Rectangle { centre: [14.5, 4.0], half_size: [1.5, 0.8], angle_deg: 30.0 },
+        Shape::Polygon { points: vec![[13.0, 11.0], [16.0, 11.5], [14.0, 14.0], [14.5, 12.3]] },
+        Shape::Stroke { points: vec![[3.0, 12.0], [4.5, 13.0], [6.0, 12.2]], radius: 0.4 },
     ];
     let (periodic, pa) = jiggled_fluid([8, 8, 7], [false; 3], 0.15, &[], 1);
     let (tank, ta) = jiggled_fluid([10, 9, 5], [true, true, false], 0.12, &shapes, 2);

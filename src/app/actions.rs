@@ -11,7 +11,6 @@ use super::reinit;
 use super::tools::{Tool, ToolAction, ToolSizes};
 use super::undo::Edit;
 use super::{App, Ramp};
-use crate::io::extxyz::{FrameRef, write_extxyz};
 use crate::physics::params::Tether;
 use crate::rng::{Sequence, Stream};
 use crate::scene::{ForcesSpec, IntegratorSpec, PotentialSpec, Scene};
@@ -410,43 +409,13 @@ impl App {
     }
 
     pub(super) fn save_scene_with_atoms(&mut self, path: PathBuf, snapshot: Snapshot) {
-        let doc = self.document().with_atoms(&snapshot.atoms);
+        let doc = self.document().with_state(&snapshot);
         self.scene_path = Some(path.clone());
         // Checking a million explicit atoms takes a moment: do it with the save, off the UI thread.
         self.spawn_task("saving the scene", move || {
             doc.validate().map_err(|e| format!("not saved: {e}"))?;
             doc.save(&path).map_err(|e| e.to_string())?;
             Ok(format!("saved {} with {} atoms", path.display(), snapshot.atoms.len()))
-        });
-    }
-
-    pub fn export_xyz_dialog(&mut self) {
-        let dialog = rfd::FileDialog::new().add_filter("extended XYZ", &["xyz", "extxyz"]).set_file_name("frame.xyz");
-        if let Some(path) = dialog.save_file() {
-            self.request_export_xyz(path);
-        }
-    }
-
-    /// Writes the current frame as extended XYZ (reduced units) to `path`, in the background.
-    pub fn request_export_xyz(&mut self, path: PathBuf) {
-        self.sim.send(SimCommand::TakeSnapshot(SnapshotPurpose::ExportXyz(path)));
-    }
-
-    pub(super) fn export_xyz(&mut self, path: PathBuf, snapshot: Snapshot, species: Vec<String>) {
-        self.spawn_task("exporting extended XYZ", move || {
-            let s = &snapshot;
-            let frame = FrameRef {
-                sim_box: &s.sim_box,
-                species_names: &species,
-                types: &s.atoms.types,
-                positions: &s.atoms.positions,
-                velocities: Some(&s.atoms.velocities),
-                step: s.step,
-                time: s.time,
-                units: "lj",
-            };
-            write_extxyz(&path, &frame).map_err(|e| format!("{}: {e}", path.display()))?;
-            Ok(format!("wrote {} atoms to {}", s.atoms.len(), path.display()))
         });
     }
 

@@ -37,6 +37,25 @@ pub struct AnalysisRequest {
     pub density_bins: usize,
 }
 
+/// A trajectory the simulation thread writes while it runs: a frame now, then one every
+/// `every` steps (exactly: chunks are split at those steps), until stopped.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TrajectorySpec {
+    pub path: std::path::PathBuf,
+    pub format: crate::io::trajectory::TrajectoryFormat,
+    pub units: crate::units::UnitSystem,
+    pub every: u64,
+}
+
+/// A trajectory being written, for the panel.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TrajectoryStatus {
+    pub path: std::path::PathBuf,
+    pub every: u64,
+    /// Frames handed to the writer so far.
+    pub frames: u64,
+}
+
 /// Why a snapshot was asked for; comes back with it.
 #[derive(Clone, Debug, PartialEq)]
 pub enum SnapshotPurpose {
@@ -44,6 +63,8 @@ pub enum SnapshotPurpose {
     SaveScene(std::path::PathBuf),
     /// Write the current frame as extended XYZ to this file.
     ExportXyz(std::path::PathBuf),
+    /// Write a LAMMPS input deck of the current state into this folder.
+    ExportLammps(std::path::PathBuf),
     /// Kept by the UI so an atom edit can be undone.
     Undo(u64),
 }
@@ -76,6 +97,9 @@ pub enum SimCommand {
     Analyse(AnalysisRequest),
     TakeSnapshot(SnapshotPurpose),
     Restore(Box<Snapshot>),
+    /// Start writing a trajectory (finishing any running one), or stop (None). Closing the
+    /// app finishes a running trajectory too.
+    Trajectory(Option<TrajectorySpec>),
     /// Publish positions into these shared GPU buffers (zero-copy), or back to host staging.
     UseSlots(Option<std::sync::Arc<crate::interop::SharedSlots>>),
     Shutdown,
@@ -98,6 +122,8 @@ pub struct SimStatus {
     pub steps_per_s: f64,
     /// How positions reach the renderer: "host staging" or "zero-copy".
     pub position_path: &'static str,
+    /// The trajectory being written, if any.
+    pub trajectory: Option<TrajectoryStatus>,
 }
 
 /// g(r), speed histogram and density profile at one step.

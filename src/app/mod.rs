@@ -16,6 +16,7 @@
 pub mod actions;
 pub mod capture;
 pub mod commands;
+pub mod exports;
 pub mod frames;
 pub mod headless;
 pub mod painter;
@@ -24,6 +25,7 @@ pub mod reinit;
 pub mod settings;
 pub mod sim_thread;
 pub mod tools;
+pub mod trajectory;
 pub mod undo;
 pub mod window;
 
@@ -564,6 +566,7 @@ impl App {
             }
             SnapshotPurpose::SaveScene(path) => self.save_scene_with_atoms(path, snapshot),
             SnapshotPurpose::ExportXyz(path) => self.export_xyz(path, snapshot, species),
+            SnapshotPurpose::ExportLammps(dir) => self.export_lammps(dir, snapshot),
         }
     }
 

@@ -19,15 +19,20 @@ pub struct Series {
     pub points: Vec<[f64; 2]>,
 }
 
+/// Appends `x`; when full, keeps every other item of the older half first: long runs stay
+/// visible, memory stays bounded.
+fn push_thinned<T: Copy>(v: &mut Vec<T>, x: T) {
+    if v.len() >= MAX_POINTS {
+        let half = v.len() / 2;
+        let old: Vec<T> = v[..half].iter().step_by(2).copied().collect();
+        v.splice(..half, old);
+    }
+    v.push(x);
+}
+
 impl Series {
     fn push(&mut self, t: f64, y: f64) {
-        if self.points.len() >= MAX_POINTS {
-            // Keep every other point of the older half: long runs stay visible, memory bounded.
-            let half = self.points.len() / 2;
-            let old: Vec<[f64; 2]> = self.points[..half].iter().step_by(2).copied().collect();
-            self.points.splice(..half, old);
-        }
-        self.points.push([t, y]);
+        push_thinned(&mut self.points, [t, y]);
     }
 }
 
@@ -39,6 +44,8 @@ pub struct Plots {
     pub potential: Series,
     pub total: Series,
     pub pressure_mpa: Series,
+    /// The telemetry records behind the series (thinned the same way): the thermo CSV export.
+    pub records: Vec<Telemetry>,
     /// Last few g(r) curves (r in nm), averaged for display.
     rdf_frames: VecDeque<Vec<[f64; 2]>>,
     pub rdf_window: usize,
@@ -70,6 +77,7 @@ impl Plots {
             }
             self.last_time = time_ps;
             let n = t.n_atoms;
+            push_thinned(&mut self.records, *t);
             self.temperature_k.push(time_ps, units::reduced_to_kelvin(t.temperature));
             self.kinetic.push(time_ps, per_atom_kj(t.kinetic_energy, n));
             self.potential.push(time_ps, per_atom_kj(t.potential_energy(), n));
@@ -85,6 +93,7 @@ impl Plots {
         {
             s.points.clear();
         }
+        self.records.clear();
         self.last_time = 0.0;
     }
 
@@ -192,6 +201,8 @@ mod tests {
         let many: Vec<Telemetry> = (0..10_000).map(rec).collect();
         p.add_telemetry(&many);
         assert!(p.temperature_k.points.len() <= MAX_POINTS);
+        assert_eq!(p.records.len(), p.temperature_k.points.len());
+        assert_eq!(p.records.last().unwrap().step, 9999);
         assert!((p.temperature_k.points.last().unwrap()[1] - 119.8).abs() < 1e-9);
         p.add_telemetry(&[rec(5)]);
         assert_eq!(p.temperature_k.points.len(), 1);

@@ -7,8 +7,11 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+use crate::export::lammps::LammpsUnits;
+use crate::io::trajectory::TrajectoryFormat;
 use crate::render::{CameraMode, ViewSettings};
 use crate::sim::{BackendChoice, CaughtAtoms};
+use crate::units::UnitSystem;
 
 /// Video container of recordings made in the app.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
@@ -57,6 +60,12 @@ pub struct Settings {
     pub rdf_window: usize,
     /// Folder where screenshots and recordings go.
     pub output_dir: Option<PathBuf>,
+    /// Trajectories written while the app runs: format, units, a frame every this many steps.
+    pub trajectory_format: TrajectoryFormat,
+    pub trajectory_units: UnitSystem,
+    pub trajectory_every: u64,
+    /// Unit style of LAMMPS decks exported from the app.
+    pub lammps_units: LammpsUnits,
 }
 
 impl Default for Settings {
@@ -81,6 +90,10 @@ impl Default for Settings {
             video_format: VideoFormat::Mp4,
             rdf_window: 20,
             output_dir: None,
+            trajectory_format: TrajectoryFormat::ExtXyz,
+            trajectory_units: UnitSystem::Lj,
+            trajectory_every: 100,
+            lammps_units: LammpsUnits::Lj,
         }
     }
 }

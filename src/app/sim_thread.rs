@@ -8,13 +8,14 @@ use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, channel};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use super::commands::{Analysis, AnalysisRequest, Pace, SimCommand, SimReport, SimStatus};
+use super::commands::{Analysis, AnalysisRequest, Pace, SimCommand, SimReport, SimStatus, TrajectorySpec};
 use super::frames::FrameSlots;
+use super::trajectory::Recorder;
 use crate::physics::obstacles::ObstacleField;
 use crate::physics::params::SimBox;
 use crate::scene::Scene;
 use crate::shapes::Shape;
-use crate::sim::{Backend, BackendChoice, CaughtAtoms, ColourScalar, PositionTarget, SimError, open_backend};
+use crate::sim::{Backend, BackendChoice, CaughtAtoms, ColourScalar, PositionTarget, SimError, open_backend, start_at};
 
 /// The UI's end of the simulation thread. Dropping it stops and joins the thread.
 pub struct SimHandle {
@@ -50,6 +51,7 @@ impl SimHandle {
             asked_slots_for: 0,
             host_due: Instant::now(),
             pending: None,
+            trajectory: None,
         };
         let _ = tx.send(SimCommand::Load { scene: Box::new(scene), backend });
         let join = std::thread::Builder::new()
@@ -116,6 +118,8 @@ struct Worker {
     /// A slot written asynchronously, handed over once the write has finished:
     /// (slot, step, atoms).
     pending: Option<(usize, u64, usize)>,
+    /// The trajectory being written while the simulation runs.
+    trajectory: Option<Recorder>,
 }
 
 /// Obstacle grid spacing (sigma): DESIGN.md asks for at most 0.1.
@@ -211,10 +215,58 @@ impl Worker {
         false
     }
 
+    /// Advances `steps`, stopping at every trajectory frame on the way to write it.
+    fn advance_recording(&mut self, steps: u64) -> Result<(), SimError> {
+        let Some(b) = self.backend.as_mut() else { return Ok(()) };
+        let mut left = steps;
+        while left > 0 {
+            let n = match &self.trajectory {
+                Some(t) => left.min(t.next.saturating_sub(b.step()).max(1)),
+                None => left,
+            };
+            b.advance(n)?;
+            left -= n;
+            if let Some(t) = self.trajectory.as_mut()
+                && b.step() >= t.next
+            {
+                let snap = b.snapshot()?;
+                if let Err(e) = t.send(snap) {
+                    self.trajectory = None;
+                    let _ = self.tx.send(SimReport::Error(e));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Starts (finishing a running one) or stops the trajectory.
+    fn set_trajectory(&mut self, spec: Option<TrajectorySpec>) {
+        if let Some(mut old) = self.trajectory.take() {
+            match old.finish() {
+                Ok(m) => self.report(SimReport::Notice(m)),
+                Err(e) => self.report(SimReport::Error(e)),
+            }
+        }
+        let (Some(spec), Some(b)) = (spec, self.backend.as_mut()) else { return };
+        let species = b.params().species.iter().map(|s| s.name.clone()).collect();
+        let started = b.snapshot().map_err(|e| e.to_string()).and_then(|snap| Recorder::start(&spec, species, snap));
+        match started {
+            Ok(r) => {
+                self.trajectory = Some(r);
+                self.report(SimReport::Notice(format!(
+                    "writing a trajectory to {} every {} steps",
+                    spec.path.display(),
+                    spec.every
+                )));
+            }
+            Err(e) => self.report(SimReport::Error(format!("the trajectory could not start: {e}"))),
+        }
+    }
+
     /// Advances `steps`, publishes the frame, sends telemetry. On failure pauses and reports.
     fn chunk(&mut self, steps: u64) {
+        let result = self.advance_recording(steps);
         let Some(b) = self.backend.as_mut() else { return };
-        let result = b.advance(steps);
         let telemetry = b.drain_telemetry();
         if !telemetry.is_empty() {
             let _ = self.tx.send(SimReport::Telemetry(telemetry));
@@ -355,6 +407,7 @@ impl Worker {
             n_obstacles: self.shapes.len(),
             steps_per_s: self.steps_per_s,
             position_path: self.path,
+            trajectory: self.trajectory.as_ref().map(Recorder::status),
         };
         self.report(SimReport::Status(Box::new(status)));
     }
@@ -392,7 +445,15 @@ impl Worker {
                 self.colour = c;
                 self.publish();
             }
-            SimCommand::Load { scene, backend } => self.load(&scene, backend),
+            SimCommand::Load { scene, backend } => {
+                // A new system ends the old one's trajectory.
+                self.set_trajectory(None);
+                self.load(&scene, backend)
+            }
+            SimCommand::Trajectory(spec) => {
+                self.set_trajectory(spec);
+                self.maybe_status(true);
+            }
             SimCommand::SwitchBackend(choice) => self.switch_backend(choice),
             other => {
                 let Some(b) = self.backend.as_mut() else {
@@ -460,7 +521,9 @@ impl Worker {
         let field = bake(&setup.shapes, &setup.sim_box);
         // Free the old system first: two large systems may not fit side by side.
         self.backend = None;
-        match open_backend(choice, setup.sim_box, setup.params.clone(), &setup.atoms, field) {
+        let opened = open_backend(choice, setup.sim_box, setup.params.clone(), &setup.atoms, field)
+            .and_then(|(mut b, why)| start_at(b.as_mut(), setup.step, setup.time).map(|()| (b, why)));
+        match opened {
             Ok((b, why)) => {
                 self.backend = Some(b);
                 self.why = why;

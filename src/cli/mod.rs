@@ -1,8 +1,9 @@
-//! The command line: `run` (headless simulation with thermo and trajectory output) and
-//! `bench` (throughput table). Every error names the file, field or flag and the fix.
+//! The command line: `run` (headless simulation with thermo and trajectory output),
+//! `bench` (throughput table), `record` and `export-lammps`. Every error names the file, field or flag and the fix.
 
 pub mod bench;
 pub mod bench_interactive;
+pub mod export;
 pub mod run;
 
 use clap::{Parser, Subcommand};
@@ -92,6 +93,8 @@ pub enum Command {
     Record(crate::record::RecordArgs),
     /// Measure throughput on the LAMMPS in.lj system.
     Bench(bench::BenchArgs),
+    /// Write a LAMMPS input deck (in.argon + data.argon) that reproduces a scene.
+    ExportLammps(export::ExportArgs),
 }
 
 /// Entry point of the binary.
@@ -108,6 +111,7 @@ pub fn main() -> std::process::ExitCode {
         Some(Command::Run(a)) => run::run(a),
         Some(Command::Record(a)) => crate::record::run(a),
         Some(Command::Bench(a)) => bench::run(a),
+        Some(Command::ExportLammps(a)) => export::run(a),
         None => run_app(&cli.app),
     };
     match result {

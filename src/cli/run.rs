@@ -11,13 +11,14 @@ use anyhow::{Context, Result, anyhow, bail};
 use clap::{Args, ValueEnum};
 
 use crate::analysis;
-use crate::io::extxyz::{ExtXyzWriter, FrameRef, XyzFrame, read_extxyz};
+use crate::io::extxyz::{XyzFrame, read_extxyz};
 use crate::io::thermo::ThermoWriter;
+use crate::io::trajectory::{TrajectoryFormat, TrajectoryWriter};
 use crate::physics::init::maxwell_boltzmann;
 use crate::physics::obstacles::ObstacleField;
 use crate::physics::params::{Algorithm, ParamError, Precision, SimBox, SimParams, Thermostat};
 use crate::scene::{Scene, SimSetup, presets};
-use crate::sim::{AtomState, BackendChoice, SimError, Snapshot, Telemetry, open_backend};
+use crate::sim::{AtomState, BackendChoice, SimError, Telemetry, open_backend, start_at};
 use crate::units::{self, UnitSystem};
 
 /// The ensemble flag.
@@ -76,6 +77,11 @@ pub struct RunArgs {
     pub xyz: Option<PathBuf>,
     #[arg(long, default_value_t = 1000)]
     pub xyz_every: u64,
+    /// LAMMPS dump trajectory (id type x y z vx vy vz), a frame at step 0 and every --dump-every steps.
+    #[arg(long)]
+    pub dump: Option<PathBuf>,
+    #[arg(long, default_value_t = 1000)]
+    pub dump_every: u64,
     /// Seed of the random streams (thermostats, generated velocities).
     #[arg(long)]
     pub seed: Option<u64>,
@@ -224,44 +230,16 @@ fn apply_flags(args: &RunArgs, params: &mut SimParams) -> Result<()> {
     if args.xyz_every == 0 {
         bail!("invalid --xyz-every 0: must be at least 1");
     }
+    if args.dump_every == 0 {
+        bail!("invalid --dump-every 0: must be at least 1");
+    }
+    if let (Some(a), Some(b)) = (&args.xyz, &args.dump)
+        && a == b
+    {
+        bail!("--xyz and --dump name the same file {}: give each its own", a.display());
+    }
     params.telemetry_every = if args.thermo.is_some() { args.thermo_every } else { args.thermo_every.max(100) };
     Ok(())
-}
-
-/// Writes trajectory frames in the chosen units.
-struct Trajectory {
-    writer: ExtXyzWriter,
-    units: UnitSystem,
-    names: Vec<String>,
-}
-
-impl Trajectory {
-    fn write(&mut self, snap: &Snapshot) -> std::io::Result<()> {
-        let (length, speed, time, tag) = match self.units {
-            UnitSystem::Lj => (1.0, 1.0, 1.0, "lj"),
-            UnitSystem::Argon => (
-                units::ARGON_SIGMA_ANGSTROM,
-                units::ARGON_SIGMA_ANGSTROM / units::argon_tau_ps(),
-                units::argon_tau_ps(),
-                "metal",
-            ),
-        };
-        let scaled = |v: &[[f64; 3]], s: f64| -> Vec<[f64; 3]> { v.iter().map(|p| p.map(|x| x * s)).collect() };
-        let b = snap.sim_box;
-        let sim_box = SimBox { lo: b.lo.map(|x| x * length), hi: b.hi.map(|x| x * length), periodic: b.periodic };
-        let positions = scaled(&snap.atoms.positions, length);
-        let velocities = scaled(&snap.atoms.velocities, speed);
-        self.writer.write_frame(&FrameRef {
-            sim_box: &sim_box,
-            species_names: &self.names,
-            types: &snap.atoms.types,
-            positions: &positions,
-            velocities: Some(&velocities),
-            step: snap.step,
-            time: snap.time * time,
-            units: tag,
-        })
-    }
 }
 
 fn describe(t: &Telemetry, u: UnitSystem) -> String {
@@ -285,9 +263,9 @@ fn describe(t: &Telemetry, u: UnitSystem) -> String {
 
 pub fn run(args: &RunArgs) -> Result<()> {
     let base = base_setup(args)?;
-    let (mut sim_box, mut params, mut atoms, shapes) = match base {
-        Some(s) => (s.sim_box, s.params, s.atoms, s.shapes),
-        None => (SimBox::new([1.0; 3], [true; 3]), SimParams::default(), AtomState::default(), Vec::new()),
+    let (mut sim_box, mut params, mut atoms, shapes, mut start) = match base {
+        Some(s) => (s.sim_box, s.params, s.atoms, s.shapes, (s.step, s.time)),
+        None => (SimBox::new([1.0; 3], [true; 3]), SimParams::default(), AtomState::default(), Vec::new(), (0, 0.0)),
     };
     let mut generated_velocities = false;
     if let Some(path) = &args.init {
@@ -296,6 +274,7 @@ pub fn run(args: &RunArgs) -> Result<()> {
             eprintln!("note: {} has no units= key; reading it as reduced LJ units", path.display());
         }
         sim_box = frame.sim_box;
+        start = (0, 0.0);
         let n = frame.positions.len();
         atoms = AtomState {
             positions: frame.positions,
@@ -319,6 +298,7 @@ pub fn run(args: &RunArgs) -> Result<()> {
     }
 
     let (mut sim, why) = open_backend(args.backend, sim_box, params.clone(), &atoms, field)?;
+    start_at(sim.as_mut(), start.0, start.1)?;
     drop(atoms);
     let n = sim.n_atoms();
     if !args.quiet {
@@ -342,21 +322,28 @@ pub fn run(args: &RunArgs) -> Result<()> {
         Some(p) => Some(ThermoWriter::create(p, args.units).with_context(|| format!("creating {}", p.display()))?),
         None => None,
     };
-    let mut trajectory = match &args.xyz {
-        Some(p) => Some(Trajectory {
-            writer: ExtXyzWriter::create(p).with_context(|| format!("creating {}", p.display()))?,
-            units: args.units,
-            names: params.species.iter().map(|s| s.name.clone()).collect(),
-        }),
-        None => None,
-    };
-
+    let names: Vec<String> = params.species.iter().map(|s| s.name.clone()).collect();
+    // (writer, every K steps) for --xyz and --dump.
+    let mut trajectories: Vec<(TrajectoryWriter, u64)> = Vec::new();
+    for (path, format, every) in [
+        (&args.xyz, TrajectoryFormat::ExtXyz, args.xyz_every),
+        (&args.dump, TrajectoryFormat::LammpsDump, args.dump_every),
+    ] {
+        if let Some(p) = path {
+            let w = TrajectoryWriter::create(p, format, args.units, names.clone())
+                .with_context(|| format!("creating {}", p.display()))?;
+            trajectories.push((w, every));
+        }
+    }
     let first = sim.measure()?;
     if let Some(w) = thermo.as_mut() {
         w.write_row(&first)?;
     }
-    if let Some(t) = trajectory.as_mut() {
-        t.write(&sim.snapshot()?)?;
+    if !trajectories.is_empty() {
+        let snap = sim.snapshot()?;
+        for (w, _) in trajectories.iter_mut() {
+            w.write(&snap)?;
+        }
     }
 
     let progress = (!args.quiet && std::io::stderr().is_terminal()).then(|| {
@@ -371,13 +358,14 @@ pub fn run(args: &RunArgs) -> Result<()> {
     let start_step = sim.step();
     let end = start_step + args.steps;
     let every_t = args.thermo.as_ref().map(|_| args.thermo_every);
-    let every_x = args.xyz.as_ref().map(|_| args.xyz_every);
+    let everies: Vec<u64> = trajectories.iter().map(|(_, k)| *k).collect();
     let mut last = first;
     let outcome: Result<(), SimError> = (|| {
         while sim.step() < end {
             let now = sim.step();
             let next_of = |k: Option<u64>| k.map(|k| (now / k + 1) * k).unwrap_or(u64::MAX);
-            let chunk_end = end.min(next_of(every_t)).min(next_of(every_x)).min(now + 1000);
+            let next_frame = everies.iter().map(|&k| next_of(Some(k))).min().unwrap_or(u64::MAX);
+            let chunk_end = end.min(next_of(every_t)).min(next_frame).min(now + 1000);
             sim.advance(chunk_end - now)?;
             for t in sim.drain_telemetry() {
                 if let Some(w) = thermo.as_mut().filter(|_| t.step.is_multiple_of(args.thermo_every)) {
@@ -385,11 +373,15 @@ pub fn run(args: &RunArgs) -> Result<()> {
                 }
                 last = t;
             }
-            if let (Some(t), Some(k)) = (trajectory.as_mut(), every_x)
-                && sim.step().is_multiple_of(k)
-            {
+            let due: Vec<usize> = (0..trajectories.len()).filter(|&i| sim.step().is_multiple_of(everies[i])).collect();
+            if !due.is_empty() {
                 let snap = sim.snapshot()?;
-                t.write(&snap).map_err(|e| SimError::Invalid(format!("writing the trajectory: {e}")))?;
+                for i in due {
+                    trajectories[i]
+                        .0
+                        .write(&snap)
+                        .map_err(|e| SimError::Invalid(format!("writing the trajectory: {e}")))?;
+                }
             }
             if let Some(bar) = &progress {
                 bar.set_position(sim.step() - start_step);
@@ -404,8 +396,8 @@ pub fn run(args: &RunArgs) -> Result<()> {
     if let Some(w) = thermo {
         w.finish()?;
     }
-    if let Some(t) = trajectory {
-        t.writer.finish()?;
+    for (w, _) in trajectories {
+        w.finish()?;
     }
     outcome?;
     let elapsed = start.elapsed().as_secs_f64();

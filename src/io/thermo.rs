@@ -30,6 +30,42 @@ pub fn thermo_columns(units: UnitSystem) -> &'static [&'static str] {
     }
 }
 
+/// One CSV row (no newline) of `t` in `units`, matching [`thermo_columns`].
+pub fn thermo_row(t: &Telemetry, units: UnitSystem) -> String {
+    match units {
+        UnitSystem::Lj => format!(
+            "{},{:?},{:?},{:?},{:?},{:?}",
+            t.step,
+            t.temperature,
+            t.pe_per_atom(),
+            t.ke_per_atom(),
+            t.etotal_per_atom(),
+            t.pressure
+        ),
+        UnitSystem::Argon => format!(
+            "{},{:?},{:?},{:?},{:?},{:?},{:?}",
+            t.step,
+            reduced_time_to_ps(t.time),
+            reduced_to_kelvin(t.temperature),
+            reduced_energy_to_kj_per_mol(t.pe_per_atom()),
+            reduced_energy_to_kj_per_mol(t.ke_per_atom()),
+            reduced_energy_to_kj_per_mol(t.etotal_per_atom()),
+            reduced_pressure_to_mpa(t.pressure)
+        ),
+    }
+}
+
+/// A whole thermo CSV (header and one row per record), for writing at once.
+pub fn thermo_csv(records: &[Telemetry], units: UnitSystem) -> String {
+    let mut out = thermo_columns(units).join(",");
+    out.push('\n');
+    for t in records {
+        out.push_str(&thermo_row(t, units));
+        out.push('\n');
+    }
+    out
+}
+
 /// A thermo CSV log being written; every row is on disk when `write_row` returns.
 pub struct ThermoWriter {
     out: BufWriter<File>,
@@ -47,31 +83,8 @@ impl ThermoWriter {
 
     /// Appends the row of `t` and flushes it to the file.
     pub fn write_row(&mut self, t: &Telemetry) -> io::Result<()> {
-        let w = &mut self.out;
-        match self.units {
-            UnitSystem::Lj => writeln!(
-                w,
-                "{},{:?},{:?},{:?},{:?},{:?}",
-                t.step,
-                t.temperature,
-                t.pe_per_atom(),
-                t.ke_per_atom(),
-                t.etotal_per_atom(),
-                t.pressure
-            )?,
-            UnitSystem::Argon => writeln!(
-                w,
-                "{},{:?},{:?},{:?},{:?},{:?},{:?}",
-                t.step,
-                reduced_time_to_ps(t.time),
-                reduced_to_kelvin(t.temperature),
-                reduced_energy_to_kj_per_mol(t.pe_per_atom()),
-                reduced_energy_to_kj_per_mol(t.ke_per_atom()),
-                reduced_energy_to_kj_per_mol(t.etotal_per_atom()),
-                reduced_pressure_to_mpa(t.pressure)
-            )?,
-        }
-        w.flush()
+        writeln!(self.out, "{}", thermo_row(t, self.units))?;
+        self.out.flush()
     }
 
     /// Flushes and syncs the log.

@@ -1,27 +1,109 @@
-//! Obstacles as the simulation sees them: the union of all shapes baked into one 2D
-//! signed-distance grid over the box's x-y face (cell <= 0.1 sigma, bilinear), extruded
-//! through z. The obstacle force costs O(1) per atom however many shapes there are.
+//! Obstacles as the simulation sees them: every shape broken into exact primitives (circles,
+//! capsules, rotated rectangles, polygons) with their periodic images, and a 2D cell grid over
+//! the box's x-y face (cell <= 0.1 sigma) that lists, per cell, the few primitives that can be
+//! nearest anywhere in it. The distance at a point is the exact minimum signed distance over
+//! the shapes (the union), extruded through z, at the cost of one or two primitives per atom
+//! however many shapes there are. Because it is exact, a tank with a circle or rectangle
+//! matches LAMMPS `fix wall/region` to round-off (see `export/lammps`).
 //!
 //! Distances are clamped at [`ObstacleField::FAR`]: only the thin layer near surfaces matters
 //! to the force. Owns baking and sampling; the force itself comes from [`super::wall::Wall93`].
+//! The sampling is mirrored in `kernels/obstacles.cuh`.
+
+use rayon::prelude::*;
 
 use crate::physics::params::SimBox;
-use crate::shapes::{Shape, segment_distance};
+use crate::shapes::{Shape, polygon_nearest, segment_distance, to_segment};
 
-/// A baked signed-distance grid. Nodes sit at `lo + i * cell`; on a periodic axis there are
-/// `cells` nodes (the grid wraps), on a walled axis `cells + 1`.
+/// One exact primitive, laid out for the GPU as well (64 bytes, `struct ObsPrim`).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct Prim {
+    /// [`Prim::CIRCLE`], [`Prim::CAPSULE`], [`Prim::RECT`] or [`Prim::POLYGON`].
+    pub kind: u32,
+    /// Polygons: first vertex in [`ObstacleField::verts`] and vertex count.
+    pub first: u32,
+    pub count: u32,
+    pub pad: u32,
+    /// Circle: cx, cy, r. Capsule: ax, ay, bx, by, r. Rectangle: cx, cy, hx, hy, cos, sin.
+    pub a: [f64; 6],
+}
+
+impl Prim {
+    pub const CIRCLE: u32 = 0;
+    pub const CAPSULE: u32 = 1;
+    pub const RECT: u32 = 2;
+    pub const POLYGON: u32 = 3;
+
+    fn new(kind: u32, a: &[f64]) -> Prim {
+        let mut p = Prim { kind, first: 0, count: 0, pad: 0, a: [0.0; 6] };
+        p.a[..a.len()].copy_from_slice(a);
+        p
+    }
+
+    /// Signed distance (negative inside) and its gradient at `p`.
+    #[inline]
+    pub fn eval(&self, p: [f64; 2], verts: &[[f64; 2]]) -> (f64, [f64; 2]) {
+        let a = &self.a;
+        match self.kind {
+            Prim::CIRCLE => radial(p[0] - a[0], p[1] - a[1], a[2]),
+            Prim::CAPSULE => {
+                let d = to_segment(p, [a[0], a[1]], [a[2], a[3]]);
+                radial(d[0], d[1], a[4])
+            }
+            Prim::RECT => {
+                let (c, s) = (a[4], a[5]);
+                let d = [p[0] - a[0], p[1] - a[1]];
+                let l = [c * d[0] + s * d[1], -s * d[0] + c * d[1]];
+                let q = [l[0].abs() - a[2], l[1].abs() - a[3]];
+                let sign = [if l[0] < 0.0 { -1.0 } else { 1.0 }, if l[1] < 0.0 { -1.0 } else { 1.0 }];
+                let (dist, g) = if q[0] > 0.0 || q[1] > 0.0 {
+                    let v = [q[0].max(0.0), q[1].max(0.0)];
+                    let r = (v[0] * v[0] + v[1] * v[1]).sqrt();
+                    (r, [sign[0] * v[0] / r, sign[1] * v[1] / r])
+                } else if q[0] > q[1] {
+                    (q[0], [sign[0], 0.0])
+                } else {
+                    (q[1], [0.0, sign[1]])
+                };
+                (dist, [c * g[0] - s * g[1], s * g[0] + c * g[1]])
+            }
+            _ => {
+                let v = &verts[self.first as usize..(self.first + self.count) as usize];
+                let (d, inside) = polygon_nearest(p, v);
+                let (dist, g) = radial(d[0], d[1], 0.0);
+                if inside { (-dist, [-g[0], -g[1]]) } else { (dist, g) }
+            }
+        }
+    }
+}
+
+/// Distance `|d| - r` and its gradient for displacement `d` from a centre or spine.
+#[inline]
+fn radial(dx: f64, dy: f64, r: f64) -> (f64, [f64; 2]) {
+    let len = (dx * dx + dy * dy).sqrt();
+    if len > 0.0 { (len - r, [dx / len, dy / len]) } else { (-r, [1.0, 0.0]) }
+}
+
+/// The baked obstacles: primitives and the per-cell candidate lists.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ObstacleField {
     pub lo: [f64; 2],
     pub cell: [f64; 2],
     pub cells: [usize; 2],
-    pub nodes: [usize; 2],
     pub periodic: [bool; 2],
-    /// Row-major (x fastest) signed distances in sigma, clamped to +FAR.
-    pub dist: Vec<f32>,
+    /// Box lengths along x and y (to wrap points on periodic axes).
+    pub len: [f64; 2],
+    pub prims: Vec<Prim>,
+    pub verts: Vec<[f64; 2]>,
+    /// Row-major (x fastest) cells: candidates of cell c are `cand[start[c]..start[c + 1]]`.
+    pub start: Vec<u32>,
+    pub cand: Vec<u32>,
+    /// Exact clamped distance at each cell centre (for the free fraction).
+    pub centre: Vec<f32>,
 }
 
-/// A sample of the field: distance and its gradient (of the bilinear interpolant).
+/// A sample of the field: distance and its gradient.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct FieldSample {
     pub distance: f64,
@@ -29,10 +111,10 @@ pub struct FieldSample {
 }
 
 impl ObstacleField {
-    /// Distances beyond this are stored as this (sigma).
+    /// Distances beyond this are reported as this (sigma), with no gradient.
     pub const FAR: f64 = 3.0;
-    /// The finest grid the field is allowed to use, in nodes.
-    pub const MAX_NODES: usize = 32_000_000;
+    /// The finest grid the field is allowed to use, in cells.
+    pub const MAX_CELLS: usize = 16_000_000;
 
     /// Bakes `shapes` over the x-y face of `sim_box` with cells no larger than `max_cell`.
     /// Returns None when there are no shapes.
@@ -40,109 +122,218 @@ impl ObstacleField {
         if shapes.is_empty() {
             return None;
         }
-        let len = sim_box.length();
+        let full = sim_box.length();
+        let len = [full[0], full[1]];
+        let periodic = [sim_box.periodic[0], sim_box.periodic[1]];
         let mut cells = [0usize; 2];
         let mut cell = [0f64; 2];
-        let mut nodes = [0usize; 2];
-        let periodic = [sim_box.periodic[0], sim_box.periodic[1]];
         let mut max_cell = max_cell;
         loop {
             for k in 0..2 {
                 cells[k] = ((len[k] / max_cell).ceil() as usize).max(2);
                 cell[k] = len[k] / cells[k] as f64;
-                nodes[k] = if periodic[k] { cells[k] } else { cells[k] + 1 };
             }
-            if nodes[0] * nodes[1] <= Self::MAX_NODES {
+            if cells[0] * cells[1] <= Self::MAX_CELLS {
                 break;
             }
             max_cell *= 1.25;
         }
         let lo = [sim_box.lo[0], sim_box.lo[1]];
-        let mut dist = vec![Self::FAR as f32; nodes[0] * nodes[1]];
+        let half_diag = 0.5 * (cell[0] * cell[0] + cell[1] * cell[1]).sqrt();
+        let margin = Self::FAR + 3.0 * half_diag;
 
-        // Strokes bake as separate capsules so each piece only touches nodes near it.
-        let mut pieces: Vec<Shape> = Vec::new();
-        for s in shapes {
-            match s {
-                Shape::Stroke { points, radius } if points.len() > 2 => {
-                    for w in points.windows(2) {
-                        pieces.push(Shape::Segment { a: w[0], b: w[1], thickness: 2.0 * radius });
-                    }
-                }
-                other => pieces.push(other.clone()),
-            }
-        }
-
-        for shape in &pieces {
-            let (blo, bhi) = shape.bounds();
-            // Periodic images of the shape that can reach the grid.
+        // Primitives and their periodic images that come within `margin` of the face.
+        let (base, verts) = primitives(shapes);
+        let mut prims = Vec::new();
+        let mut reach = Vec::new(); // (lo, hi) of each primitive grown by the margin
+        for (p, (blo, bhi)) in &base {
             let shifts = |k: usize| -> Vec<f64> { if periodic[k] { vec![-len[k], 0.0, len[k]] } else { vec![0.0] } };
             for sx in shifts(0) {
                 for sy in shifts(1) {
-                    let lo_x = blo[0] + sx - Self::FAR;
-                    let hi_x = bhi[0] + sx + Self::FAR;
-                    let lo_y = blo[1] + sy - Self::FAR;
-                    let hi_y = bhi[1] + sy + Self::FAR;
-                    let i0 = (((lo_x - lo[0]) / cell[0]).floor().max(0.0)) as usize;
-                    let i1 = (((hi_x - lo[0]) / cell[0]).ceil().max(-1.0) + 1.0) as usize;
-                    let j0 = (((lo_y - lo[1]) / cell[1]).floor().max(0.0)) as usize;
-                    let j1 = (((hi_y - lo[1]) / cell[1]).ceil().max(-1.0) + 1.0) as usize;
-                    for j in j0..j1.min(nodes[1]) {
-                        let y = lo[1] + j as f64 * cell[1] - sy;
-                        for i in i0..i1.min(nodes[0]) {
-                            let x = lo[0] + i as f64 * cell[0] - sx;
-                            let d = shape.signed_distance([x, y]).min(Self::FAR) as f32;
-                            let slot = &mut dist[j * nodes[0] + i];
-                            if d < *slot {
-                                *slot = d;
-                            }
-                        }
+                    let glo = [blo[0] + sx - margin, blo[1] + sy - margin];
+                    let ghi = [bhi[0] + sx + margin, bhi[1] + sy + margin];
+                    if ghi[0] < lo[0] || glo[0] > lo[0] + len[0] || ghi[1] < lo[1] || glo[1] > lo[1] + len[1] {
+                        continue;
                     }
+                    prims.push(shifted(p, [sx, sy]));
+                    reach.push((glo, ghi));
                 }
             }
         }
-        Some(ObstacleField { lo, cell, cells, nodes, periodic, dist })
+        let (prims, verts) = relocate_polygons(prims, &verts);
+
+        // Per row: candidates of each cell, and the clamped centre distances.
+        let rows: Vec<(Vec<u32>, Vec<u32>, Vec<f32>)> = (0..cells[1])
+            .into_par_iter()
+            .map(|j| {
+                let y = lo[1] + (j as f64 + 0.5) * cell[1];
+                let in_row: Vec<usize> =
+                    (0..prims.len()).filter(|&q| reach[q].0[1] <= y && y <= reach[q].1[1]).collect();
+                let mut counts = Vec::with_capacity(cells[0]);
+                let mut cand = Vec::new();
+                let mut centre = Vec::with_capacity(cells[0]);
+                let mut near: Vec<(u32, f64)> = Vec::new();
+                for i in 0..cells[0] {
+                    let x = lo[0] + (i as f64 + 0.5) * cell[0];
+                    near.clear();
+                    let mut dmin = f64::INFINITY;
+                    for &q in &in_row {
+                        if reach[q].0[0] <= x && x <= reach[q].1[0] {
+                            let d = prims[q].eval([x, y], &verts).0;
+                            dmin = dmin.min(d);
+                            near.push((q as u32, d));
+                        }
+                    }
+                    let before = cand.len();
+                    if dmin < Self::FAR + half_diag {
+                        cand.extend(near.iter().filter(|(_, d)| *d <= dmin + 2.0 * half_diag).map(|(q, _)| *q));
+                    }
+                    counts.push((cand.len() - before) as u32);
+                    centre.push(dmin.min(Self::FAR) as f32);
+                }
+                (counts, cand, centre)
+            })
+            .collect();
+        let mut start = Vec::with_capacity(cells[0] * cells[1] + 1);
+        let mut cand = Vec::new();
+        let mut centre = Vec::with_capacity(cells[0] * cells[1]);
+        start.push(0u32);
+        for (counts, c, d) in rows {
+            let mut at = cand.len() as u32;
+            for n in counts {
+                at += n;
+                start.push(at);
+            }
+            cand.extend(c);
+            centre.extend(d);
+        }
+        Some(ObstacleField { lo, cell, cells, periodic, len, prims, verts, start, cand, centre })
     }
 
-    /// Distance and gradient at (x, y), bilinear between the four surrounding nodes.
+    /// The cell holding (x, y) (wrapped on periodic axes, clamped on walled ones) and the
+    /// point moved into the box on periodic axes.
+    #[inline]
+    pub fn locate(&self, x: f64, y: f64) -> (usize, [f64; 2]) {
+        let mut p = [x, y];
+        let mut idx = [0usize; 2];
+        for k in 0..2 {
+            if self.periodic[k] {
+                let u = (p[k] - self.lo[k]) / self.len[k];
+                p[k] -= self.len[k] * u.floor();
+            }
+            let u = ((p[k] - self.lo[k]) / self.cell[k]).floor();
+            idx[k] = (u.max(0.0) as usize).min(self.cells[k] - 1);
+        }
+        (idx[1] * self.cells[0] + idx[0], p)
+    }
+
+    /// Exact distance to the nearest obstacle at (x, y) and its gradient; [`Self::FAR`] with no
+    /// gradient beyond that.
     #[inline]
     pub fn sample(&self, x: f64, y: f64) -> FieldSample {
-        let (i0, i1, tx) = self.locate(0, x);
-        let (j0, j1, ty) = self.locate(1, y);
-        let n = self.nodes[0];
-        let d00 = self.dist[j0 * n + i0] as f64;
-        let d10 = self.dist[j0 * n + i1] as f64;
-        let d01 = self.dist[j1 * n + i0] as f64;
-        let d11 = self.dist[j1 * n + i1] as f64;
-        let distance = (1.0 - tx) * (1.0 - ty) * d00 + tx * (1.0 - ty) * d10 + (1.0 - tx) * ty * d01 + tx * ty * d11;
-        let gx = ((1.0 - ty) * (d10 - d00) + ty * (d11 - d01)) / self.cell[0];
-        let gy = ((1.0 - tx) * (d01 - d00) + tx * (d11 - d10)) / self.cell[1];
-        FieldSample { distance, gradient: [gx, gy] }
+        let (c, p) = self.locate(x, y);
+        let mut best = FieldSample { distance: Self::FAR, gradient: [0.0; 2] };
+        for &q in &self.cand[self.start[c] as usize..self.start[c + 1] as usize] {
+            let (d, g) = self.prims[q as usize].eval(p, &self.verts);
+            if d < best.distance {
+                best = FieldSample { distance: d, gradient: g };
+            }
+        }
+        best
     }
 
-    /// Lower node, upper node and fraction along axis `k` for coordinate `x`.
-    #[inline]
-    fn locate(&self, k: usize, x: f64) -> (usize, usize, f64) {
-        let u = (x - self.lo[k]) / self.cell[k];
-        if self.periodic[k] {
-            let n = self.cells[k] as f64;
-            let u = u - n * (u / n).floor();
-            let i = (u.floor() as usize).min(self.cells[k] - 1);
-            let t = u - i as f64;
-            (i, (i + 1) % self.cells[k], t)
-        } else {
-            let u = u.clamp(0.0, self.cells[k] as f64);
-            let i = (u.floor() as usize).min(self.cells[k] - 1);
-            (i, i + 1, u - i as f64)
+    /// Fraction of the x-y face at least `clearance` from any obstacle (sampled at cell
+    /// centres): the part of the tank the fluid can reach.
+    pub fn free_fraction(&self, clearance: f64) -> f64 {
+        let free = self.centre.iter().filter(|&&d| d as f64 >= clearance).count();
+        free as f64 / self.centre.len() as f64
+    }
+}
+
+/// Each shape as primitives with their bounds; polygon vertices in one list.
+type Bounded = (Prim, ([f64; 2], [f64; 2]));
+
+fn primitives(shapes: &[Shape]) -> (Vec<Bounded>, Vec<[f64; 2]>) {
+    let mut out = Vec::new();
+    let mut verts = Vec::new();
+    let capsule = |a: [f64; 2], b: [f64; 2], r: f64| {
+        let s = Shape::Segment { a, b, thickness: 2.0 * r };
+        (Prim::new(Prim::CAPSULE, &[a[0], a[1], b[0], b[1], r]), s.bounds())
+    };
+    for s in shapes {
+        match s {
+            Shape::Circle { centre, radius } => {
+                out.push((Prim::new(Prim::CIRCLE, &[centre[0], centre[1], *radius]), s.bounds()))
+            }
+            Shape::Rectangle { centre, half_size, angle_deg } => {
+                let (sn, cs) = angle_deg.to_radians().sin_cos();
+                out.push((
+                    Prim::new(Prim::RECT, &[centre[0], centre[1], half_size[0], half_size[1], cs, sn]),
+                    s.bounds(),
+                ))
+            }
+            Shape::Segment { a, b, thickness } => out.push(capsule(*a, *b, 0.5 * thickness)),
+            Shape::Stroke { points, radius } => match points.len() {
+                0 => {}
+                1 => out.push(capsule(points[0], points[0], *radius)),
+                _ => out.extend(points.windows(2).map(|w| capsule(w[0], w[1], *radius))),
+            },
+            Shape::Polygon { points } if points.len() >= 3 => {
+                let mut p = Prim::new(Prim::POLYGON, &[]);
+                p.first = verts.len() as u32;
+                p.count = points.len() as u32;
+                verts.extend_from_slice(points);
+                out.push((p, s.bounds()));
+            }
+            Shape::Polygon { .. } => {}
         }
     }
+    (out, verts)
+}
 
-    /// Fraction of the x-y face where the field is at least `clearance` from any obstacle
-    /// (sampled at node centres): the part of the tank the fluid can reach.
-    pub fn free_fraction(&self, clearance: f64) -> f64 {
-        let free = self.dist.iter().filter(|&&d| d as f64 >= clearance).count();
-        free as f64 / self.dist.len() as f64
+/// `p` moved by `d`; polygons get a fresh copy of their vertices appended to `verts` later
+/// (their `first` keeps pointing at the original until [`relocate_polygons`]).
+fn shifted(p: &Prim, d: [f64; 2]) -> Prim {
+    let mut q = *p;
+    match p.kind {
+        Prim::CIRCLE | Prim::RECT => {
+            q.a[0] += d[0];
+            q.a[1] += d[1];
+        }
+        Prim::CAPSULE => {
+            q.a[0] += d[0];
+            q.a[1] += d[1];
+            q.a[2] += d[0];
+            q.a[3] += d[1];
+        }
+        _ => {
+            // Polygons carry their shift in a[0..2] until relocated.
+            q.a[0] = d[0];
+            q.a[1] = d[1];
+        }
     }
+    q
+}
+
+/// Gives every polygon image its own shifted vertices.
+fn relocate_polygons(prims: Vec<Prim>, verts: &[[f64; 2]]) -> (Vec<Prim>, Vec<[f64; 2]>) {
+    let mut out_verts = Vec::new();
+    let prims = prims
+        .into_iter()
+        .map(|mut p| {
+            if p.kind == Prim::POLYGON {
+                let (dx, dy) = (p.a[0], p.a[1]);
+                let first = out_verts.len() as u32;
+                out_verts.extend(
+                    verts[p.first as usize..(p.first + p.count) as usize].iter().map(|v| [v[0] + dx, v[1] + dy]),
+                );
+                p.first = first;
+                p.a = [0.0; 6];
+            }
+            p
+        })
+        .collect();
+    (prims, out_verts)
 }
 
 /// Exact distance from a point to a polyline (for tools that need it without a grid).
@@ -158,18 +349,44 @@ mod tests {
         SimBox::new([20.0, 10.0, 5.0], [false, false, true])
     }
 
+    fn all_shapes() -> Vec<Shape> {
+        vec![
+            Shape::Circle { centre: [4.0, 5.0], radius: 1.5 },
+            Shape::Rectangle { centre: [10.0, 3.0], half_size: [1.0, 0.5], angle_deg: 30.0 },
+            Shape::Segment { a: [13.0, 2.0], b: [16.0, 8.0], thickness: 0.6 },
+            Shape::Polygon { points: vec![[6.0, 7.0], [9.0, 7.5], [7.0, 9.5], [7.5, 8.0]] },
+            Shape::Stroke { points: vec![[1.0, 1.0], [2.0, 1.5], [3.0, 1.0]], radius: 0.3 },
+        ]
+    }
+
+    /// The field equals the exact union distance everywhere (not just near one shape).
     #[test]
-    fn bilinear_matches_exact_distance_near_a_circle() {
-        let shapes = vec![Shape::Circle { centre: [10.0, 5.0], radius: 2.0 }];
+    fn sample_is_the_exact_union_distance() {
+        let shapes = all_shapes();
         let f = ObstacleField::bake(&shapes, &tank(), 0.1).unwrap();
-        assert!(f.cell[0] <= 0.1 && f.cell[1] <= 0.1);
-        for (x, y) in [(12.5, 5.0), (10.0, 7.3), (11.0, 6.0), (9.0, 5.0)] {
-            let exact = shapes[0].signed_distance([x, y]);
-            let s = f.sample(x, y);
-            assert!((s.distance - exact).abs() < 0.01, "{x},{y}: {} vs {exact}", s.distance);
+        let mut rng = 12345u64;
+        let mut next = || {
+            rng = rng.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            (rng >> 11) as f64 / (1u64 << 53) as f64
+        };
+        for _ in 0..20_000 {
+            let p = [20.0 * next(), 10.0 * next()];
+            let exact = shapes.iter().map(|s| s.signed_distance(p)).fold(f64::INFINITY, f64::min);
+            let s = f.sample(p[0], p[1]);
+            assert!((s.distance - exact.min(ObstacleField::FAR)).abs() < 1e-12, "{p:?}: {} vs {exact}", s.distance);
         }
-        let s = f.sample(12.5, 5.0);
-        assert!((s.gradient[0] - 1.0).abs() < 0.02 && s.gradient[1].abs() < 0.02);
+    }
+
+    #[test]
+    fn gradient_is_the_distance_slope() {
+        let f = ObstacleField::bake(&all_shapes(), &tank(), 0.1).unwrap();
+        for p in [[6.0, 5.2], [11.3, 3.9], [14.0, 5.5], [8.0, 6.5], [2.0, 2.1], [7.3, 8.4], [10.2, 3.1]] {
+            let s = f.sample(p[0], p[1]);
+            let h = 1e-6;
+            let gx = (f.sample(p[0] + h, p[1]).distance - f.sample(p[0] - h, p[1]).distance) / (2.0 * h);
+            let gy = (f.sample(p[0], p[1] + h).distance - f.sample(p[0], p[1] - h).distance) / (2.0 * h);
+            assert!((s.gradient[0] - gx).abs() < 1e-6 && (s.gradient[1] - gy).abs() < 1e-6, "{p:?}");
+        }
     }
 
     #[test]
@@ -178,8 +395,9 @@ mod tests {
         let shapes = vec![Shape::Circle { centre: [0.5, 5.0], radius: 1.0 }];
         let f = ObstacleField::bake(&shapes, &b, 0.1).unwrap();
         // 19.8 is 0.7 from the circle's centre through the periodic boundary: inside.
-        assert!(f.sample(19.8, 5.0).distance < 0.0);
-        assert!((f.sample(18.5, 5.0).distance - 1.0).abs() < 0.01);
+        assert!((f.sample(19.8, 5.0).distance + 0.3).abs() < 1e-12);
+        assert!((f.sample(18.5, 5.0).distance - 1.0).abs() < 1e-12);
+        assert!((f.sample(-1.5, 5.0).distance - 1.0).abs() < 1e-12);
     }
 
     #[test]
@@ -187,6 +405,7 @@ mod tests {
         let shapes = vec![Shape::Circle { centre: [2.0, 2.0], radius: 0.5 }];
         let f = ObstacleField::bake(&shapes, &tank(), 0.1).unwrap();
         assert_eq!(f.sample(18.0, 8.0).distance, ObstacleField::FAR);
+        assert!(f.free_fraction(1.0) > 0.9 && f.free_fraction(1.0) < 1.0);
         assert!(ObstacleField::bake(&[], &tank(), 0.1).is_none());
     }
 }

@@ -100,7 +100,8 @@ impl Scene {
         }
         let velocities = placer.velocities.into_iter().map(|v| v.unwrap_or([0.0; 3])).collect();
         let atoms = AtomState { positions: placer.positions, velocities, types: vec![0; n] };
-        Ok(SimSetup { sim_box, params, atoms, shapes: self.obstacles.clone() })
+        let (step, time) = self.resume.map_or((0, 0.0), |r| (r.step, r.time));
+        Ok(SimSetup { sim_box, params, atoms, shapes: self.obstacles.clone(), step, time })
     }
 
     /// A copy of this scene whose atoms are exactly `atoms` (one explicit `Atoms` fill with
@@ -108,6 +109,12 @@ impl Scene {
     pub fn with_atoms(&self, atoms: &AtomState) -> Scene {
         let positions = atoms.positions.iter().map(|&p| self.sim_box().wrap(p)).collect();
         Scene { atoms: vec![Fill::Atoms { positions, velocities: Some(atoms.velocities.clone()) }], ..self.clone() }
+    }
+
+    /// A copy of this scene that continues the running state `snap`: its atoms, step and
+    /// time. Loading it gives the same simulation, bit for bit, as running on.
+    pub fn with_state(&self, snap: &crate::sim::Snapshot) -> Scene {
+        Scene { resume: Some(super::Resume { step: snap.step, time: snap.time }), ..self.with_atoms(&snap.atoms) }
     }
 }
 

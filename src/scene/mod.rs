@@ -72,6 +72,19 @@ pub struct Scene {
     pub obstacle_wall: ObstacleSpec,
     #[serde(default = "default_seed")]
     pub seed: u64,
+    /// Where a saved running state continues (written by "save with current atoms").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resume: Option<Resume>,
+}
+
+/// The step and simulated time a saved running state continues from, so thermostat noise
+/// (drawn per step) and the clock carry on exactly as if the run had not stopped.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Resume {
+    pub step: u64,
+    /// Simulated time (tau).
+    pub time: f64,
 }
 
 fn default_thermostat() -> Thermostat {
@@ -199,4 +212,7 @@ pub struct SimSetup {
     pub params: SimParams,
     pub atoms: AtomState,
     pub shapes: Vec<Shape>,
+    /// Step and simulated time (tau) to start from (0 unless the scene resumes a run).
+    pub step: u64,
+    pub time: f64,
 }

@@ -14,7 +14,7 @@ mod host_buf;
 mod select;
 
 pub use host_buf::HostBuf;
-pub use select::{BackendChoice, open_backend};
+pub use select::{BackendChoice, open_backend, start_at};
 
 use std::sync::Arc;
 

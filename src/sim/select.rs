@@ -49,3 +49,15 @@ pub fn open_backend(
         },
     }
 }
+
+/// Moves a freshly opened backend's clock to `step` and `time` (a scene that resumes a run),
+/// so per-step thermostat noise continues as in the run that was saved.
+pub fn start_at(b: &mut dyn Backend, step: u64, time: f64) -> Result<(), SimError> {
+    if step == 0 && time == 0.0 {
+        return Ok(());
+    }
+    let mut snap = b.snapshot()?;
+    snap.step = step;
+    snap.time = time;
+    b.restore(&snap)
+}

@@ -1,6 +1,7 @@
 //! The Plots panel (egui_plot, units on every axis): temperature, energies per atom and
 //! pressure against time; g(r) averaged over a window (with reset); the speed histogram with
 //! the Maxwell-Boltzmann curve at the measured temperature; the density profile along y.
+//! The time series save as a thermo CSV, g(r) as a table.
 
 use egui_plot::{Legend, Line, Plot};
 
@@ -32,6 +33,13 @@ pub fn plots_ui(app: &mut App, ui: &mut egui::Ui) {
             pu.line(Line::new("P", p.pressure_mpa.points.clone()));
         });
     });
+    if ui
+        .button("Save thermo CSV…")
+        .on_hover_text("the temperature, energies and pressure above, in argon units")
+        .clicked()
+    {
+        app.save_thermo_dialog();
+    }
     egui::CollapsingHeader::new("Radial distribution g(r)").default_open(true).show(ui, |ui| {
         let rdf = app.plots.rdf();
         plot("g(r)", "r (nm)", "g(r)").show(ui, |pu| {
@@ -43,6 +51,9 @@ pub fn plots_ui(app: &mut App, ui: &mut egui::Ui) {
             }
             if ui.button("Reset").clicked() {
                 app.plots.reset_rdf();
+            }
+            if ui.button("Save table…").on_hover_text("r (sigma and Å) and g(r), as averaged here").clicked() {
+                app.save_rdf_dialog();
             }
         });
         ui.small(format!("{} frames averaged", app.plots.rdf_frames()));

@@ -1,11 +1,17 @@
 //! The Recording and files panel: screenshot, start / stop recording (MP4 or GIF, with or
-//! without the UI), extended XYZ export, and opening and saving scenes.
+//! without the UI), trajectories written while the simulation runs (extended XYZ or LAMMPS
+//! dump, every K steps), extended XYZ and LAMMPS deck exports, and opening and saving scenes.
 
 use std::path::PathBuf;
 
 use crate::app::App;
 use crate::app::capture::output_path;
 use crate::app::settings::VideoFormat;
+use crate::export::lammps::LammpsUnits;
+use crate::io::trajectory::TrajectoryFormat;
+use crate::units::UnitSystem;
+
+use super::fields::count_field;
 
 fn output_dir(app: &App) -> PathBuf {
     app.settings.output_dir.clone().unwrap_or_else(|| std::env::current_dir().unwrap_or_else(|_| PathBuf::from(".")))
@@ -64,6 +70,8 @@ pub fn recording_ui(app: &mut App, ui: &mut egui::Ui) {
         }
     });
     ui.separator();
+    trajectory_ui(app, ui);
+    ui.separator();
     ui.horizontal_wrapped(|ui| {
         if ui.button("Open scene…").on_hover_text("Ctrl+O, or drop a .ron file on the window").clicked() {
             app.open_scene_dialog();
@@ -81,7 +89,64 @@ pub fn recording_ui(app: &mut App, ui: &mut egui::Ui) {
             app.export_xyz_dialog();
         }
     });
+    ui.horizontal(|ui| {
+        if ui
+            .button("Export LAMMPS input…")
+            .on_hover_text("in.argon + data.argon reproducing the current state, walls, obstacles and ensemble")
+            .clicked()
+        {
+            app.export_lammps_dialog();
+        }
+        egui::ComboBox::from_label("units").selected_text(app.settings.lammps_units.name()).show_ui(ui, |ui| {
+            ui.selectable_value(&mut app.settings.lammps_units, LammpsUnits::Lj, "lj (reduced)");
+            ui.selectable_value(&mut app.settings.lammps_units, LammpsUnits::Real, "real (argon: Å, fs, kcal/mol)");
+            ui.selectable_value(&mut app.settings.lammps_units, LammpsUnits::Metal, "metal (argon: Å, ps, eV)");
+        });
+    });
     if let Some(p) = &app.scene_path {
         ui.small(format!("Scene file: {}", p.display()));
+    }
+}
+
+/// Trajectory: format, units, interval, start / stop and progress.
+fn trajectory_ui(app: &mut App, ui: &mut egui::Ui) {
+    let running = app.status.as_ref().and_then(|s| s.trajectory.clone());
+    ui.add_enabled_ui(running.is_none(), |ui| {
+        ui.horizontal(|ui| {
+            ui.label("Trajectory");
+            for f in [TrajectoryFormat::ExtXyz, TrajectoryFormat::LammpsDump] {
+                ui.radio_value(&mut app.settings.trajectory_format, f, f.label());
+            }
+        });
+        ui.horizontal(|ui| {
+            ui.radio_value(&mut app.settings.trajectory_units, UnitSystem::Lj, "reduced LJ units");
+            ui.radio_value(&mut app.settings.trajectory_units, UnitSystem::Argon, "argon (Å, ps)");
+        });
+        if let Some(k) = count_field(ui, "A frame every", app.settings.trajectory_every, 1..=100_000_000, "steps") {
+            app.settings.trajectory_every = k;
+        }
+    });
+    match running {
+        None => {
+            if ui
+                .button("Write trajectory…")
+                .on_hover_text("frames of positions and velocities while it runs")
+                .clicked()
+            {
+                app.start_trajectory_dialog();
+            }
+        }
+        Some(t) => {
+            ui.horizontal(|ui| {
+                if ui.button("Stop trajectory").clicked() {
+                    app.stop_trajectory();
+                }
+                ui.colored_label(
+                    egui::Color32::from_rgb(255, 120, 110),
+                    format!("{} frames (every {} steps)", t.frames, t.every),
+                );
+            });
+            ui.small(format!("Writing {}", t.path.display()));
+        }
     }
 }

@@ -1,6 +1,8 @@
 //! Helpers shared by the integration tests: building small systems and reading validation data.
 #![allow(dead_code)]
 
+pub mod python;
+
 use argon_sandbox::physics::init::{LatticeKind, lattice_box, maxwell_boltzmann};
 use argon_sandbox::physics::params::{Algorithm, Precision, SimBox, SimParams};
 use argon_sandbox::sim::cpu::CpuBackend;

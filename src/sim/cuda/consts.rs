@@ -32,10 +32,11 @@ pub struct Consts {
     pub obstacle: [f64; 9],
     pub has_obstacles: i32,
     pub grid_cells: [i32; 2],
-    pub grid_nodes: [i32; 2],
     pub grid_periodic: [i32; 2],
     pub grid_lo: [f64; 2],
     pub grid_cell: [f64; 2],
+    pub grid_len: [f64; 2],
+    pub obs_far: f64,
     pub gravity: f64,
     pub drive: f64,
     pub drive_potential: i32,
@@ -126,10 +127,11 @@ impl Consts {
         if let Some(f) = field {
             c.has_obstacles = 1;
             c.grid_cells = f.cells.map(|x| x as i32);
-            c.grid_nodes = f.nodes.map(|x| x as i32);
             c.grid_periodic = f.periodic.map(i32::from);
             c.grid_lo = f.lo;
             c.grid_cell = f.cell;
+            c.grid_len = f.len;
+            c.obs_far = ObstacleField::FAR;
         }
         c
     }
@@ -150,7 +152,11 @@ pub struct Bufs {
     pub ids2: u64,
     pub masses: u64,
     pub table: u64,
-    pub grid: u64,
+    pub obs_start: u64,
+    pub obs_cand: u64,
+    pub obs_prims: u64,
+    pub obs_verts: u64,
+    pub obs_force: u64,
     pub cell_count: u64,
     pub cell_start: u64,
     pub cell_rank: u64,
@@ -216,8 +222,8 @@ mod layout_tests {
         ];
         assert_eq!(
             got,
-            [108, 112, 136, 184, 256, 328, 360, 392, 408, 412, 432, 456, 464, 504, 512, 520, 524, 528, 536, 544, 552]
+            [108, 112, 136, 184, 256, 328, 352, 408, 424, 428, 448, 472, 480, 520, 528, 536, 540, 544, 552, 560, 568]
         );
-        assert_eq!(std::mem::size_of::<Bufs>(), 224);
+        assert_eq!(std::mem::size_of::<Bufs>(), 256);
     }
 }

@@ -112,7 +112,11 @@ struct Arrays {
     ids2: Option<CudaSlice<u8>>,
     masses: Option<CudaSlice<u8>>,
     table: Option<CudaSlice<u8>>,
-    grid: Option<CudaSlice<u8>>,
+    obs_start: Option<CudaSlice<u8>>,
+    obs_cand: Option<CudaSlice<u8>>,
+    obs_prims: Option<CudaSlice<u8>>,
+    obs_verts: Option<CudaSlice<u8>>,
+    obs_force: Option<CudaSlice<u8>>,
     cell_count: Option<CudaSlice<u8>>,
     cell_start: Option<CudaSlice<u8>>,
     cell_rank: Option<CudaSlice<u8>>,
@@ -189,7 +193,8 @@ fn download(dev: &Device, s: &Option<CudaSlice<u8>>, bytes: usize, what: &str) -
 /// Bytes the device arrays of `n` atoms need (for the memory check before allocating).
 pub fn bytes_needed(n: usize, precision: Precision, max_nbrs: usize, with_list: bool) -> usize {
     let (s, f) = real_sizes(precision);
-    let per_atom = 7 * 4 * s + 2 * 4 * f + if precision == Precision::Mixed { 16 } else { 0 } + 7 * 4 + 16;
+    // The last 32: per-atom obstacle forces, when there are obstacles.
+    let per_atom = 7 * 4 * s + 2 * 4 * f + if precision == Precision::Mixed { 16 } else { 0 } + 7 * 4 + 16 + 32;
     n * per_atom + if with_list { n * max_nbrs * 4 } else { 0 } + (1 << 20)
 }
 
@@ -317,8 +322,18 @@ impl Engine {
             .collect();
         let _ = table.get(0, 0);
         self.a.table = Some(upload(dev, &tb, "uploading LJ coefficients")?);
-        self.a.grid = match field {
-            Some(f) => Some(upload(dev, bytemuck::cast_slice(&f.dist), "uploading the obstacle grid")?),
+        let mut obstacles = [None, None, None, None];
+        if let Some(f) = field {
+            let verts: &[u8] = if f.verts.is_empty() { &[0; 16] } else { bytemuck::cast_slice(&f.verts) };
+            let cand: &[u8] = if f.cand.is_empty() { &[0; 4] } else { bytemuck::cast_slice(&f.cand) };
+            let parts = [bytemuck::cast_slice(&f.start), cand, bytemuck::cast_slice(&f.prims), verts];
+            for (slot, bytes) in obstacles.iter_mut().zip(parts) {
+                *slot = Some(upload(dev, bytes, "uploading the obstacle cells")?);
+            }
+        }
+        [self.a.obs_start, self.a.obs_cand, self.a.obs_prims, self.a.obs_verts] = obstacles;
+        self.a.obs_force = match field {
+            Some(_) => Some(alloc(dev, self.n.max(1) * 32, "allocating obstacle forces")?),
             None => None,
         };
 
@@ -403,7 +418,11 @@ impl Engine {
             ids2: ptr(dev, &a.ids2),
             masses: ptr(dev, &a.masses),
             table: ptr(dev, &a.table),
-            grid: ptr(dev, &a.grid),
+            obs_start: ptr(dev, &a.obs_start),
+            obs_cand: ptr(dev, &a.obs_cand),
+            obs_prims: ptr(dev, &a.obs_prims),
+            obs_verts: ptr(dev, &a.obs_verts),
+            obs_force: ptr(dev, &a.obs_force),
             cell_count: ptr(dev, &a.cell_count),
             cell_start: ptr(dev, &a.cell_start),
             cell_rank: ptr(dev, &a.cell_rank),
@@ -460,6 +479,14 @@ impl Engine {
             (_, false) => "forces_allpairs_tiled_noev",
             (_, true) => "forces_allpairs_tiled_ev",
         }
+    }
+
+    /// Queues the forces: the obstacle pass when there are obstacles, then the force kernel.
+    fn launch_forces(&self, l: &Launcher, ev: bool) -> Result<(), SimError> {
+        if self.consts.has_obstacles != 0 {
+            l.plain("obstacle_pass", Over::Atoms)?;
+        }
+        l.plain(self.force_kernel(ev), Over::Atoms)
     }
 
     fn ensure_records(&mut self, dev: &Device, count: usize) -> Result<(), SimError> {
@@ -586,7 +613,7 @@ impl Engine {
         if !self.forces_valid {
             self.queue_lists(dev)?;
             let l = self.launcher(dev);
-            l.plain(self.force_kernel(false), Over::Atoms)?;
+            self.launch_forces(&l, false)?;
         }
         let thermostat_on = matches!(params.thermostat, Thermostat::Berendsen { .. } | Thermostat::Csvr { .. });
         let mut record = 0i32;
@@ -596,7 +623,7 @@ impl Engine {
             self.launcher(dev).integrate_first(st, i32::from(with_list))?;
             self.queue_lists(dev)?;
             let l = self.launcher(dev);
-            l.plain(self.force_kernel(ev), Over::Atoms)?;
+            self.launch_forces(&l, ev)?;
             l.integrate_second(st, 1)?;
             if thermostat_on || ev {
                 l.finish_step(self.n_blocks as i32, record, st, i32::from(ev), i32::from(thermostat_on))?;
@@ -653,7 +680,7 @@ impl Engine {
         self.ensure_records(dev, 1)?;
         self.queue_lists(dev)?;
         let l = self.launcher(dev);
-        l.plain(self.force_kernel(true), Over::Atoms)?;
+        self.launch_forces(&l, true)?;
         l.integrate_second(self.step, 0)?;
         l.finish_step(self.n_blocks as i32, 0, self.step, 1, 0)?;
         let raw = download(dev, &self.a.records, 80, "reading telemetry")?;
@@ -674,7 +701,7 @@ impl Engine {
     /// Forces at the current positions, canonical order.
     pub fn forces(&mut self, dev: &Device) -> Result<Vec<[f64; 3]>, SimError> {
         self.queue_lists(dev)?;
-        self.launcher(dev).plain(self.force_kernel(false), Over::Atoms)?;
+        self.launch_forces(&self.launcher(dev), false)?;
         self.forces_valid = true;
         let (_, f) = real_sizes(self.precision);
         let raw = unpack(&download(dev, &self.a.force, self.n * 4 * f, "reading forces")?, f);

