@@ -39,6 +39,9 @@ typedef real_s real_a;
 #define FLAG_BUILDS 3
 #define FLAG_MAX_NBRS_SEEN 4
 #define FLAG_ALWAYS 5
+#define FLAG_ESCAPE 6
+// An atom this far (sigma) beyond a wall plane has left the tank (sim::ESCAPE_MARGIN).
+#define ESCAPE_MARGIN 1.0
 // 64-bit blow-up step (atomicMin) lives in a separate u64 array.
 
 // Mirrors `Consts` in src/sim/cuda/consts.rs field for field.

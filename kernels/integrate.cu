@@ -1,6 +1,6 @@
 // Velocity Verlet (kick-drift-kick) on the GPU, mirroring src/sim/cpu/state.rs: the first
 // half kick and drift (with wrap, the skin test that triggers a neighbour-list rebuild, and
-// the runaway test), the second half kick with the Langevin update fused in and kinetic
+// the runaway and escape tests), the second half kick with the Langevin update fused in and kinetic
 // partial sums, the thermostat step (Berendsen / CSVR factor and telemetry record), and
 // velocity scaling.
 #include "common.cuh"
@@ -24,13 +24,22 @@ extern "C" __global__ void __launch_bounds__(BLOCK) integrate_first(Consts c, Bu
     x.y += dy;
     x.z += dz;
     real_s* xs[3] = {&x.x, &x.y, &x.z};
+    bool escaped = false;
     #pragma unroll
     for (int k = 0; k < 3; k++) {
         if (c.periodic[k]) {
             real_s lo = (real_s)c.lo[k], hi = (real_s)c.hi[k], len = (real_s)(c.hi[k] - c.lo[k]);
             if (*xs[k] < lo) *xs[k] += len;
             else if (*xs[k] >= hi) *xs[k] -= len;
+        } else {
+            double xk = (double)*xs[k];
+            escaped |= xk < c.lo[k] - ESCAPE_MARGIN || xk > c.hi[k] + ESCAPE_MARGIN;
         }
+    }
+    if (escaped) {
+        b.flags[FLAG_ESCAPE] = 1;
+        b.flags[FLAG_BLOWUP] = 1;
+        atomicMin(b.blowup_step, step);
     }
     b.pos[i] = x;
     b.vel[i] = v;

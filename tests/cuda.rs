@@ -465,3 +465,101 @@ fn snapshot_and_restore_resume_bit_for_bit() {
         c.drain_telemetry();
     }
 }
+
+/// Blow-ups on the GPU are detected (runaway, NaN, an atom through a wall), rolled back to the
+/// device checkpoint exactly and leave no NaN (`common/blowup.rs`, shared with the CPU test).
+#[test]
+fn blow_ups_are_detected_and_rolled_back() {
+    use argon_sandbox::sim::Backend;
+    use common::blowup::*;
+    if !gpu() {
+        return;
+    }
+    let open = |b: SimBox, p: SimParams, atoms: &AtomState| -> Box<dyn Backend> {
+        Box::new(CudaBackend::new(b, p, atoms, None).unwrap())
+    };
+    for precision in [Precision::Single, Precision::Mixed, Precision::Double] {
+        for algorithm in [Algorithm::Neighbors, Algorithm::AllPairsTiled] {
+            let p = SimParams { precision, algorithm, ..SimParams::default() };
+            let (b, atoms) = jiggled_fluid([5, 5, 5], [false; 3], 0.1, &[], 1);
+            huge_time_step(&open, b, p.clone(), &atoms);
+            atoms_on_top_of_each_other(&open, b, p.clone(), &atoms);
+            atom_leaving_the_tank(&open, SimBox::new([12.0, 8.0, 8.0], [false, true, true]), p.clone());
+            let (b, atoms) = jiggled_fluid([8, 8, 3], [true, true, false], 0.1, &[], 4);
+            shape_through_the_liquid(&open, b, p, &atoms);
+        }
+    }
+}
+
+/// When the GPU fails (injected with `ARGON_FAULT_GPU_AT_STEP` in a child process, as the
+/// variable must be set before the backend opens), the app's simulation thread continues on
+/// the CPU backend from its last host copy and says so.
+#[test]
+fn a_failed_gpu_hands_over_to_the_cpu() {
+    if !gpu() {
+        return;
+    }
+    let out = std::process::Command::new(std::env::current_exe().unwrap())
+        .args(["--exact", "gpu_failure_child", "--nocapture", "--test-threads=1"])
+        .env("ARGON_FAULT_GPU_AT_STEP", "3000")
+        .env("ARGON_GPU_FAILURE_CHILD", "1")
+        .output()
+        .unwrap();
+    let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert!(out.status.success() && text.contains("continued on the CPU"), "{text}");
+}
+
+/// The child of `a_failed_gpu_hands_over_to_the_cpu` (does nothing on its own).
+#[test]
+fn gpu_failure_child() {
+    use argon_sandbox::app::commands::{Pace, SimCommand, SimReport, SnapshotPurpose};
+    use argon_sandbox::app::sim_thread::SimHandle;
+    use std::time::{Duration, Instant};
+    if std::env::var_os("ARGON_GPU_FAILURE_CHILD").is_none() || !gpu() {
+        return;
+    }
+    let text = argon_sandbox::scene::presets::preset("droplet").unwrap();
+    let scene = argon_sandbox::scene::Scene::from_str(text, "droplet").unwrap();
+    let pace = Pace { steps_per_frame: 50, frame_hz: 60.0, unlimited: true };
+    let h = SimHandle::spawn(scene, argon_sandbox::sim::BackendChoice::Cuda, pace, ColourScalar::Speed, true);
+    let end = Instant::now() + Duration::from_secs(120);
+    let mut told = None;
+    let mut on_cpu = false;
+    while Instant::now() < end && !(told.is_some() && on_cpu) {
+        match h.wait(Duration::from_millis(200)) {
+            Some(SimReport::Error(m)) if m.contains("The GPU failed") => told = Some(m),
+            Some(SimReport::Status(s)) if told.is_some() && s.info.kind == "cpu" => on_cpu = true,
+            _ => {}
+        }
+    }
+    let msg = told.expect("no report of the GPU failure");
+    assert!(msg.contains("Continuing on the CPU backend from step"), "{msg}");
+    assert!(on_cpu, "the CPU backend did not take over");
+    h.send(SimCommand::TakeSnapshot(SnapshotPurpose::Undo(1)));
+    let snap = loop {
+        match h.wait(Duration::from_secs(30)) {
+            Some(SimReport::Snapshot { snapshot, .. }) => break snapshot,
+            Some(_) => {}
+            None => panic!("no snapshot from the CPU backend"),
+        }
+    };
+    assert!(snap.step > 0 && snap.step < 3000, "continued from step {}", snap.step);
+    assert!(common::blowup::finite(&snap));
+    println!("continued on the CPU from step {}", snap.step);
+}
+
+/// The soak on the GPU (`common/soak.rs`): random live changes every 100 steps, including the
+/// block size, for `ARGON_SOAK_SECONDS` (20 by default; 300 on the GPU machine).
+#[test]
+fn soak_with_random_live_changes() {
+    if !gpu() {
+        return;
+    }
+    let seconds: u64 = std::env::var("ARGON_SOAK_SECONDS").ok().and_then(|s| s.parse().ok()).unwrap_or(20);
+    let (b0, atoms) = jiggled_fluid([14, 14, 4], [true, true, false], 0.1, &[], 6);
+    let params = SimParams { precision: Precision::Single, temperature: 1.0, ..SimParams::default() };
+    let mut b = CudaBackend::new(b0, params.clone(), &atoms, None).unwrap();
+    let r = common::soak::soak(&mut b, b0, params, std::time::Duration::from_secs(seconds), 8, true);
+    println!("{r:?}");
+    assert!(r.changes >= 20 && r.min_atoms < r.max_atoms, "{r:?}");
+}

@@ -52,6 +52,10 @@ impl SimHandle {
             host_due: Instant::now(),
             pending: None,
             trajectory: None,
+            checkpoint_due: Instant::now(),
+            host_state: None,
+            host_state_due: Instant::now(),
+            caught: CaughtAtoms::Remove,
         };
         let _ = tx.send(SimCommand::Load { scene: Box::new(scene), backend });
         let join = std::thread::Builder::new()
@@ -120,7 +124,20 @@ struct Worker {
     pending: Option<(usize, u64, usize)>,
     /// The trajectory being written while the simulation runs.
     trajectory: Option<Recorder>,
+    /// When the backend next keeps a rollback checkpoint (after a chunk that ran clean).
+    checkpoint_due: Instant,
+    /// A host copy of the last good state of a GPU run, to continue on the CPU if the GPU
+    /// fails, and when it is next refreshed.
+    host_state: Option<crate::sim::Snapshot>,
+    host_state_due: Instant,
+    /// What happens to atoms inside a new shape (as last asked), for re-applying shapes.
+    caught: CaughtAtoms,
 }
+
+/// Wall time between rollback checkpoints (device copies on CUDA).
+const CHECKPOINT_EVERY: Duration = Duration::from_millis(500);
+/// Wall time between host copies of a GPU run's state (a download each).
+const HOST_STATE_EVERY: Duration = Duration::from_secs(5);
 
 /// Obstacle grid spacing (sigma): DESIGN.md asks for at most 0.1.
 const GRID_CELL: f64 = 0.1;
@@ -239,6 +256,95 @@ impl Worker {
         Ok(())
     }
 
+    /// A new backend (load, switch): its state is good, so it is the first checkpoint.
+    fn fresh_backend(&mut self) {
+        self.host_state = None;
+        self.host_state_due = Instant::now();
+        self.checkpoint_due = Instant::now() + CHECKPOINT_EVERY;
+        if let Some(b) = self.backend.as_mut()
+            && let Err(e) = b.checkpoint()
+        {
+            let _ = self.tx.send(SimReport::Error(format!("keeping a rollback checkpoint failed: {e}")));
+        }
+    }
+
+    /// After a chunk that ran clean: a rollback checkpoint now and then, and for a GPU run a
+    /// host copy now and then.
+    fn keep_good_state(&mut self) {
+        let Some(b) = self.backend.as_mut() else { return };
+        let now = Instant::now();
+        if now >= self.checkpoint_due {
+            self.checkpoint_due = now + CHECKPOINT_EVERY;
+            if let Err(e) = b.checkpoint() {
+                let _ = self.tx.send(SimReport::Error(format!("keeping a rollback checkpoint failed: {e}")));
+            }
+        }
+        if b.info().kind == "cuda" && now >= self.host_state_due {
+            self.host_state_due = now + HOST_STATE_EVERY;
+            match b.snapshot() {
+                Ok(s) => self.host_state = Some(s),
+                Err(e) => {
+                    let _ = self.tx.send(SimReport::Error(format!("keeping a host copy of the state failed: {e}")));
+                }
+            }
+        }
+    }
+
+    /// A blow-up: back to the newest checkpoint (obstacles re-applied to its atoms), paused,
+    /// with what happened and what to change.
+    fn roll_back(&mut self, e: &SimError) {
+        let Some(b) = self.backend.as_mut() else { return };
+        let outcome = b.rollback().and_then(|step| {
+            if let Some(step) = step
+                && !self.shapes.is_empty()
+            {
+                // The checkpoint may predate a shape drawn since: its atoms need the same care.
+                b.set_obstacles(bake(&self.shapes, &b.sim_box()), self.caught)?;
+                return Ok(Some(step));
+            }
+            Ok(step)
+        });
+        let msg = match outcome {
+            Ok(Some(step)) => format!(
+                "{e} Rolled back to step {step} and paused; your settings, shapes and atoms edits are kept. \
+                 Change what the hint says, then press Play."
+            ),
+            Ok(None) => format!("{e} There is no checkpoint to roll back to; the simulation is paused. Reset it."),
+            Err(r) => format!("{e} Rolling back failed too ({r}); the simulation is paused. Reset it."),
+        };
+        self.report(SimReport::Error(msg));
+    }
+
+    /// The GPU failed: continue on the CPU backend from the last good host copy.
+    fn continue_on_cpu(&mut self, e: &SimError) {
+        let Some(b) = self.backend.as_mut() else { return };
+        let Some(snap) = self.host_state.take() else {
+            self.report(SimReport::Error(format!(
+                "{e}. The simulation is paused (no copy of its state to continue from)."
+            )));
+            return;
+        };
+        let params = b.params().clone();
+        let field = bake(&self.shapes, &snap.sim_box);
+        let opened = open_backend(BackendChoice::Cpu, snap.sim_box, params, &snap.atoms, field)
+            .and_then(|(mut c, why)| c.restore(&snap).map(|()| (c, why)));
+        match opened {
+            Ok((c, why)) => {
+                self.backend = Some(c);
+                self.why = format!("{why}: the GPU failed");
+                self.slots = None;
+                self.pending = None;
+                self.report(SimReport::Error(format!(
+                    "The GPU failed ({e}). Continuing on the CPU backend from step {}; the simulation is paused.",
+                    snap.step
+                )));
+            }
+            Err(c) => self.report(SimReport::Error(format!(
+                "The GPU failed ({e}) and the CPU backend could not take over ({c}). The simulation is paused."
+            ))),
+        }
+    }
+
     /// Starts (finishing a running one) or stops the trajectory.
     fn set_trajectory(&mut self, spec: Option<TrajectorySpec>) {
         if let Some(mut old) = self.trajectory.take() {
@@ -263,21 +369,32 @@ impl Worker {
         }
     }
 
-    /// Advances `steps`, publishes the frame, sends telemetry. On failure pauses and reports.
+    /// Advances `steps`, publishes the frame, sends telemetry. A blow-up rolls back to the
+    /// last checkpoint and pauses; a failed GPU hands over to the CPU; either is reported.
     fn chunk(&mut self, steps: u64) {
         let result = self.advance_recording(steps);
         let Some(b) = self.backend.as_mut() else { return };
-        let telemetry = b.drain_telemetry();
+        let telemetry: Vec<_> = b
+            .drain_telemetry()
+            .into_iter()
+            .filter(|t| t.total_energy().is_finite() && t.pressure.is_finite())
+            .collect();
         if !telemetry.is_empty() {
             let _ = self.tx.send(SimReport::Telemetry(telemetry));
         }
         self.rate_steps += steps;
         if let Err(e) = result {
             self.running = false;
-            self.report(SimReport::Error(format!("{e}. The simulation is paused.")));
+            match e {
+                SimError::BlowUp { .. } => self.roll_back(&e),
+                SimError::Device(_) => self.continue_on_cpu(&e),
+                _ => self.report(SimReport::Error(format!("{e}. The simulation is paused."))),
+            }
+            self.publish();
             self.maybe_status(true);
             return;
         }
+        self.keep_good_state();
         // When the display has not taken the last frame yet, copying a newer one out would only
         // slow the simulation down (16 MB per frame at a million atoms): skip it, unless this
         // chunk ends a run of steps and its state must be shown.
@@ -460,7 +577,7 @@ impl Worker {
                     self.report(SimReport::Error("no simulation is loaded".into()));
                     return Flow::Continue;
                 };
-                if let Err(e) = Self::edit(b.as_mut(), other, &mut self.shapes, &self.tx) {
+                if let Err(e) = Self::edit(b.as_mut(), other, &mut self.shapes, &mut self.caught, &self.tx) {
                     self.report(SimReport::Error(e.to_string()));
                 }
                 self.publish();
@@ -475,11 +592,13 @@ impl Worker {
         b: &mut dyn Backend,
         cmd: SimCommand,
         shapes: &mut Vec<Shape>,
+        caught_policy: &mut CaughtAtoms,
         tx: &Sender<SimReport>,
     ) -> Result<(), SimError> {
         match cmd {
             SimCommand::SetParams(p) => b.set_params(*p)?,
             SimCommand::SetObstacles { shapes: new, caught } => {
+                *caught_policy = caught;
                 let field = bake(&new, &b.sim_box());
                 let n = b.set_obstacles(field, caught)?;
                 *shapes = new;
@@ -526,6 +645,7 @@ impl Worker {
         match opened {
             Ok((b, why)) => {
                 self.backend = Some(b);
+                self.fresh_backend();
                 self.why = why;
                 self.shapes = setup.shapes;
                 self.report(SimReport::Loaded(Box::new(scene.clone())));
@@ -553,6 +673,7 @@ impl Worker {
             Ok((b, why)) => {
                 self.report(SimReport::Notice(why.clone()));
                 self.backend = Some(b);
+                self.fresh_backend();
                 self.why = why;
                 self.publish();
             }

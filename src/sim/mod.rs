@@ -177,6 +177,10 @@ pub struct BackendInfo {
 
 /// Largest distance an atom may move in one step before a run is declared blown up (sigma).
 pub const RUNAWAY_STEP: f64 = 0.5;
+/// An atom further than this (sigma) beyond a wall plane has left the closed tank: a blow-up.
+pub const ESCAPE_MARGIN: f64 = 1.0;
+/// Checkpoints a backend keeps for rolling back after a blow-up.
+pub const CHECKPOINTS: usize = 3;
 
 /// Checks atoms against the box and species before they enter a backend.
 pub fn check_atoms(atoms: &AtomState, params: &SimParams) -> Result<(), SimError> {
@@ -276,6 +280,14 @@ pub trait Backend: Send {
     fn snapshot(&mut self) -> Result<Snapshot, SimError>;
     /// Continues from `snapshot` (state, step and time); parameters are kept.
     fn restore(&mut self, snapshot: &Snapshot) -> Result<(), SimError>;
+    /// Keeps the current state (atoms, step, time) as the newest of [`CHECKPOINTS`]
+    /// checkpoints, dropping the oldest. CUDA keeps them on the GPU: taking one is a device
+    /// copy, not a download.
+    fn checkpoint(&mut self) -> Result<(), SimError>;
+    /// Returns to the newest checkpoint (kept, so a repeated blow-up returns there again),
+    /// whatever was added or removed since, and gives its step; None when there is none.
+    /// Parameters and obstacles stay as they are.
+    fn rollback(&mut self) -> Result<Option<u64>, SimError>;
     /// Radial distribution function g(r) over `bins` bins up to `r_max`.
     fn rdf(&mut self, bins: usize, r_max: f64) -> Result<Histogram, SimError>;
     /// Probability density of the speed over `bins` bins up to `v_max`.

@@ -1,7 +1,9 @@
 //! Helpers shared by the integration tests: building small systems and reading validation data.
 #![allow(dead_code)]
 
+pub mod blowup;
 pub mod python;
+pub mod soak;
 
 use argon_sandbox::physics::init::{LatticeKind, lattice_box, maxwell_boltzmann};
 use argon_sandbox::physics::params::{Algorithm, Precision, SimBox, SimParams};

@@ -59,6 +59,8 @@ pub struct CpuBackend {
     engine: Engine,
     field: Option<Arc<ObstacleField>>,
     telemetry: Vec<Telemetry>,
+    /// Rollback checkpoints, oldest first.
+    checkpoints: std::collections::VecDeque<Snapshot>,
 }
 
 fn make_ctx<'a>(params: &'a SimParams, field: Option<&'a ObstacleField>, engine: &Engine) -> Ctx<'a> {
@@ -83,7 +85,13 @@ impl CpuBackend {
         params.validate(&sim_box)?;
         check_atoms(atoms, &params)?;
         let snap = Snapshot { sim_box, atoms: atoms.clone(), step: 0, time: 0.0 };
-        Ok(CpuBackend { engine: Engine::new(params.precision, &snap), params, field, telemetry: Vec::new() })
+        Ok(CpuBackend {
+            engine: Engine::new(params.precision, &snap),
+            params,
+            field,
+            telemetry: Vec::new(),
+            checkpoints: Default::default(),
+        })
     }
 
     /// The algorithm that actually runs (Auto resolved).
@@ -204,6 +212,21 @@ impl Backend for CpuBackend {
         check_atoms(&snapshot.atoms, &self.params)?;
         self.reload(snapshot);
         Ok(())
+    }
+
+    fn checkpoint(&mut self) -> Result<(), SimError> {
+        let snap = self.copy_state();
+        if self.checkpoints.len() >= super::CHECKPOINTS {
+            self.checkpoints.pop_front();
+        }
+        self.checkpoints.push_back(snap);
+        Ok(())
+    }
+
+    fn rollback(&mut self) -> Result<Option<u64>, SimError> {
+        let Some(snap) = self.checkpoints.back().cloned() else { return Ok(None) };
+        self.reload(&snap);
+        Ok(Some(snap.step))
     }
 
     fn rdf(&mut self, bins: usize, r_max: f64) -> Result<Histogram, SimError> {

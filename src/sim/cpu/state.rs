@@ -19,7 +19,7 @@ use crate::physics::obstacles::ObstacleField;
 use crate::physics::params::{Algorithm, SimBox, SimParams, Thermostat};
 use crate::physics::real::{PrecisionMode, Real};
 use crate::rng::{Sequence, Stream, normal4};
-use crate::sim::{AtomState, RUNAWAY_STEP, SimError, Snapshot, Telemetry};
+use crate::sim::{AtomState, ESCAPE_MARGIN, RUNAWAY_STEP, SimError, Snapshot, Telemetry};
 
 /// The per-call context: parameters and what is derived from them.
 pub struct Ctx<'a> {
@@ -294,6 +294,7 @@ impl<P: PrecisionMode> CpuSim<P> {
             .map(|(i, (x, v))| {
                 let dtfm = P::State::of(0.5 * dt / masses[types[i] as usize]);
                 let mut moved = P::State::zero();
+                let mut escaped = false;
                 for k in 0..3 {
                     v[k] += dtfm * P::State::of(force[i][k].f64());
                     let dx = dt_s * v[k];
@@ -308,6 +309,9 @@ impl<P: PrecisionMode> CpuSim<P> {
                         } else if x[k] >= hi {
                             x[k] -= len;
                         }
+                    } else {
+                        let xk = x[k].f64();
+                        escaped |= xk < b.lo[k] - ESCAPE_MARGIN || xk > b.hi[k] + ESCAPE_MARGIN;
                     }
                 }
                 let since = if track {
@@ -317,7 +321,15 @@ impl<P: PrecisionMode> CpuSim<P> {
                     f64::INFINITY
                 };
                 let m = moved.f64();
-                (if m.is_nan() { f64::INFINITY } else { m }, since)
+                // f64::MAX marks an atom that left a closed tank (see `blow_up`).
+                let m = if m.is_nan() {
+                    f64::INFINITY
+                } else if escaped {
+                    m.max(f64::MAX)
+                } else {
+                    m
+                };
+                (m, since)
             })
             .reduce(|| (0.0, 0.0), |a, b| (a.0.max(b.0), a.1.max(b.1)));
         self.sync_pos_f();
@@ -512,7 +524,9 @@ impl<P: PrecisionMode> CpuSim<P> {
 }
 
 fn blow_up(step: u64, moved_sq: f64) -> SimError {
-    let what = if moved_sq.is_finite() {
+    let what = if moved_sq == f64::MAX {
+        format!("an atom left the closed tank (more than {ESCAPE_MARGIN} sigma through a wall)")
+    } else if moved_sq.is_finite() {
         format!("an atom moved {:.3} sigma in one step (more than {RUNAWAY_STEP} sigma)", moved_sq.sqrt())
     } else {
         "a position or velocity became NaN or infinite".to_string()

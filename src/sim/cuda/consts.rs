@@ -186,6 +186,7 @@ pub mod flag {
     pub const BUILDS: usize = 3;
     pub const MAX_NBRS_SEEN: usize = 4;
     pub const ALWAYS: i32 = 5;
+    pub const ESCAPE: usize = 6;
     pub const COUNT: usize = 8;
 }
 

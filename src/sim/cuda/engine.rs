@@ -99,6 +99,31 @@ pub fn initial_max_neighbours(range: f64) -> usize {
 /// A device array that may not be allocated yet.
 type Slot = Option<CudaSlice<u8>>;
 
+/// Atoms in canonical order from raw device arrays: `n` positions and velocities of `s`-byte
+/// reals (x, y, z, type / 0) and their u32 canonical ids.
+fn canonical(n: usize, s: usize, pos: &[u8], vel: &[u8], ids: &[u8]) -> AtomState {
+    let (pos, vel) = (unpack(pos, s), unpack(vel, s));
+    let mut atoms = AtomState { positions: vec![[0.0; 3]; n], velocities: vec![[0.0; 3]; n], types: vec![0; n] };
+    for (k, id) in ids.chunks_exact(4).enumerate().take(n) {
+        let i = u32::from_le_bytes([id[0], id[1], id[2], id[3]]) as usize;
+        atoms.positions[i] = [pos[4 * k], pos[4 * k + 1], pos[4 * k + 2]];
+        atoms.velocities[i] = [vel[4 * k], vel[4 * k + 1], vel[4 * k + 2]];
+        atoms.types[i] = pos[4 * k + 3] as u32;
+    }
+    atoms
+}
+
+/// Device copies of positions, velocities and ids at one step (a rollback point).
+pub struct DeviceCheckpoint {
+    pos: CudaSlice<u8>,
+    vel: CudaSlice<u8>,
+    ids: CudaSlice<u8>,
+    pub n: usize,
+    pub precision: Precision,
+    pub step: u64,
+    pub time: f64,
+}
+
 #[derive(Default)]
 struct Arrays {
     pos: Option<CudaSlice<u8>>,
@@ -576,6 +601,53 @@ impl Engine {
         Ok(())
     }
 
+    /// Device copies of the state for rolling back after a blow-up (reusing `reuse`'s buffers
+    /// when they fit).
+    pub fn checkpoint(&self, dev: &Device, reuse: Option<DeviceCheckpoint>) -> Result<DeviceCheckpoint, SimError> {
+        let copy = |src: &Slot, old: Option<CudaSlice<u8>>| -> Result<CudaSlice<u8>, SimError> {
+            let src = src.as_ref().ok_or_else(|| SimError::Device("there is no state to checkpoint".into()))?;
+            let mut dst = match old {
+                Some(d) if d.len() == src.len() => d,
+                _ => alloc(dev, src.len(), "allocating a checkpoint")?,
+            };
+            dev.stream.memcpy_dtod(src, &mut dst).map_err(dev_err("taking a checkpoint"))?;
+            Ok(dst)
+        };
+        let (pos, vel, ids) = match reuse {
+            Some(c) => (Some(c.pos), Some(c.vel), Some(c.ids)),
+            None => (None, None, None),
+        };
+        Ok(DeviceCheckpoint {
+            pos: copy(&self.a.pos, pos)?,
+            vel: copy(&self.a.vel, vel)?,
+            ids: copy(&self.a.ids, ids)?,
+            n: self.n,
+            precision: self.precision,
+            step: self.step,
+            time: self.time,
+        })
+    }
+
+    /// Returns to `cp` (same atom count and precision): state, step and time; the blow-up
+    /// flags are cleared and the lists rebuilt.
+    pub fn roll_back_to(&mut self, dev: &Device, cp: &DeviceCheckpoint) -> Result<(), SimError> {
+        for (src, dst) in [(&cp.pos, &mut self.a.pos), (&cp.vel, &mut self.a.vel), (&cp.ids, &mut self.a.ids)] {
+            if let Some(d) = dst.as_mut() {
+                dev.stream.memcpy_dtod(src, d).map_err(dev_err("rolling back"))?;
+            }
+        }
+        self.sync_posf(dev)?;
+        for (f, v) in [(flag::BLOWUP, 0), (flag::ESCAPE, 0), (flag::OVERFLOW, 0), (flag::REBUILD as usize, 1)] {
+            self.write_flag(dev, f, v)?;
+        }
+        self.a.blowup_step = Some(upload(dev, &u64::MAX.to_le_bytes(), "resetting flags")?);
+        self.refresh_bufs(dev);
+        self.step = cp.step;
+        self.time = cp.time;
+        self.forces_valid = false;
+        Ok(())
+    }
+
     /// Mixed precision keeps an f32 copy of the positions: refresh it from the state.
     fn sync_posf(&mut self, dev: &Device) -> Result<(), SimError> {
         if self.precision == Precision::Mixed {
@@ -635,14 +707,26 @@ impl Engine {
                 record += 1;
             }
         }
-        dev.stream.synchronize().map_err(dev_err("running the steps"))?;
+        dev.stream.synchronize().map_err(|e| {
+            SimError::Device(format!(
+                "running the step kernels (integrate_first, {}{}, integrate_second, finish_step) failed: {e}. \
+                 Run with CUDA_LAUNCH_BLOCKING=1 to have the failing kernel named",
+                if self.consts.has_obstacles != 0 { "obstacle_pass, " } else { "" },
+                self.force_kernel(false).trim_end_matches("_noev"),
+            ))
+        })?;
         let (flags, blowup) = self.read_flags(dev)?;
         if flags[flag::BLOWUP] != 0 {
             self.forces_valid = false;
             self.step = step0 + steps;
+            let what = if flags[flag::ESCAPE] != 0 {
+                format!("an atom left the closed tank (more than {} sigma through a wall)", crate::sim::ESCAPE_MARGIN)
+            } else {
+                format!("an atom moved more than {} sigma in one step, or became NaN", crate::sim::RUNAWAY_STEP)
+            };
             return Err(SimError::BlowUp {
                 step: blowup,
-                what: format!("an atom moved more than {} sigma in one step, or became NaN", crate::sim::RUNAWAY_STEP),
+                what,
                 hint: "Use a smaller time step (dt, e.g. 0.002), a lower temperature, or remove overlapping atoms."
                     .into(),
             });
@@ -715,17 +799,19 @@ impl Engine {
 
     pub fn snapshot(&self, dev: &Device) -> Result<Snapshot, SimError> {
         let (s, _) = real_sizes(self.precision);
-        let pos = unpack(&download(dev, &self.a.pos, self.n * 4 * s, "reading positions")?, s);
-        let vel = unpack(&download(dev, &self.a.vel, self.n * 4 * s, "reading velocities")?, s);
-        let ids = self.ids(dev)?;
-        let mut atoms =
-            AtomState { positions: vec![[0.0; 3]; self.n], velocities: vec![[0.0; 3]; self.n], types: vec![0; self.n] };
-        for (k, &i) in ids.iter().enumerate() {
-            atoms.positions[i] = [pos[4 * k], pos[4 * k + 1], pos[4 * k + 2]];
-            atoms.velocities[i] = [vel[4 * k], vel[4 * k + 1], vel[4 * k + 2]];
-            atoms.types[i] = pos[4 * k + 3] as u32;
-        }
+        let pos = download(dev, &self.a.pos, self.n * 4 * s, "reading positions")?;
+        let vel = download(dev, &self.a.vel, self.n * 4 * s, "reading velocities")?;
+        let ids = download(dev, &self.a.ids, self.n * 4, "reading atom ids")?;
+        let atoms = canonical(self.n, s, &pos, &vel, &ids);
         Ok(Snapshot { sim_box: self.sim_box, atoms, step: self.step, time: self.time })
+    }
+
+    /// The state held by checkpoint `cp` (of any atom count or precision), read back.
+    pub fn checkpoint_state(&self, dev: &Device, cp: &DeviceCheckpoint) -> Result<Snapshot, SimError> {
+        let (s, _) = real_sizes(cp.precision);
+        let read = |c: &CudaSlice<u8>| dev.stream.clone_dtoh(c).map_err(dev_err("reading a checkpoint"));
+        let atoms = canonical(cp.n, s, &read(&cp.pos)?, &read(&cp.vel)?, &read(&cp.ids)?);
+        Ok(Snapshot { sim_box: self.sim_box, atoms, step: cp.step, time: cp.time })
     }
 
     /// Runs a histogram kernel into a fresh counter array and returns the counts.

@@ -34,6 +34,11 @@ pub struct CudaBackend {
     telemetry: Vec<Telemetry>,
     /// Recorded after the last asynchronous publish.
     published: Option<cudarc::driver::CudaEvent>,
+    /// Rollback checkpoints on the device, oldest first.
+    checkpoints: std::collections::VecDeque<engine::DeviceCheckpoint>,
+    /// For tests: `ARGON_FAULT_GPU_AT_STEP=N` makes `advance` fail as a lost GPU would once
+    /// the step count reaches N.
+    fault_at: Option<u64>,
 }
 
 fn colour_code(colour: ColourScalar) -> i32 {
@@ -64,7 +69,16 @@ impl CudaBackend {
         let snap = Snapshot { sim_box, atoms: atoms.clone(), step: 0, time: 0.0 };
         let dof = dof_of(atoms.len(), &sim_box, &params, &field);
         let engine = Engine::new(&dev, module, &params, &snap, field.as_deref(), dof)?;
-        Ok(CudaBackend { dev, engine, params, field, telemetry: Vec::new(), published: None })
+        Ok(CudaBackend {
+            dev,
+            engine,
+            params,
+            field,
+            telemetry: Vec::new(),
+            published: None,
+            checkpoints: Default::default(),
+            fault_at: std::env::var("ARGON_FAULT_GPU_AT_STEP").ok().and_then(|v| v.trim().parse().ok()),
+        })
     }
 
     /// The algorithm that actually runs (Auto resolved, fallbacks applied).
@@ -136,6 +150,13 @@ impl Backend for CudaBackend {
     }
 
     fn advance(&mut self, steps: u64) -> Result<(), SimError> {
+        if let Some(at) = self.fault_at
+            && self.engine.step + steps >= at
+        {
+            return Err(SimError::Device(format!(
+                "the GPU stopped answering (a fault injected at step {at} by ARGON_FAULT_GPU_AT_STEP)"
+            )));
+        }
         let dof = self.dof();
         let (engine, dev, params) = (&mut self.engine, &self.dev, &self.params);
         super::timed_advance(steps, &mut self.telemetry, |out| engine.advance(dev, steps, params, dof, out))
@@ -196,6 +217,26 @@ impl Backend for CudaBackend {
         self.params.validate(&snapshot.sim_box)?;
         check_atoms(&snapshot.atoms, &self.params)?;
         self.rebuild(snapshot)
+    }
+
+    fn checkpoint(&mut self) -> Result<(), SimError> {
+        let reuse = if self.checkpoints.len() >= crate::sim::CHECKPOINTS { self.checkpoints.pop_front() } else { None };
+        let cp = self.engine.checkpoint(&self.dev, reuse)?;
+        self.checkpoints.push_back(cp);
+        Ok(())
+    }
+
+    fn rollback(&mut self) -> Result<Option<u64>, SimError> {
+        let Some(cp) = self.checkpoints.back() else { return Ok(None) };
+        if cp.n == self.engine.n && cp.precision == self.engine.precision {
+            // The usual case: device to device.
+            self.engine.roll_back_to(&self.dev, cp)?;
+        } else {
+            // Atoms were added or removed (or the precision changed) since: through the host.
+            let snap = self.engine.checkpoint_state(&self.dev, cp)?;
+            self.rebuild(&snap)?;
+        }
+        Ok(Some(self.engine.step))
     }
 
     fn rdf(&mut self, bins: usize, r_max: f64) -> Result<Histogram, SimError> {
