@@ -196,3 +196,28 @@ fn bad_flags_give_clear_errors() {
     }
     std::fs::remove_dir_all(dir).ok();
 }
+
+/// More atoms than the CPU budget (`ARGON_CPU_MEMORY_MB`, else what the system has free) are
+/// refused before anything is allocated, with the largest N that fits; that N then runs.
+#[test]
+fn too_many_atoms_for_the_cpu_budget_are_refused_with_the_largest_that_fits() {
+    let preset = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/scenes/in_lj.ron");
+    let out = bin()
+        .args(["run", preset.to_str().unwrap(), "--backend", "cpu", "--steps", "1", "--quiet"])
+        .env("ARGON_CPU_MEMORY_MB", "10")
+        .output()
+        .unwrap();
+    let msg = text(&out);
+    assert!(!out.status.success(), "{msg}");
+    let max: usize = msg
+        .split("largest system that fits has about ")
+        .nth(1)
+        .and_then(|t| t.split(' ').next())
+        .and_then(|t| t.parse().ok())
+        .unwrap_or_else(|| panic!("no largest N in: {msg}"));
+    assert!(max > 1000 && max < 32_000, "{msg}");
+    let per = argon_sandbox::sim::cpu::bytes_per_atom(2.8);
+    assert!(argon_sandbox::sim::cpu::memory_check(max, 2.8, Some(10_000_000)).is_ok());
+    assert!(argon_sandbox::sim::cpu::memory_check(max + 1, 2.8, Some(10_000_000)).is_err());
+    assert!(per * max <= 10_000_000);
+}

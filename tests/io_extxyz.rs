@@ -289,7 +289,7 @@ fn mutated_files_never_panic() {
     let pieces = ["", " ", "\n", "\"", "=", ":", "0", "-", "1e400", "nan", "Lattice=", "{", "\r", "999999999999", "é"];
     let mut rng = Rng(12345);
     let mut accepted = 0;
-    for _ in 0..20_000 {
+    for _ in 0..100_000 {
         let mut s: Vec<char> = base.chars().collect();
         for _ in 0..1 + (rng.next() * 4.0) as usize {
             let at = (rng.next() * s.len() as f64) as usize;
@@ -304,5 +304,5 @@ fn mutated_files_never_panic() {
             assert!(f.positions.iter().flatten().all(|x| x.is_finite()));
         }
     }
-    assert!(accepted > 0 && accepted < 20_000, "{accepted}");
+    assert!(accepted > 0 && accepted < 100_000, "{accepted}");
 }

@@ -291,6 +291,8 @@ impl Lcg {
 }
 
 #[test]
+/// 100,000 mutated scenes (deleted, inserted and cut characters, extreme numbers): none
+/// panics; the ones that parse also build (small ones) without panicking.
 fn mangled_scenes_never_panic() {
     let original =
         std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/scenes/default.ron")).unwrap();
@@ -298,7 +300,7 @@ fn mangled_scenes_never_panic() {
     let numbers = ["0", "-1", "1e308", "-1e308", "1e-308", "1e400", "NaN", "inf", "0.0000001", "9999999"];
     let mut rng = Lcg(42);
     let mut accepted = 0;
-    for round in 0..3000 {
+    for round in 0..100_000 {
         let mut chars: Vec<char> = original.chars().collect();
         for _ in 0..1 + rng.next(4) {
             let at = rng.next(chars.len());

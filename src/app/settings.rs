@@ -98,6 +98,23 @@ impl Default for Settings {
     }
 }
 
+/// Settings files are small; anything bigger than this is not one (and is not read whole).
+pub const MAX_SETTINGS_BYTES: u64 = 1 << 20;
+
+/// Reads a settings file of at most [`MAX_SETTINGS_BYTES`] of UTF-8 text.
+fn read_bounded(path: &Path) -> std::io::Result<String> {
+    use std::io::Read;
+    let mut bytes = Vec::new();
+    std::fs::File::open(path)?.take(MAX_SETTINGS_BYTES + 1).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > MAX_SETTINGS_BYTES {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            format!("larger than {} KB, so not a settings file", MAX_SETTINGS_BYTES / 1024),
+        ));
+    }
+    String::from_utf8(bytes).map_err(|_| std::io::Error::new(std::io::ErrorKind::InvalidData, "not UTF-8 text"))
+}
+
 /// The config folder: `$ARGON_CONFIG_DIR`, else `$XDG_CONFIG_HOME/argon-sandbox`, else
 /// `~/.config/argon-sandbox`.
 pub fn config_dir() -> Option<PathBuf> {
@@ -110,12 +127,14 @@ pub fn config_dir() -> Option<PathBuf> {
 impl Settings {
     /// Reads `path`; returns the settings and, when the file was unusable, a sentence saying so.
     pub fn load(path: &Path) -> (Settings, Option<String>) {
-        let text = match std::fs::read_to_string(path) {
-            Ok(t) => t,
+        let parsed = match read_bounded(path) {
+            Ok(text) => ron::from_str::<Settings>(&text).map_err(|e| e.to_string()),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return (Settings::default(), None),
+            // Too big or not text: set aside like a corrupt file.
+            Err(e) if e.kind() == std::io::ErrorKind::InvalidData => Err(e.to_string()),
             Err(e) => return (Settings::default(), Some(format!("{}: {e}; using default settings", path.display()))),
         };
-        match ron::from_str::<Settings>(&text) {
+        match parsed {
             Ok(s) => (s.sanitised(), None),
             Err(e) => {
                 let bad = path.with_extension("ron.bad");
@@ -128,7 +147,7 @@ impl Settings {
 
     /// Reads `path` without side effects (a bad file gives the defaults and stays in place).
     pub fn peek(path: &Path) -> Settings {
-        std::fs::read_to_string(path)
+        read_bounded(path)
             .ok()
             .and_then(|t| ron::from_str::<Settings>(&t).ok())
             .map(Settings::sanitised)
@@ -195,6 +214,26 @@ mod tests {
         assert_eq!(c, Settings::default());
         assert!(note.unwrap().contains("settings.ron.bad"));
         assert!(dir.join("settings.ron.bad").exists());
+        // Hostile files: huge, binary, wrong types, non-finite numbers, deep nesting. None
+        // panics; each gives the defaults (sanitised where it parses) and a note naming the file.
+        let huge = vec![b'('; (MAX_SETTINGS_BYTES + 10) as usize];
+        let hostile: Vec<Vec<u8>> = vec![
+            huge,
+            vec![0xff, 0xfe, 0x00, 0x80],
+            b"(steps_per_frame: \"many\")".to_vec(),
+            b"(window_size: (NaN, inf), line_thickness: NaN)".to_vec(),
+            "[".repeat(100_000).into_bytes(),
+            b"(unknown_field: 3)".to_vec(),
+        ];
+        for (k, bytes) in hostile.iter().enumerate() {
+            std::fs::write(&path, bytes).unwrap();
+            let (s, note) = Settings::load(&path);
+            assert!(s.window_size.iter().all(|x| x.is_finite()) && s.line_thickness.is_finite(), "{k}: {s:?}");
+            if let Some(n) = note {
+                assert!(n.contains("settings.ron"), "{k}: {n}");
+            }
+            let _ = std::fs::remove_file(dir.join("settings.ron.bad"));
+        }
         let _ = std::fs::remove_dir_all(dir);
     }
 }

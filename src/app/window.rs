@@ -208,7 +208,13 @@ impl ApplicationHandler for Shell {
         }
     }
 
-    fn about_to_wait(&mut self, _el: &ActiveEventLoop) {
+    fn about_to_wait(&mut self, el: &ActiveEventLoop) {
+        if crate::cli::interrupt::interrupted() {
+            // Ctrl+C in the terminal: close as the window's close button does (a recording or
+            // trajectory in progress is finished, settings saved).
+            el.exit();
+            return;
+        }
         if let Some(g) = &self.gfx {
             g.window.request_redraw();
         }

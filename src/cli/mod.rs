@@ -4,6 +4,7 @@
 pub mod bench;
 pub mod bench_interactive;
 pub mod export;
+pub mod interrupt;
 pub mod run;
 
 use clap::{Parser, Subcommand};
@@ -100,6 +101,7 @@ pub enum Command {
 /// Entry point of the binary.
 pub fn main() -> std::process::ExitCode {
     let cli = Cli::parse();
+    interrupt::install();
     if let Some(t) = cli.threads {
         if t == 0 {
             eprintln!("error: --threads must be at least 1");

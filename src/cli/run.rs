@@ -362,6 +362,9 @@ pub fn run(args: &RunArgs) -> Result<()> {
     let mut last = first;
     let outcome: Result<(), SimError> = (|| {
         while sim.step() < end {
+            if super::interrupt::interrupted() {
+                break;
+            }
             let now = sim.step();
             let next_of = |k: Option<u64>| k.map(|k| (now / k + 1) * k).unwrap_or(u64::MAX);
             let next_frame = everies.iter().map(|&k| next_of(Some(k))).min().unwrap_or(u64::MAX);

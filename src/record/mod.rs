@@ -124,6 +124,9 @@ pub fn run(args: &RecordArgs) -> Result<()> {
     });
     let mut positions = vec![[0f32; 4]; sim.n_atoms()];
     for frame in 0..args.frames {
+        if crate::cli::interrupt::interrupted() {
+            break;
+        }
         if frame > 0 {
             sim.advance(args.steps_per_frame).with_context(|| format!("simulating frame {frame}"))?;
             sim.drain_telemetry();

@@ -74,6 +74,42 @@ fn make_ctx<'a>(params: &'a SimParams, field: Option<&'a ObstacleField>, engine:
     }
 }
 
+/// Bytes the CPU backend needs per atom, at most: state, forces and list positions in f64,
+/// ids and types, a half neighbour list at the densest allowed fluid (1.3 / sigma^3) within
+/// `list_range`, the rollback checkpoints and one transient copy during edits.
+pub fn bytes_per_atom(list_range: f64) -> usize {
+    let half_list = 4.0 / 3.0 * std::f64::consts::PI * list_range.powi(3) * 1.3 / 2.0 + 8.0;
+    let snapshot = 7 * 8;
+    8 * (4 + 3 + 4 + 3) + 2 * 4 + (4.0 * half_list) as usize + (crate::sim::CHECKPOINTS + 1) * snapshot
+}
+
+/// The memory the CPU backend may use: `ARGON_CPU_MEMORY_MB` when set, else 90% of what the
+/// system reports available (Linux `MemAvailable`), else unknown (no check).
+pub fn memory_budget() -> Option<usize> {
+    if let Some(mb) = std::env::var("ARGON_CPU_MEMORY_MB").ok().and_then(|v| v.trim().parse::<f64>().ok()) {
+        return Some((mb * 1e6) as usize);
+    }
+    let info = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let kb: f64 = info.lines().find(|l| l.starts_with("MemAvailable:"))?.split_whitespace().nth(1)?.parse().ok()?;
+    Some((kb * 1024.0 * 0.9) as usize)
+}
+
+/// Refuses `n` atoms that would not fit in `budget` bytes, naming the largest N that would.
+pub fn memory_check(n: usize, list_range: f64, budget: Option<usize>) -> Result<(), SimError> {
+    let Some(budget) = budget else { return Ok(()) };
+    let per = bytes_per_atom(list_range);
+    let needed = n.saturating_mul(per);
+    if needed > budget {
+        return Err(SimError::OutOfMemory {
+            what: format!("{n} atoms on the CPU backend"),
+            needed_mb: needed as f64 / 1e6,
+            available_mb: budget as f64 / 1e6,
+            max_atoms: budget / per,
+        });
+    }
+    Ok(())
+}
+
 impl CpuBackend {
     /// A backend for `atoms` in `sim_box` with `params`, optionally with obstacles.
     pub fn new(
@@ -84,6 +120,7 @@ impl CpuBackend {
     ) -> Result<CpuBackend, SimError> {
         params.validate(&sim_box)?;
         check_atoms(atoms, &params)?;
+        memory_check(atoms.len(), params.list_range(), memory_budget())?;
         let snap = Snapshot { sim_box, atoms: atoms.clone(), step: 0, time: 0.0 };
         Ok(CpuBackend {
             engine: Engine::new(params.precision, &snap),
@@ -183,8 +220,9 @@ impl Backend for CpuBackend {
     }
 
     fn add_atoms(&mut self, atoms: &AtomState) -> Result<(), SimError> {
-        let mut snap = self.copy_state();
         check_atoms(atoms, &self.params)?;
+        memory_check(self.n_atoms() + atoms.len(), self.params.list_range(), memory_budget())?;
+        let mut snap = self.copy_state();
         snap.atoms.extend(atoms);
         self.reload(&snap);
         Ok(())
