@@ -281,7 +281,7 @@ impl Worker {
         }
         if b.info().kind == "cuda" && now >= self.host_state_due {
             self.host_state_due = now + HOST_STATE_EVERY;
-            match b.snapshot() {
+            match b.copy_state() {
                 Ok(s) => self.host_state = Some(s),
                 Err(e) => {
                     let _ = self.tx.send(SimReport::Error(format!("keeping a host copy of the state failed: {e}")));

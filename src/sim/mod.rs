@@ -280,6 +280,12 @@ pub trait Backend: Send {
     fn snapshot(&mut self) -> Result<Snapshot, SimError>;
     /// Continues from `snapshot` (state, step and time); parameters are kept.
     fn restore(&mut self, snapshot: &Snapshot) -> Result<(), SimError>;
+    /// The current state in canonical order, read without disturbing the run (unlike
+    /// [`Backend::snapshot`], the backend keeps its order and lists): for host copies kept
+    /// just in case.
+    fn copy_state(&mut self) -> Result<Snapshot, SimError> {
+        self.snapshot()
+    }
     /// Keeps the current state (atoms, step, time) as the newest of [`CHECKPOINTS`]
     /// checkpoints, dropping the oldest. CUDA keeps them on the GPU: taking one is a device
     /// copy, not a download.

@@ -137,7 +137,7 @@ impl CpuBackend {
     }
 
     /// The current state, without disturbing the run (for analysis and edits).
-    fn copy_state(&self) -> Snapshot {
+    fn state_copy(&self) -> Snapshot {
         with_sim!(&self.engine, s => s.snapshot())
     }
 
@@ -174,7 +174,7 @@ impl Backend for CpuBackend {
     fn set_params(&mut self, params: SimParams) -> Result<(), SimError> {
         params.validate(&self.sim_box())?;
         if params.species.len() < self.params.species.len() {
-            let snap = self.copy_state();
+            let snap = self.state_copy();
             check_atoms(&snap.atoms, &params)?;
         }
         let precision_changed = params.precision != self.params.precision;
@@ -209,7 +209,7 @@ impl Backend for CpuBackend {
     }
 
     fn set_obstacles(&mut self, field: Option<Arc<ObstacleField>>, caught: CaughtAtoms) -> Result<usize, SimError> {
-        let mut snap = self.copy_state();
+        let mut snap = self.state_copy();
         let n_caught = match field.as_deref() {
             Some(f) => crate::sim::edit::resolve_caught(&mut snap.atoms, f, &self.params, caught),
             None => 0,
@@ -222,14 +222,14 @@ impl Backend for CpuBackend {
     fn add_atoms(&mut self, atoms: &AtomState) -> Result<(), SimError> {
         check_atoms(atoms, &self.params)?;
         memory_check(self.n_atoms() + atoms.len(), self.params.list_range(), memory_budget())?;
-        let mut snap = self.copy_state();
+        let mut snap = self.state_copy();
         snap.atoms.extend(atoms);
         self.reload(&snap);
         Ok(())
     }
 
     fn remove_atoms(&mut self, which: &AtomSelection) -> Result<usize, SimError> {
-        let mut snap = self.copy_state();
+        let mut snap = self.state_copy();
         let removed = crate::sim::edit::remove(&mut snap.atoms, which);
         if removed > 0 {
             self.reload(&snap);
@@ -238,7 +238,7 @@ impl Backend for CpuBackend {
     }
 
     fn snapshot(&mut self) -> Result<Snapshot, SimError> {
-        let snap = self.copy_state();
+        let snap = self.state_copy();
         // Continue from the snapshot itself (canonical order, fresh lists), so that a backend
         // restored from it runs bit for bit like this one.
         self.reload(&snap);
@@ -252,8 +252,12 @@ impl Backend for CpuBackend {
         Ok(())
     }
 
+    fn copy_state(&mut self) -> Result<Snapshot, SimError> {
+        Ok(self.state_copy())
+    }
+
     fn checkpoint(&mut self) -> Result<(), SimError> {
-        let snap = self.copy_state();
+        let snap = self.state_copy();
         if self.checkpoints.len() >= super::CHECKPOINTS {
             self.checkpoints.pop_front();
         }
@@ -268,17 +272,17 @@ impl Backend for CpuBackend {
     }
 
     fn rdf(&mut self, bins: usize, r_max: f64) -> Result<Histogram, SimError> {
-        let snap = self.copy_state();
+        let snap = self.state_copy();
         observe::rdf(&snap, &self.params, self.field.as_deref(), bins, r_max)
     }
 
     fn speed_histogram(&mut self, bins: usize, v_max: f64) -> Result<Histogram, SimError> {
-        let snap = self.copy_state();
+        let snap = self.state_copy();
         analysis::speed_histogram(&snap.atoms, bins, v_max)
     }
 
     fn density_profile(&mut self, bins: usize) -> Result<Histogram, SimError> {
-        let snap = self.copy_state();
+        let snap = self.state_copy();
         analysis::density_profile(&snap, bins)
     }
 

@@ -219,6 +219,10 @@ impl Backend for CudaBackend {
         self.rebuild(snapshot)
     }
 
+    fn copy_state(&mut self) -> Result<Snapshot, SimError> {
+        self.engine.snapshot(&self.dev)
+    }
+
     fn checkpoint(&mut self) -> Result<(), SimError> {
         let reuse = if self.checkpoints.len() >= crate::sim::CHECKPOINTS { self.checkpoints.pop_front() } else { None };
         let cp = self.engine.checkpoint(&self.dev, reuse)?;
