@@ -295,6 +295,15 @@ fn atom_brushes_add_and_remove_atoms_and_undo_restores_the_count() {
     // Pour into the vapour above the liquid, right of the default circle obstacle.
     drag_in_view(&mut h, [0.75 * b.hi[0], 0.6 * b.hi[1]], [0.85 * b.hi[0], 0.6 * b.hi[1]], 5, 0);
     until(&mut h, 20.0, "atoms to be added", |a| a.status.as_ref().is_some_and(|s| s.n_atoms > n0 + 20));
+    // Every brush event's atoms are in once the count holds still for a second of statuses.
+    let mut last = (0, Instant::now());
+    until(&mut h, 20.0, "the pouring to end", |a| {
+        let n = a.status.as_ref().map_or(0, |s| s.n_atoms);
+        if n != last.0 {
+            last = (n, Instant::now());
+        }
+        last.1.elapsed() > Duration::from_secs(1)
+    });
     let n1 = h.state().status.as_ref().unwrap().n_atoms;
     assert!(h.state().history.can_undo());
     h.get_by_label("Undo").click();

@@ -3,19 +3,16 @@
 //! (written for seconds, renamed at the end) and for the LAMMPS deck (two files written
 //! atomically), each killed at many moments.
 
-use std::path::{Path, PathBuf};
+mod common;
+
+use std::path::Path;
+
+use common::temp_dir;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
 fn bin() -> String {
     std::env::var("ARGON_BIN").unwrap_or_else(|_| env!("CARGO_BIN_EXE_argon-sandbox").to_string())
-}
-
-fn temp_dir(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("argon-crash-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
 }
 
 /// Starts `args`, kills it (SIGKILL) after `after`, and says whether it was still running.
@@ -46,7 +43,7 @@ fn scene(dir: &Path, atoms: &str) -> String {
 
 #[test]
 fn a_killed_trajectory_leaves_the_old_file() {
-    let dir = temp_dir("xyz");
+    let dir = temp_dir("crash-xyz");
     let scene = scene(&dir, "0.3");
     let target = dir.join("t.xyz");
     let old = "1\nLattice=\"1 0 0 0 1 0 0 0 1\" Properties=species:S:1:pos:R:3 pbc=\"T T T\"\nAr 0.5 0.5 0.5\n";
@@ -74,7 +71,7 @@ fn a_killed_trajectory_leaves_the_old_file() {
 
 #[test]
 fn a_killed_export_leaves_old_or_new_files_never_broken_ones() {
-    let dir = temp_dir("deck");
+    let dir = temp_dir("crash-deck");
     let scene = scene(&dir, "0.8");
     // The new deck, written without interruption elsewhere.
     let fresh = dir.join("fresh");
@@ -125,7 +122,7 @@ fn interrupt_after(child: &mut std::process::Child, after: Duration) -> std::pro
 
 #[test]
 fn ctrl_c_finishes_runs_and_recordings_into_whole_files() {
-    let dir = temp_dir("sigint");
+    let dir = temp_dir("crash-sigint");
     let scene = scene(&dir, "0.3");
     // A run: its trajectory is finished and in place.
     let xyz = dir.join("t.xyz");

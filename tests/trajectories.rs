@@ -5,7 +5,7 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 use std::sync::Arc;
 
@@ -16,6 +16,7 @@ use argon_sandbox::scene::{Scene, SimSetup};
 use argon_sandbox::sim::{BackendChoice, Snapshot, open_backend};
 use argon_sandbox::units::UnitSystem;
 use common::python::{python, run_json};
+use common::temp_dir;
 
 const TANK: &str = r#"(
     version: 1, name: "tank",
@@ -27,13 +28,6 @@ const TANK: &str = r#"(
     obstacles: [Circle(centre: (7.0, 6.0), radius: 1.5)],
     seed: 9,
 )"#;
-
-fn temp_dir(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("argon-traj-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
 
 fn setup() -> SimSetup {
     Scene::from_str(TANK, "tank").unwrap().build().unwrap()
@@ -71,7 +65,7 @@ fn floats(v: &serde_json::Value) -> Vec<[f64; 3]> {
 #[test]
 fn ase_reads_our_extended_xyz_exactly() {
     let Some(py) = python() else { return };
-    let dir = temp_dir("ase");
+    let dir = temp_dir("traj-ase");
     let path = dir.join("t.xyz");
     let snaps = write_frames(&path, TrajectoryFormat::ExtXyz, UnitSystem::Lj);
     let got = run_json(&py, "python/ase_read.py", &[path.as_os_str()]);
@@ -96,7 +90,7 @@ fn ase_reads_our_extended_xyz_exactly() {
 #[test]
 fn lammps_reads_our_dump_exactly() {
     let Some(py) = python() else { return };
-    let dir = temp_dir("dump");
+    let dir = temp_dir("traj-dump");
     let path = dir.join("t.dump");
     let snaps = write_frames(&path, TrajectoryFormat::LammpsDump, UnitSystem::Lj);
     let s = setup();
@@ -143,7 +137,7 @@ fn dump_frames(text: &str) -> Vec<(u64, usize)> {
 
 #[test]
 fn run_writes_xyz_and_dump_every_k_steps() {
-    let dir = temp_dir("run");
+    let dir = temp_dir("traj-run");
     let scene = dir.join("tank.ron");
     std::fs::write(&scene, TANK).unwrap();
     let (xyz, dump) = (dir.join("t.xyz"), dir.join("t.dump"));

@@ -20,7 +20,7 @@ use crate::units;
 /// Atoms added per brush event at most (the brush pours, it does not flood).
 const ADD_PER_EVENT: usize = 200;
 /// Closest approach (sigma) of an added atom to any other atom, wall or obstacle surface.
-const ADD_CLEARANCE: f64 = 0.95;
+pub(crate) const ADD_CLEARANCE: f64 = 0.95;
 
 impl App {
     /// Sends `self.params` after checking it; on a bad value shows why and keeps the old one.

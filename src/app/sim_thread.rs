@@ -15,7 +15,9 @@ use crate::physics::obstacles::ObstacleField;
 use crate::physics::params::SimBox;
 use crate::scene::Scene;
 use crate::shapes::Shape;
-use crate::sim::{Backend, BackendChoice, CaughtAtoms, ColourScalar, PositionTarget, SimError, open_backend, start_at};
+use crate::sim::{
+    AtomState, Backend, BackendChoice, CaughtAtoms, ColourScalar, PositionTarget, SimError, open_backend, start_at,
+};
 
 /// The UI's end of the simulation thread. Dropping it stops and joins the thread.
 pub struct SimHandle {
@@ -246,7 +248,7 @@ impl Worker {
             if let Some(t) = self.trajectory.as_mut()
                 && b.step() >= t.next
             {
-                let snap = b.snapshot()?;
+                let snap = b.copy_state()?;
                 if let Err(e) = t.send(snap) {
                     self.trajectory = None;
                     let _ = self.tx.send(SimReport::Error(e));
@@ -260,6 +262,11 @@ impl Worker {
     fn fresh_backend(&mut self) {
         self.host_state = None;
         self.host_state_due = Instant::now();
+        self.take_checkpoint();
+    }
+
+    /// Keeps a rollback checkpoint now; the next one is due after [`CHECKPOINT_EVERY`].
+    fn take_checkpoint(&mut self) {
         self.checkpoint_due = Instant::now() + CHECKPOINT_EVERY;
         if let Some(b) = self.backend.as_mut()
             && let Err(e) = b.checkpoint()
@@ -271,14 +278,11 @@ impl Worker {
     /// After a chunk that ran clean: a rollback checkpoint now and then, and for a GPU run a
     /// host copy now and then.
     fn keep_good_state(&mut self) {
-        let Some(b) = self.backend.as_mut() else { return };
         let now = Instant::now();
         if now >= self.checkpoint_due {
-            self.checkpoint_due = now + CHECKPOINT_EVERY;
-            if let Err(e) = b.checkpoint() {
-                let _ = self.tx.send(SimReport::Error(format!("keeping a rollback checkpoint failed: {e}")));
-            }
+            self.take_checkpoint();
         }
+        let Some(b) = self.backend.as_mut() else { return };
         if b.info().kind == "cuda" && now >= self.host_state_due {
             self.host_state_due = now + HOST_STATE_EVERY;
             match b.copy_state() {
@@ -355,7 +359,7 @@ impl Worker {
         }
         let (Some(spec), Some(b)) = (spec, self.backend.as_mut()) else { return };
         let species = b.params().species.iter().map(|s| s.name.clone()).collect();
-        let started = b.snapshot().map_err(|e| e.to_string()).and_then(|snap| Recorder::start(&spec, species, snap));
+        let started = b.copy_state().map_err(|e| e.to_string()).and_then(|snap| Recorder::start(&spec, species, snap));
         match started {
             Ok(r) => {
                 self.trajectory = Some(r);
@@ -613,7 +617,14 @@ impl Worker {
             SimCommand::RemoveAtoms(sel) => {
                 b.remove_atoms(&sel)?;
             }
-            SimCommand::AddAtoms(atoms) => b.add_atoms(&atoms)?,
+            SimCommand::AddAtoms(atoms) => {
+                // The brush checked clearance against the last frame it saw; atoms have moved
+                // since, so the current state decides (an overlap would blow the run up).
+                let atoms = clear_of_current(b, atoms)?;
+                if !atoms.is_empty() {
+                    b.add_atoms(&atoms)?;
+                }
+            }
             SimCommand::Analyse(req) => {
                 let a = analyse(b, &req)?;
                 let _ = tx.send(SimReport::Analysis(Box::new(a)));
@@ -681,6 +692,33 @@ impl Worker {
         }
         self.maybe_status(true);
     }
+}
+
+/// The atoms of `new` at least [`super::actions::ADD_CLEARANCE`] from every current atom.
+fn clear_of_current(b: &mut dyn Backend, new: AtomState) -> Result<AtomState, SimError> {
+    let Some(first) = new.positions.first() else { return Ok(new) };
+    let snap = b.copy_state()?;
+    let sb = snap.sim_box;
+    let min_sq = super::actions::ADD_CLEARANCE * super::actions::ADD_CLEARANCE;
+    let dist_sq = |a: [f64; 3], c: [f64; 3]| {
+        let d = sb.min_image(a, c);
+        d[0] * d[0] + d[1] * d[1] + d[2] * d[2]
+    };
+    // Only current atoms near the new ones matter: those within reach of their bounding sphere.
+    let reach =
+        new.positions.iter().map(|&p| dist_sq(p, *first)).fold(0.0, f64::max).sqrt() + super::actions::ADD_CLEARANCE;
+    let near: Vec<[f64; 3]> =
+        snap.atoms.positions.into_iter().filter(|&q| dist_sq(q, *first) <= reach * reach).collect();
+    let mut kept = AtomState::default();
+    for i in 0..new.len() {
+        let p = new.positions[i];
+        if near.iter().all(|&q| dist_sq(p, q) >= min_sq) {
+            kept.positions.push(p);
+            kept.velocities.push(new.velocities[i]);
+            kept.types.push(new.types[i]);
+        }
+    }
+    Ok(kept)
 }
 
 fn analyse(b: &mut dyn Backend, req: &AnalysisRequest) -> Result<Analysis, SimError> {

@@ -340,7 +340,7 @@ pub fn run(args: &RunArgs) -> Result<()> {
         w.write_row(&first)?;
     }
     if !trajectories.is_empty() {
-        let snap = sim.snapshot()?;
+        let snap = sim.copy_state()?;
         for (w, _) in trajectories.iter_mut() {
             w.write(&snap)?;
         }
@@ -378,7 +378,7 @@ pub fn run(args: &RunArgs) -> Result<()> {
             }
             let due: Vec<usize> = (0..trajectories.len()).filter(|&i| sim.step().is_multiple_of(everies[i])).collect();
             if !due.is_empty() {
-                let snap = sim.snapshot()?;
+                let snap = sim.copy_state()?;
                 for i in due {
                     trajectories[i]
                         .0

@@ -143,8 +143,9 @@ impl ObstacleField {
         let margin = Self::FAR + 3.0 * half_diag;
 
         // Primitives and their periodic images that come within `margin` of the face.
-        let (base, verts) = primitives(shapes);
+        let (base, base_verts) = primitives(shapes);
         let mut prims = Vec::new();
+        let mut verts = Vec::new();
         let mut reach = Vec::new(); // (lo, hi) of each primitive grown by the margin
         for (p, (blo, bhi)) in &base {
             let shifts = |k: usize| -> Vec<f64> { if periodic[k] { vec![-len[k], 0.0, len[k]] } else { vec![0.0] } };
@@ -155,12 +156,11 @@ impl ObstacleField {
                     if ghi[0] < lo[0] || glo[0] > lo[0] + len[0] || ghi[1] < lo[1] || glo[1] > lo[1] + len[1] {
                         continue;
                     }
-                    prims.push(shifted(p, [sx, sy]));
+                    prims.push(shifted(p, [sx, sy], &base_verts, &mut verts));
                     reach.push((glo, ghi));
                 }
             }
         }
-        let (prims, verts) = relocate_polygons(prims, &verts);
 
         // Per row: candidates of each cell, and the clamped centre distances.
         let rows: Vec<(Vec<u32>, Vec<u32>, Vec<f32>)> = (0..cells[1])
@@ -291,9 +291,8 @@ fn primitives(shapes: &[Shape]) -> (Vec<Bounded>, Vec<[f64; 2]>) {
     (out, verts)
 }
 
-/// `p` moved by `d`; polygons get a fresh copy of their vertices appended to `verts` later
-/// (their `first` keeps pointing at the original until [`relocate_polygons`]).
-fn shifted(p: &Prim, d: [f64; 2]) -> Prim {
+/// `p` moved by `d`; a polygon's vertices (in `base_verts`) are copied, moved, into `verts`.
+fn shifted(p: &Prim, d: [f64; 2], base_verts: &[[f64; 2]], verts: &mut Vec<[f64; 2]>) -> Prim {
     let mut q = *p;
     match p.kind {
         Prim::CIRCLE | Prim::RECT => {
@@ -307,33 +306,12 @@ fn shifted(p: &Prim, d: [f64; 2]) -> Prim {
             q.a[3] += d[1];
         }
         _ => {
-            // Polygons carry their shift in a[0..2] until relocated.
-            q.a[0] = d[0];
-            q.a[1] = d[1];
+            q.first = verts.len() as u32;
+            let own = &base_verts[p.first as usize..(p.first + p.count) as usize];
+            verts.extend(own.iter().map(|v| [v[0] + d[0], v[1] + d[1]]));
         }
     }
     q
-}
-
-/// Gives every polygon image its own shifted vertices.
-fn relocate_polygons(prims: Vec<Prim>, verts: &[[f64; 2]]) -> (Vec<Prim>, Vec<[f64; 2]>) {
-    let mut out_verts = Vec::new();
-    let prims = prims
-        .into_iter()
-        .map(|mut p| {
-            if p.kind == Prim::POLYGON {
-                let (dx, dy) = (p.a[0], p.a[1]);
-                let first = out_verts.len() as u32;
-                out_verts.extend(
-                    verts[p.first as usize..(p.first + p.count) as usize].iter().map(|v| [v[0] + dx, v[1] + dy]),
-                );
-                p.first = first;
-                p.a = [0.0; 6];
-            }
-            p
-        })
-        .collect();
-    (prims, out_verts)
 }
 
 /// Exact distance from a point to a polyline (for tools that need it without a grid).

@@ -282,7 +282,7 @@ pub trait Backend: Send {
     fn restore(&mut self, snapshot: &Snapshot) -> Result<(), SimError>;
     /// The current state in canonical order, read without disturbing the run (unlike
     /// [`Backend::snapshot`], the backend keeps its order and lists): for host copies kept
-    /// just in case.
+    /// just in case and trajectory frames.
     fn copy_state(&mut self) -> Result<Snapshot, SimError> {
         self.snapshot()
     }

@@ -12,6 +12,14 @@ use argon_sandbox::sim::{AtomState, Backend, Snapshot};
 
 pub use argon_sandbox::io::validation_dir;
 
+/// A fresh, empty scratch folder named after `tag` and this process.
+pub fn temp_dir(tag: &str) -> std::path::PathBuf {
+    let d = std::env::temp_dir().join(format!("argon-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
 pub fn reference() -> serde_json::Value {
     let text = std::fs::read_to_string(validation_dir().join("lammps_reference.json")).expect("validation data");
     serde_json::from_str(&text).expect("json")

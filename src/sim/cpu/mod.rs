@@ -266,8 +266,8 @@ impl Backend for CpuBackend {
     }
 
     fn rollback(&mut self) -> Result<Option<u64>, SimError> {
-        let Some(snap) = self.checkpoints.back().cloned() else { return Ok(None) };
-        self.reload(&snap);
+        let Some(snap) = self.checkpoints.back() else { return Ok(None) };
+        self.engine = Engine::new(self.params.precision, snap);
         Ok(Some(snap.step))
     }
 
