@@ -24,31 +24,85 @@ extern "C" __global__ void __launch_bounds__(BLOCK) cells_bin(Consts c, Bufs b, 
     b.slot[i] = atomicAdd(&b.cell_count[rank], 1);
 }
 
-// One block: exclusive prefix sum of cell_count into cell_start (n_cells + 1 entries).
-extern "C" __global__ void __launch_bounds__(BLOCK) cells_scan(Consts c, Bufs b, int gate) {
+// Exclusive prefix sum of cell_count into cell_start (n_cells + 1 entries) in three passes:
+// each block of SCAN_THREADS scans its cells and leaves its total in scan_sums, one block
+// scans the totals, and every cell adds its block's offset.
+#define SCAN_THREADS 1024
+
+extern "C" __global__ void __launch_bounds__(SCAN_THREADS) cells_scan_blocks(Consts c, Bufs b, int gate) {
     if (!b.flags[gate]) return;
-    __shared__ int sums[BLOCK];
+    __shared__ int offs[32];
+    int k = blockIdx.x * SCAN_THREADS + threadIdx.x;
+    int v = k < c.n_cells ? b.cell_count[k] : 0;
+    int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    int incl = v;
+    #pragma unroll
+    for (int off = 1; off < 32; off <<= 1) {
+        int u = __shfl_up_sync(0xffffffffu, incl, off);
+        if (lane >= off) incl += u;
+    }
+    if (lane == 31) offs[warp] = incl;
+    __syncthreads();
+    if (warp == 0) {
+        int w = offs[lane];
+        int wi = w;
+        #pragma unroll
+        for (int off = 1; off < 32; off <<= 1) {
+            int u = __shfl_up_sync(0xffffffffu, wi, off);
+            if (lane >= off) wi += u;
+        }
+        offs[lane] = wi - w;
+        if (lane == 31) b.scan_sums[blockIdx.x] = wi;
+    }
+    __syncthreads();
+    if (k < c.n_cells) b.cell_start[k] = offs[warp] + incl - v;
+}
+
+// One block: exclusive scan of the block totals in place; cell_start[n_cells] = the total.
+extern "C" __global__ void __launch_bounds__(SCAN_THREADS) cells_scan_top(Consts c, Bufs b, int gate) {
+    if (!b.flags[gate]) return;
+    __shared__ int offs[32];
     __shared__ int carry;
+    int blocks = (c.n_cells + SCAN_THREADS - 1) / SCAN_THREADS;
+    int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     if (threadIdx.x == 0) carry = 0;
     __syncthreads();
-    for (int base = 0; base < c.n_cells; base += BLOCK) {
+    for (int base = 0; base < blocks; base += SCAN_THREADS) {
         int k = base + threadIdx.x;
-        int v = k < c.n_cells ? b.cell_count[k] : 0;
-        sums[threadIdx.x] = v;
-        __syncthreads();
-        // Hillis-Steele inclusive scan within the chunk.
-        for (int off = 1; off < BLOCK; off <<= 1) {
-            int t = threadIdx.x >= off ? sums[threadIdx.x - off] : 0;
-            __syncthreads();
-            sums[threadIdx.x] += t;
-            __syncthreads();
+        int v = k < blocks ? b.scan_sums[k] : 0;
+        int incl = v;
+        #pragma unroll
+        for (int off = 1; off < 32; off <<= 1) {
+            int u = __shfl_up_sync(0xffffffffu, incl, off);
+            if (lane >= off) incl += u;
         }
-        if (k < c.n_cells) b.cell_start[k] = carry + sums[threadIdx.x] - v;
+        if (lane == 31) offs[warp] = incl;
         __syncthreads();
-        if (threadIdx.x == BLOCK - 1) carry += sums[BLOCK - 1];
+        int tot = 0;
+        if (warp == 0) {
+            int w = offs[lane];
+            int wi = w;
+            #pragma unroll
+            for (int off = 1; off < 32; off <<= 1) {
+                int u = __shfl_up_sync(0xffffffffu, wi, off);
+                if (lane >= off) wi += u;
+            }
+            offs[lane] = wi - w;
+            tot = __shfl_sync(0xffffffffu, wi, 31);
+        }
+        __syncthreads();
+        if (k < blocks) b.scan_sums[k] = carry + offs[warp] + incl - v;
+        __syncthreads();
+        if (threadIdx.x == 0) carry += tot;
         __syncthreads();
     }
     if (threadIdx.x == 0) b.cell_start[c.n_cells] = carry;
+}
+
+extern "C" __global__ void __launch_bounds__(BLOCK) cells_scan_add(Consts c, Bufs b, int gate) {
+    if (!b.flags[gate]) return;
+    int k = blockIdx.x * blockDim.x + threadIdx.x;
+    if (k < c.n_cells) b.cell_start[k] += b.scan_sums[k / SCAN_THREADS];
 }
 
 extern "C" __global__ void __launch_bounds__(BLOCK) cells_scatter(Consts c, Bufs b, int gate) {
@@ -58,12 +112,22 @@ extern "C" __global__ void __launch_bounds__(BLOCK) cells_scatter(Consts c, Bufs
     b.order[b.cell_start[b.cell_of[i]] + b.slot[i]] = (unsigned int)i;
 }
 
-// One thread per cell: insertion sort of the cell's atoms by their current index.
+// One warp per cell: each atom's place is the number of the cell's atoms with a smaller
+// index (cells of up to 32 atoms, all in registers); a larger cell is insertion-sorted by
+// its warp's first lane.
 extern "C" __global__ void __launch_bounds__(BLOCK) cells_sort(Consts c, Bufs b, int gate) {
     if (!b.flags[gate]) return;
-    int k = blockIdx.x * blockDim.x + threadIdx.x;
+    int k = (blockIdx.x * blockDim.x + threadIdx.x) >> 5, lane = threadIdx.x & 31;
     if (k >= c.n_cells) return;
     int s = b.cell_start[k], e = b.cell_start[k + 1];
+    if (e - s <= 32) {
+        unsigned int v = lane < e - s ? b.order[s + lane] : 0xFFFFFFFFu;
+        int rank = 0;
+        for (int t = 0; t < 32; t++) rank += __shfl_sync(0xffffffffu, v, t) < v;
+        if (lane < e - s) b.order[s + rank] = v;
+        return;
+    }
+    if (lane != 0) return;
     for (int x = s + 1; x < e; x++) {
         unsigned int v = b.order[x];
         int y = x - 1;
@@ -99,39 +163,109 @@ extern "C" __global__ void __launch_bounds__(BLOCK) permute_copy(Consts c, Bufs 
 }
 
 // Full Verlet list within cutoff + skin from the 27 surrounding cells (atoms already sorted
-// by cell, so cell r holds atoms cell_start[r] .. cell_start[r + 1]).
+// by cell, so cell r holds atoms cell_start[r] .. cell_start[r + 1]), in packs of 8 with the
+// last pack padded by the atom itself (see Bufs::nlist). At small N (c.tpa > 1) NB_LANES
+// threads share an atom and read a cell's atoms side by side, hits placed in
+// cell-then-index order by a ballot, so the list is the one a single thread would build; at
+// large N one thread per atom keeps NB_UNROLL read-only loads in flight. A neighbouring cell
+// farther from the atom than the list range is skipped (about a quarter of them), and a
+// periodic cell's image shift is applied to the atom once per cell.
+#define NB_LANES 8
+#define NB_UNROLL 4
 extern "C" __global__ void __launch_bounds__(BLOCK) nlist_build(Consts c, Bufs b, int gate) {
     if (!b.flags[gate]) return;
-    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    int t = blockIdx.x * blockDim.x + threadIdx.x;
+    int lanes = c.tpa > 1 ? NB_LANES : 1;
+    int i = t / lanes, lane = t & (lanes - 1);
+    // Whole groups leave together (n * lanes threads are launched in whole groups).
     if (i >= c.n) return;
+    unsigned int group = (lanes == 32 ? 0xffffffffu : (1u << lanes) - 1) << ((threadIdx.x & 31) & ~(lanes - 1));
+    unsigned int below = group & ((1u << (threadIdx.x & 31)) - 1);
     real_s4 xi = b.pos[i];
     real_f4 pi = b.posf[i];
     int cc[3];
     cell_coords(c, xi, cc);
+    double x[3] = {(double)xi.x, (double)xi.y, (double)xi.z};
+    double gap_lo[3], gap_hi[3];
+    #pragma unroll
+    for (int k = 0; k < 3; k++) {
+        double w = 1.0 / c.cell_inv[k];
+        double rel = x[k] - c.lo[k] - cc[k] * w;
+        gap_lo[k] = rel > 0.0 ? rel * rel : 0.0;
+        gap_hi[k] = w - rel > 0.0 ? (w - rel) * (w - rel) : 0.0;
+    }
     int count = 0;
-    real_f rl2 = (real_f)c.r_list_sq;
+#if PRECISION == 2
+    real_f rl2 = c.r_list_sq;
+#else
+    real_f rl2 = c.r_list_sq_f;
+#endif
+    size_t n = (size_t)c.n;
     for (int dz = -1; dz <= 1; dz++)
         for (int dy = -1; dy <= 1; dy++)
             for (int dx = -1; dx <= 1; dx++) {
-                int r = neighbour_cell(c, b.cell_rank, cc, dx, dy, dz);
-                if (r < 0) continue;
-                int end = b.cell_start[r + 1];
-                for (int j = b.cell_start[r]; j < end; j++) {
-                    if (j == i) continue;
-                    real_f4 pj = b.posf[j];
-                    real_f ex = min_image(pi.x - pj.x, (real_f)c.len[0], (real_f)c.inv_len[0]);
-                    real_f ey = min_image(pi.y - pj.y, (real_f)c.len[1], (real_f)c.inv_len[1]);
-                    real_f ez = min_image(pi.z - pj.z, (real_f)c.len[2], (real_f)c.inv_len[2]);
-                    if (ex * ex + ey * ey + ez * ez < rl2) {
-                        if (count < c.max_nbrs) b.nlist[(size_t)count * c.n + i] = (unsigned int)j;
-                        count++;
+                int d[3] = {dx, dy, dz};
+                double g2 = 0.0;
+                int q[3];
+                real_f sh[3];
+                bool ok = true;
+                #pragma unroll
+                for (int k = 0; k < 3; k++) {
+                    g2 += d[k] < 0 ? gap_lo[k] : (d[k] > 0 ? gap_hi[k] : 0.0);
+                    int v = cc[k] + d[k], m = c.cell_dims[k];
+                    sh[k] = (real_f)0;
+                    if (v < 0 || v >= m) {
+                        ok = ok && c.periodic[k];
+                        sh[k] = v < 0 ? -IMG_LEN(c, k) : IMG_LEN(c, k);
+                        v = v < 0 ? v + m : v - m;
                     }
+                    q[k] = v;
+                }
+                if (!ok || g2 >= c.r_list_sq) continue;
+                int r = cell_rank_of(c, b.cell_rank, q);
+                real_f qx = pi.x - sh[0], qy = pi.y - sh[1], qz = pi.z - sh[2];
+                int start = b.cell_start[r], end = b.cell_start[r + 1];
+                if (lanes == 1) {
+                    for (int j0 = start; j0 < end; j0 += NB_UNROLL) {
+                        real_f4 pj[NB_UNROLL];
+                        #pragma unroll
+                        for (int u = 0; u < NB_UNROLL; u++) pj[u] = ldg4(b.posf + (j0 + u < end ? j0 + u : start));
+                        #pragma unroll
+                        for (int u = 0; u < NB_UNROLL; u++) {
+                            int j = j0 + u;
+                            real_f ex = qx - pj[u].x, ey = qy - pj[u].y, ez = qz - pj[u].z;
+                            if (j < end && ex * ex + ey * ey + ez * ez < rl2 && j != i) {
+                                if (count < c.max_nbrs) b.nlist[((size_t)(count >> 3) * n + i) * 8 + (count & 7)] = (unsigned int)j;
+                                count++;
+                            }
+                        }
+                    }
+                    continue;
+                }
+                for (int j0 = start; j0 < end; j0 += lanes) {
+                    int j = j0 + lane;
+                    bool hit = false;
+                    if (j < end) {
+                        real_f4 pj = ldg4(b.posf + j);
+                        real_f ex = qx - pj.x, ey = qy - pj.y, ez = qz - pj.z;
+                        hit = ex * ex + ey * ey + ez * ez < rl2 && j != i;
+                    }
+                    unsigned int hits = __ballot_sync(group, hit);
+                    int at = count + __popc(hits & below);
+                    if (hit && at < c.max_nbrs) b.nlist[((size_t)(at >> 3) * n + i) * 8 + (at & 7)] = (unsigned int)j;
+                    count += __popc(hits);
                 }
             }
-    if (count > c.max_nbrs) b.flags[FLAG_OVERFLOW] = 1;
-    atomicMax(&b.flags[FLAG_MAX_NBRS_SEEN], count);
-    b.ncount[i] = count < c.max_nbrs ? count : c.max_nbrs;
-    b.pos_build[i] = xi;
+    int kept = count < c.max_nbrs ? count : c.max_nbrs;
+    for (int pad = kept + lane; pad < ((kept + 7) & ~7); pad += lanes) {
+        b.nlist[((size_t)(pad >> 3) * n + i) * 8 + (pad & 7)] = (unsigned int)i;
+    }
+    if (lane == 0) {
+        if (count > c.max_nbrs) b.flags[FLAG_OVERFLOW] = 1;
+        atomicMax(&b.flags[FLAG_MAX_NBRS_SEEN], count);
+        b.ncount[i] = kept;
+        b.pos_build[i] = xi;
+    }
 }
 
 // One thread: the rebuild is over.

@@ -92,6 +92,15 @@ struct Consts {
     double tether_x;
     double tether_y;
     double tether_k;
+    // Minimum image by compare-and-shift (no rint on the XU pipe): half box length on
+    // periodic axes, a huge value on walled ones; f32 copies of the box and of the species
+    // (0, 0) LJ coefficients so single-precision loops convert nothing per pair.
+    double half_len[3];
+    float len_f[3];
+    float half_f[3];
+    float lj_f[6];        // lj1, lj2, lj3, lj4, offset, rcut_sq
+    float r_list_sq_f;
+    int tpa;              // threads per atom in the neighbour-list force kernel (power of 2, <= 32)
 };
 
 #define NO_TETHER 0xFFFFFFFFu
@@ -122,7 +131,7 @@ struct Bufs {
     int* cell_of;         // per atom: cell rank
     int* slot;            // per atom: arrival slot in its cell
     unsigned int* order;  // sorted position -> atom
-    unsigned int* nlist;  // max_nbrs x n, column-major
+    unsigned int* nlist;  // packs of 8: neighbour k of atom i at ((k / 8) * n + i) * 8 + k % 8
     int* ncount;
     double* partials_ev;  // 4 per block
     double* partials_kin; // 4 per block
@@ -132,10 +141,36 @@ struct Bufs {
     unsigned long long* blowup_step;
     unsigned long long* hist;
     float4* out;          // published positions
+    unsigned long long* clock; // [0]: the step in progress (advanced by step_tick), [1]: records written
+    int* scan_sums;       // per 1024 cells: the block totals of the cell scan
+    unsigned long long* pair_acc; // per atom 4 x 64-bit fixed-point pair force (symmetric all pairs)
 };
+
+// A read-only load (the non-coherent path, which the compiler may move ahead of stores).
+__device__ __forceinline__ float4 ldg4(const float4* p) { return __ldg(p); }
+__device__ __forceinline__ double4 ldg4(const double4* p) {
+    double2 a = __ldg(reinterpret_cast<const double2*>(p)), b = __ldg(reinterpret_cast<const double2*>(p) + 1);
+    return make_double4(a.x, a.y, b.x, b.y);
+}
 
 __device__ __forceinline__ real_f min_image(real_f d, real_f len, real_f inv) {
     return d - len * rint(d * inv);
+}
+
+// Minimum image of a difference of two wrapped coordinates (|d| < len) along axis k. In f32
+// by compares and one add (the same value as min_image, without the XU pipe's rint and
+// double-to-float conversions); in f64 by min_image, whose rint runs on the FP64 pipe and
+// is cheaper there than compares and selects of 64-bit values.
+#if PRECISION == 2
+#define IMG_LEN(c, k) (c).len[k]
+#define NEAREST(c, d, k) min_image((d), (c).len[k], (c).inv_len[k])
+#else
+#define IMG_LEN(c, k) (c).len_f[k]
+#define NEAREST(c, d, k) wrap_diff((d), (c).len_f[k], (c).half_f[k])
+#endif
+__device__ __forceinline__ real_f wrap_diff(real_f d, real_f len, real_f half) {
+    d = d > half ? d - len : d;
+    return d < -half ? d + len : d;
 }
 
 // Per-type masses live in a small array; species 0 is argon by default.

@@ -17,9 +17,9 @@ struct Acc {
 
 __device__ __forceinline__ void pair_accumulate(const Consts& c, const Bufs& a, const real_f4& pi, const real_f4& pj,
                                                 Acc& acc, bool ev) {
-    real_f dx = min_image(pi.x - pj.x, (real_f)c.len[0], (real_f)c.inv_len[0]);
-    real_f dy = min_image(pi.y - pj.y, (real_f)c.len[1], (real_f)c.inv_len[1]);
-    real_f dz = min_image(pi.z - pj.z, (real_f)c.len[2], (real_f)c.inv_len[2]);
+    real_f dx = NEAREST(c, pi.x - pj.x, 0);
+    real_f dy = NEAREST(c, pi.y - pj.y, 1);
+    real_f dz = NEAREST(c, pi.z - pj.z, 2);
     real_f rsq = dx * dx + dy * dy + dz * dz;
     LjF p = lj_pair(c, a.table, type_of((real_s)pi.w), type_of((real_s)pj.w));
     if (rsq < p.rcut_sq && rsq > (real_f)0) {
@@ -90,8 +90,8 @@ __device__ __forceinline__ void external_forces(const Consts& c, const Bufs& a, 
     }
 }
 
-// Stores the force of atom i (if valid) and, with EV, the block's sums.
-__device__ __forceinline__ void epilogue(const Consts& c, const Bufs& a, int i, Acc acc, bool ev) {
+// Stores the force of atom i (if valid) and, with EV, the block's sums into partial `part`.
+__device__ __forceinline__ void epilogue(const Consts& c, const Bufs& a, int i, Acc acc, bool ev, int part) {
     real_a ext_e = 0, ext_w = 0;
     if (i < c.n) {
         external_forces(c, a, i, a.pos[i], acc, ext_e, ext_w, ev);
@@ -102,7 +102,7 @@ __device__ __forceinline__ void epilogue(const Consts& c, const Bufs& a, int i, 
         f.w = (real_f)0;
         a.force[i] = f;
     }
-    if (ev) block_sum4((double)acc.e, (double)acc.w, (double)ext_e, (double)ext_w, a.partials_ev + 4 * blockIdx.x);
+    if (ev) block_sum4((double)acc.e, (double)acc.w, (double)ext_e, (double)ext_w, a.partials_ev + 4 * part);
 }
 
 __device__ __forceinline__ Acc zero_acc() {
@@ -121,28 +121,159 @@ __device__ void allpairs_global(const Consts& c, const Bufs& a) {
         real_f4 pi = a.posf[i];
         for (int j = 0; j < c.n; j++) pair_accumulate(c, a, pi, a.posf[j], acc, EV);
     }
-    epilogue(c, a, i, acc, EV);
+    epilogue(c, a, i, acc, EV, blockIdx.x);
 }
 
 // All pairs, partners staged through shared memory one block-sized tile at a time (the
-// seed paper's SHARED kernel).
+// seed paper's SHARED kernel), with a cheap rejection: the minimum-image distance from
+// |d| and L - |d| (an add and a min per axis), and the force only for the few pairs inside
+// the cutoff.
+//
+// In f32 (single, mixed) Newton's third law halves the work: block (I, seg) pairs atom tile
+// I with tiles I + d (mod tiles) for its share of d = 0 .. tiles / 2, adding each pair's
+// force to both atoms. Partner forces go through shared memory and all forces into
+// per-atom 64-bit fixed-point sums (2^-32 resolution) by integer atomics, which add in any
+// order to the same bits, so runs stay reproducible; allpairs_finish then adds the
+// one-body forces and stores. In f64 the fixed point would lose digits, so every block
+// scans every tile and stores its own atoms' forces (no atomics).
+#define FIXED_SCALE 4294967296.0
+
+__device__ __forceinline__ bool lj_reject(const Consts& c, const real_f4& pi, const real_f4& pj, const real_f wl[3],
+                                          real_f& rsq) {
+    real_f ax = fabs(pi.x - pj.x), ay = fabs(pi.y - pj.y), az = fabs(pi.z - pj.z);
+    ax = fmin(ax, wl[0] - ax);
+    ay = fmin(ay, wl[1] - ay);
+    az = fmin(az, wl[2] - az);
+    rsq = ax * ax + ay * ay + az * az;
+#if NTYPES == 1
+    return !(rsq < lj_pair(c, (const LjCoeffs*)0, 0, 0).rcut_sq);
+#else
+    return false;
+#endif
+}
+
+__device__ __forceinline__ long long to_fixed(real_f v) { return (long long)llrint((double)v * FIXED_SCALE); }
+
 template <bool EV>
-__device__ void allpairs_tiled(const Consts& c, const Bufs& a) {
+__device__ void allpairs_tiled(const Consts& c, const Bufs& a, int segs) {
     __shared__ real_f4 tile[BLOCK];
+    real_f wl[3];
+    #pragma unroll
+    for (int k = 0; k < 3; k++) wl[k] = (real_f)2 * (real_f)c.half_len[k];
+#if PRECISION == 2
+    // The rejection runs in f32 on float copies (FP64 is half the FP32 rate) against the
+    // cutoff plus a margin far above f32 round-off; survivors are computed in f64.
+    __shared__ float4 tilef[BLOCK];
+    float wlf[3] = {(float)wl[0], (float)wl[1], (float)wl[2]};
+#if NTYPES == 1
+    float rc = (float)sqrt(c.rcut_sq) + 1e-3f;
+#else
+    float rc = 1e30f;
+#endif
+    float rc2f = rc * rc;
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     Acc acc = zero_acc();
     real_f4 pi = a.posf[i < c.n ? i : 0];
+    float4 pif = make_float4((float)pi.x, (float)pi.y, (float)pi.z, 0.0f);
     for (int base = 0; base < c.n; base += BLOCK) {
         int j = base + threadIdx.x;
-        if (j < c.n) tile[threadIdx.x] = a.posf[j];
+        if (j < c.n) {
+            real_f4 pj = a.posf[j];
+            tile[threadIdx.x] = pj;
+            tilef[threadIdx.x] = make_float4((float)pj.x, (float)pj.y, (float)pj.z, 0.0f);
+        }
         __syncthreads();
         int count = c.n - base < BLOCK ? c.n - base : BLOCK;
         if (i < c.n) {
-            for (int k = 0; k < count; k++) pair_accumulate(c, a, pi, tile[k], acc, EV);
+            #pragma unroll 4
+            for (int k = 0; k < count; k++) {
+                float4 q = tilef[k];
+                float ax = fabsf(pif.x - q.x), ay = fabsf(pif.y - q.y), az = fabsf(pif.z - q.z);
+                ax = fminf(ax, wlf[0] - ax);
+                ay = fminf(ay, wlf[1] - ay);
+                az = fminf(az, wlf[2] - az);
+                if (!(ax * ax + ay * ay + az * az < rc2f)) continue;
+                pair_accumulate(c, a, pi, tile[k], acc, EV);
+            }
         }
         __syncthreads();
     }
-    epilogue(c, a, i, acc, EV);
+    epilogue(c, a, i, acc, EV, blockIdx.x);
+#else
+    __shared__ unsigned long long fj[3][BLOCK];
+    int tiles = (c.n + BLOCK - 1) / BLOCK;
+    int I = blockIdx.x / segs, seg = blockIdx.x % segs;
+    int half = tiles / 2;
+    int d0 = seg * (half + 1) / segs, d1 = (seg + 1) * (half + 1) / segs;
+    int i = I * BLOCK + threadIdx.x;
+    bool live = i < c.n;
+    real_f4 pi = a.posf[live ? i : 0];
+    real_f fx = 0, fy = 0, fz = 0;
+    real_a e = 0, w = 0;
+    for (int d = d0; d < d1; d++) {
+        // With an even tile count the pair (I, I + tiles / 2) is met from both ends: keep one.
+        if (d == half && d > 0 && tiles % 2 == 0 && I >= half) continue;
+        int J = I + d < tiles ? I + d : I + d - tiles;
+        int base = J * BLOCK, j = base + threadIdx.x;
+        __syncthreads();
+        if (j < c.n) tile[threadIdx.x] = a.posf[j];
+        fj[0][threadIdx.x] = fj[1][threadIdx.x] = fj[2][threadIdx.x] = 0ull;
+        __syncthreads();
+        int count = c.n - base < BLOCK ? c.n - base : BLOCK;
+        if (live) {
+            #pragma unroll 4
+            for (int k = d == 0 ? threadIdx.x + 1 : 0; k < count; k++) {
+                real_f rsq;
+                if (lj_reject(c, pi, tile[k], wl, rsq)) continue;
+                real_f4 pj = tile[k];
+                real_f dx = NEAREST(c, pi.x - pj.x, 0), dy = NEAREST(c, pi.y - pj.y, 1), dz = NEAREST(c, pi.z - pj.z, 2);
+                rsq = dx * dx + dy * dy + dz * dz;
+                LjF p = lj_pair(c, a.table, type_of((real_s)pi.w), type_of((real_s)pj.w));
+                if (!(rsq < p.rcut_sq)) continue;
+                real_f fd, en;
+                lj_eval(rsq, p, fd, en);
+                fx += dx * fd;
+                fy += dy * fd;
+                fz += dz * fd;
+                atomicAdd(&fj[0][k], (unsigned long long)to_fixed(-dx * fd));
+                atomicAdd(&fj[1][k], (unsigned long long)to_fixed(-dy * fd));
+                atomicAdd(&fj[2][k], (unsigned long long)to_fixed(-dz * fd));
+                if (EV) {
+                    e += (real_a)en;
+                    w += (real_a)(rsq * fd);
+                }
+            }
+        }
+        __syncthreads();
+        if (j < c.n && (fj[0][threadIdx.x] | fj[1][threadIdx.x] | fj[2][threadIdx.x])) {
+            #pragma unroll
+            for (int k = 0; k < 3; k++) atomicAdd(&a.pair_acc[4 * j + k], fj[k][threadIdx.x]);
+        }
+    }
+    if (live) {
+        atomicAdd(&a.pair_acc[4 * i], (unsigned long long)to_fixed(fx));
+        atomicAdd(&a.pair_acc[4 * i + 1], (unsigned long long)to_fixed(fy));
+        atomicAdd(&a.pair_acc[4 * i + 2], (unsigned long long)to_fixed(fz));
+    }
+    if (EV) block_sum4((double)e, (double)w, 0.0, 0.0, a.partials_ev + 4 * blockIdx.x);
+#endif
+}
+
+// The symmetric all-pairs kernel's second half: each atom's fixed-point pair force (reset to
+// zero for the next call) plus the one-body forces, stored; with EV the one-body sums go to
+// the partials after the pair kernel's (`part0` of them).
+template <bool EV>
+__device__ void allpairs_finish(const Consts& c, const Bufs& a, int part0) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    Acc acc = zero_acc();
+    if (i < c.n) {
+        unsigned long long* s = a.pair_acc + 4 * i;
+        acc.fx = (real_f)((double)(long long)s[0] / FIXED_SCALE);
+        acc.fy = (real_f)((double)(long long)s[1] / FIXED_SCALE);
+        acc.fz = (real_f)((double)(long long)s[2] / FIXED_SCALE);
+        s[0] = s[1] = s[2] = 0ull;
+    }
+    epilogue(c, a, i, acc, EV, part0 + blockIdx.x);
 }
 
 // Cell list: atoms are sorted by cell; each atom scans the 27 surrounding cells.
@@ -163,23 +294,40 @@ __device__ void cell_scan(const Consts& c, const Bufs& a) {
                     for (int j = a.cell_start[r]; j < end; j++) pair_accumulate(c, a, pi, a.posf[j], acc, EV);
                 }
     }
-    epilogue(c, a, i, acc, EV);
+    epilogue(c, a, i, acc, EV, blockIdx.x);
 }
 
-// Neighbour list: full list, column-major (nlist[k * n + i]) for coalesced reads.
+// Neighbour list: full list in packs of 8 (see Bufs::nlist), padded with the atom itself
+// (a zero distance adds nothing). c.tpa threads share an atom, taking every tpa-th pack, and
+// sum their forces with shuffles; each pack is two 16-byte loads, then eight independent
+// position loads, so many loads are in flight per thread.
 template <bool EV>
 __device__ void neighbor_list(const Consts& c, const Bufs& a) {
-    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    int t = blockIdx.x * blockDim.x + threadIdx.x;
+    int tpa = c.tpa;
+    int i = t / tpa, lane = t & (tpa - 1);
     Acc acc = zero_acc();
     if (i < c.n) {
         real_f4 pi = a.posf[i];
-        int count = a.ncount[i];
-        for (int k = 0; k < count; k++) {
-            unsigned int j = a.nlist[(size_t)k * c.n + i];
-            pair_accumulate(c, a, pi, a.posf[j], acc, EV);
+        int packs = (a.ncount[i] + 7) >> 3;
+        const uint4* list = reinterpret_cast<const uint4*>(a.nlist);
+        for (int p = lane; p < packs; p += tpa) {
+            size_t at = ((size_t)p * c.n + i) * 2;
+            uint4 j0 = __ldg(list + at), j1 = __ldg(list + at + 1);
+            unsigned int js[8] = {j0.x, j0.y, j0.z, j0.w, j1.x, j1.y, j1.z, j1.w};
+            real_f4 pj[8];
+            #pragma unroll
+            for (int k = 0; k < 8; k++) pj[k] = ldg4(a.posf + js[k]);
+            #pragma unroll
+            for (int k = 0; k < 8; k++) pair_accumulate(c, a, pi, pj[k], acc, EV);
         }
     }
-    epilogue(c, a, i, acc, EV);
+    for (int off = tpa >> 1; off > 0; off >>= 1) {
+        acc.fx += __shfl_xor_sync(0xffffffffu, acc.fx, off);
+        acc.fy += __shfl_xor_sync(0xffffffffu, acc.fy, off);
+        acc.fz += __shfl_xor_sync(0xffffffffu, acc.fz, off);
+    }
+    epilogue(c, a, lane == 0 ? i : c.n, acc, EV, blockIdx.x);
 }
 
 #define FORCE_KERNELS(name, body)                                                          \
@@ -187,7 +335,18 @@ __device__ void neighbor_list(const Consts& c, const Bufs& a) {
     extern "C" __global__ void __launch_bounds__(BLOCK) name##_ev(Consts c, Bufs a) { body<true>(c, a); }
 
 FORCE_KERNELS(forces_allpairs_global, allpairs_global)
-FORCE_KERNELS(forces_allpairs_tiled, allpairs_tiled)
+extern "C" __global__ void __launch_bounds__(BLOCK) forces_allpairs_tiled_noev(Consts c, Bufs a, int segs) {
+    allpairs_tiled<false>(c, a, segs);
+}
+extern "C" __global__ void __launch_bounds__(BLOCK) forces_allpairs_tiled_ev(Consts c, Bufs a, int segs) {
+    allpairs_tiled<true>(c, a, segs);
+}
+extern "C" __global__ void __launch_bounds__(BLOCK) allpairs_finish_noev(Consts c, Bufs a, int part0) {
+    allpairs_finish<false>(c, a, part0);
+}
+extern "C" __global__ void __launch_bounds__(BLOCK) allpairs_finish_ev(Consts c, Bufs a, int part0) {
+    allpairs_finish<true>(c, a, part0);
+}
 FORCE_KERNELS(forces_cells, cell_scan)
 FORCE_KERNELS(forces_neighbors, neighbor_list)
 

@@ -2,18 +2,16 @@
 // half kick and drift (with wrap, the skin test that triggers a neighbour-list rebuild, and
 // the runaway and escape tests), the second half kick with the Langevin update fused in and kinetic
 // partial sums, the thermostat step (Berendsen / CSVR factor and telemetry record), and
-// velocity scaling.
+// velocity scaling. The step number lives on the device (b.clock[0], advanced by step_tick
+// between the drift and the forces), so a captured graph of steps needs no arguments changed.
 #include "common.cuh"
 #include "reduce.cuh"
 #include "rng.cuh"
 
-extern "C" __global__ void __launch_bounds__(BLOCK) integrate_first(Consts c, Bufs b, unsigned long long step, int track) {
-    int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= c.n || b.flags[FLAG_BLOWUP]) return;
-    real_s4 x = b.pos[i];
-    real_s4 v = b.vel[i];
-    real_f4 f = b.force[i];
-    double m = b.masses[type_of(x.w)];
+// First half kick and drift of atom i (state x, v; force f) for `step`: wrap on periodic
+// axes, the escape and runaway tests, and with `track` the skin test. Stores x and v.
+__device__ __forceinline__ void kick_drift(const Consts& c, const Bufs& b, int i, real_s4 x, real_s4 v,
+                                           const real_f4& f, double m, unsigned long long step, int track) {
     real_s dtfm = (real_s)(0.5 * c.dt / m);
     real_s dt = (real_s)c.dt;
     v.x += dtfm * (real_s)f.x;
@@ -64,28 +62,43 @@ extern "C" __global__ void __launch_bounds__(BLOCK) integrate_first(Consts c, Bu
     }
 }
 
+// Second half kick of atom i for `step` with the Langevin update after it; returns v.
+__device__ __forceinline__ real_s4 second_kick(const Consts& c, const Bufs& b, int i, real_s4 v, const real_f4& f,
+                                               double m, unsigned long long step) {
+    real_s dtfm = (real_s)(0.5 * c.dt / m);
+    v.x += dtfm * (real_s)f.x;
+    v.y += dtfm * (real_s)f.y;
+    v.z += dtfm * (real_s)f.z;
+    if (c.thermostat == 3) {
+        double xi[4];
+        normal4(c.seed, STREAM_LANGEVIN, b.ids[i], step, xi);
+        double sd = c.langevin_c2 * sqrt(c.target_t / m);
+        v.x = (real_s)(c.langevin_c1 * (double)v.x + sd * xi[0]);
+        v.y = (real_s)(c.langevin_c1 * (double)v.y + sd * xi[1]);
+        v.z = (real_s)(c.langevin_c1 * (double)v.z + sd * xi[2]);
+    }
+    return v;
+}
+
+extern "C" __global__ void __launch_bounds__(BLOCK) integrate_first(Consts c, Bufs b, int track) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    unsigned long long step = b.clock[0] + 1;
+    if (i >= c.n || b.flags[FLAG_BLOWUP]) return;
+    real_s4 x = b.pos[i];
+    kick_drift(c, b, i, x, b.vel[i], b.force[i], b.masses[type_of(x.w)], step, track);
+}
+
 // Second half kick (when `kick`), Langevin velocity update, and per-block sums of
 // (m v^2, m v) into partials[4 * block ..].
-extern "C" __global__ void __launch_bounds__(BLOCK) integrate_second(Consts c, Bufs b, unsigned long long step, int kick) {
+extern "C" __global__ void __launch_bounds__(BLOCK) integrate_second(Consts c, Bufs b, int kick) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
+    unsigned long long step = b.clock[0];
     double ke2 = 0.0, px = 0.0, py = 0.0, pz = 0.0;
     if (i < c.n) {
         real_s4 v = b.vel[i];
         double m = b.masses[type_of(b.pos[i].w)];
         if (kick) {
-            real_f4 f = b.force[i];
-            real_s dtfm = (real_s)(0.5 * c.dt / m);
-            v.x += dtfm * (real_s)f.x;
-            v.y += dtfm * (real_s)f.y;
-            v.z += dtfm * (real_s)f.z;
-            if (c.thermostat == 3) {
-                double xi[4];
-                normal4(c.seed, STREAM_LANGEVIN, b.ids[i], step, xi);
-                double sd = c.langevin_c2 * sqrt(c.target_t / m);
-                v.x = (real_s)(c.langevin_c1 * (double)v.x + sd * xi[0]);
-                v.y = (real_s)(c.langevin_c1 * (double)v.y + sd * xi[1]);
-                v.z = (real_s)(c.langevin_c1 * (double)v.z + sd * xi[2]);
-            }
+            v = second_kick(c, b, i, v, b.force[i], m, step);
             b.vel[i] = v;
         }
         double vx = (double)v.x, vy = (double)v.y, vz = (double)v.z;
@@ -97,15 +110,35 @@ extern "C" __global__ void __launch_bounds__(BLOCK) integrate_second(Consts c, B
     block_sum4(ke2, px, py, pz, b.partials_kin + 4 * blockIdx.x);
 }
 
+// The end of the clock's step and the start of the next in one pass, for steps with neither
+// telemetry nor a velocity-scaling thermostat: second kick (and Langevin) of step s, then
+// the first kick and drift of step s + 1, the same arithmetic as integrate_second followed
+// by integrate_first without the kinetic sums.
+extern "C" __global__ void __launch_bounds__(BLOCK) integrate_fused(Consts c, Bufs b, int track) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= c.n) return;
+    unsigned long long step = b.clock[0];
+    real_s4 x = b.pos[i];
+    real_f4 f = b.force[i];
+    double m = b.masses[type_of(x.w)];
+    real_s4 v = second_kick(c, b, i, b.vel[i], f, m, step);
+    if (b.flags[FLAG_BLOWUP]) {
+        b.vel[i] = v;
+        return;
+    }
+    kick_drift(c, b, i, x, v, f, m, step + 1, track);
+}
+
 // One block: totals the kinetic partials, computes the thermostat's velocity factor into
 // lambda[0] (1 when none applies), and with `want` writes a telemetry record
 // [step, 2 KE, pair E, pair W, ext E, ext W, px, py, pz, unused] after the scaling.
-extern "C" __global__ void __launch_bounds__(BLOCK) finish_step(Consts c, Bufs b, int n_blocks, int record, unsigned long long step,
-                                       int want, int thermostat_on) {
+extern "C" __global__ void __launch_bounds__(BLOCK) finish_step(Consts c, Bufs b, int n_blocks, int n_ev_blocks, int want, int thermostat_on) {
     __shared__ double scratch[32];
+    unsigned long long step = b.clock[0];
+    int record = (int)b.clock[1];
     const double* kin = b.partials_kin;
     const double* ev = b.partials_ev;
-    int n_kin = n_blocks, n_ev = n_blocks;
+    int n_kin = n_blocks, n_ev = n_ev_blocks;
     double k0 = 0, k1 = 0, k2 = 0, k3 = 0;
     for (int k = threadIdx.x; k < n_kin; k += BLOCK) {
         k0 += kin[4 * k];
@@ -164,7 +197,13 @@ extern "C" __global__ void __launch_bounds__(BLOCK) finish_step(Consts c, Bufs b
         r[7] = py * l;
         r[8] = pz * l;
         r[9] = 0.0;
+        b.clock[1] = record + 1;
     }
+}
+
+// One thread: the step in progress is the next one (between integrate_first and the forces).
+extern "C" __global__ void step_tick(Consts c, Bufs b) {
+    if (threadIdx.x == 0 && blockIdx.x == 0) b.clock[0] += 1;
 }
 
 extern "C" __global__ void __launch_bounds__(BLOCK) scale_velocities(Consts c, Bufs b) {

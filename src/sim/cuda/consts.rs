@@ -60,6 +60,34 @@ pub struct Consts {
     pub tether_x: f64,
     pub tether_y: f64,
     pub tether_k: f64,
+    /// Half the box length on periodic axes, [`FAR`] on walled ones (minimum image by compares).
+    pub half_len: [f64; 3],
+    /// f32 copies of `len` and `half_len`, and of the species (0, 0) LJ coefficients
+    /// (lj1, lj2, lj3, lj4, offset, rcut_sq) and the squared list range.
+    pub len_f: [f32; 3],
+    pub half_f: [f32; 3],
+    pub lj_f: [f32; 6],
+    pub r_list_sq_f: f32,
+    /// Threads per atom in the neighbour-list force kernel (a power of two, at most 32).
+    pub tpa: i32,
+}
+
+/// `half_len` on walled axes: no difference of positions ever exceeds it.
+pub const FAR: f64 = 1e30;
+
+/// Threads sharing one atom's neighbour list: more at small N, so one wave of threads fills
+/// the GPU; `ARGON_TPA` (1, 2, 4, 8, 16 or 32) overrides it for tuning.
+pub fn threads_per_atom(n: usize) -> i32 {
+    if let Some(t) = std::env::var("ARGON_TPA").ok().and_then(|v| v.trim().parse::<i32>().ok())
+        && [1, 2, 4, 8, 16, 32].contains(&t)
+    {
+        return t;
+    }
+    let mut t = 1;
+    while t < 8 && n * t * 2 <= 160_000 {
+        t *= 2;
+    }
+    t as i32
 }
 
 /// `Consts::tether_id` when no atom is tethered.
@@ -117,6 +145,12 @@ impl Consts {
             tether_id: NO_TETHER,
             ..Consts::default()
         };
+        c.half_len = std::array::from_fn(|k| if b.periodic[k] { 0.5 * len[k] } else { FAR });
+        c.len_f = len.map(|x| x as f32);
+        c.half_f = c.half_len.map(|x| x as f32);
+        c.lj_f = [lj.lj1, lj.lj2, lj.lj3, lj.lj4, lj.offset, lj.rcut_sq].map(|x| x as f32);
+        c.r_list_sq_f = c.r_list_sq as f32;
+        c.tpa = threads_per_atom(n);
         if let Some(t) = p.tether.filter(|t| t.is_active(n)) {
             let target = t.target_in_box(b);
             c.tether_id = t.atom;
@@ -173,6 +207,9 @@ pub struct Bufs {
     pub blowup_step: u64,
     pub hist: u64,
     pub out: u64,
+    pub clock: u64,
+    pub scan_sums: u64,
+    pub pair_acc: u64,
 }
 
 // SAFETY: plain old data with the C layout the kernels expect.
@@ -194,6 +231,20 @@ pub mod flag {
 mod layout_tests {
     use super::*;
     use std::mem::offset_of;
+
+    #[test]
+    fn threads_per_atom_fill_small_systems_and_stay_one_for_large() {
+        if std::env::var("ARGON_TPA").is_ok() {
+            return;
+        }
+        assert_eq!(threads_per_atom(32_000), 4);
+        assert_eq!(threads_per_atom(10_000), 8);
+        assert_eq!(threads_per_atom(256_000), 1);
+        for n in [0, 1, 500, 40_000, 80_000, 1 << 20] {
+            let t = threads_per_atom(n);
+            assert!([1, 2, 4, 8].contains(&t), "{n}: {t}");
+        }
+    }
 
     /// Offsets gcc gives the header's `struct Consts` (x86-64; NVCC uses the same layout).
     #[test]
@@ -219,12 +270,21 @@ mod layout_tests {
             offset_of!(Consts, tether_x),
             offset_of!(Consts, tether_y),
             offset_of!(Consts, tether_k),
+            offset_of!(Consts, half_len),
+            offset_of!(Consts, len_f),
+            offset_of!(Consts, half_f),
+            offset_of!(Consts, lj_f),
+            offset_of!(Consts, r_list_sq_f),
+            offset_of!(Consts, tpa),
             std::mem::size_of::<Consts>(),
         ];
         assert_eq!(
             got,
-            [108, 112, 136, 184, 256, 328, 352, 408, 424, 428, 448, 472, 480, 520, 528, 536, 540, 544, 552, 560, 568]
+            [
+                108, 112, 136, 184, 256, 328, 352, 408, 424, 428, 448, 472, 480, 520, 528, 536, 540, 544, 552, 560,
+                568, 592, 604, 616, 640, 644, 648
+            ]
         );
-        assert_eq!(std::mem::size_of::<Bufs>(), 256);
+        assert_eq!(std::mem::size_of::<Bufs>(), 280);
     }
 }

@@ -9,12 +9,16 @@ use cudarc::driver::{CudaSlice, DevicePtr};
 
 use super::consts::{Bufs, Consts, flag};
 use super::device::Device;
+use super::graph::StepGraph;
 use super::launch::{Launcher, Module, Over};
+
+mod steps;
 use crate::analysis;
 use crate::physics::lj::{LjPair, PairCoeffs, Table};
 use crate::physics::obstacles::ObstacleField;
 use crate::physics::params::{Algorithm, Precision, SimBox, SimParams, Thermostat};
 use crate::sim::{AtomState, SimError, Snapshot, Telemetry};
+use steps::segments;
 
 /// Bytes of one real of the state and of the force arithmetic.
 pub fn real_sizes(p: Precision) -> (usize, usize) {
@@ -156,6 +160,9 @@ struct Arrays {
     records: Option<CudaSlice<u8>>,
     flags: Option<CudaSlice<u8>>,
     blowup_step: Option<CudaSlice<u8>>,
+    clock: Option<CudaSlice<u8>>,
+    scan_sums: Option<CudaSlice<u8>>,
+    pair_acc: Option<CudaSlice<u8>>,
     // Copies taken at the start of an advance, to redo it after a list overflow.
     pos_bak: Option<CudaSlice<u8>>,
     vel_bak: Option<CudaSlice<u8>>,
@@ -184,6 +191,12 @@ pub struct Engine {
     forces_valid: bool,
     records_cap: usize,
     n_blocks: usize,
+    /// Instantiated step graphs by (steps, telemetry on the last, thermostat on); emptied
+    /// whenever constants or buffers change, since graphs hold them by value.
+    graphs: std::collections::HashMap<(u64, bool, bool), StepGraph>,
+    /// False when turned off (`CudaBackend::set_step_graphs`) or after a graph could not be
+    /// built: steps are launched one kernel at a time.
+    pub use_graphs: bool,
 }
 
 fn alloc(dev: &Device, bytes: usize, what: &str) -> Result<CudaSlice<u8>, SimError> {
@@ -277,6 +290,8 @@ impl Engine {
             forces_valid: false,
             records_cap: 0,
             n_blocks: 0,
+            graphs: std::collections::HashMap::new(),
+            use_graphs: true,
         };
         e.check_memory(dev, params)?;
         e.upload_state(dev, &snap.atoms)?;
@@ -321,6 +336,7 @@ impl Engine {
         let fb: Vec<u8> = flags.iter().flat_map(|x| x.to_le_bytes()).collect();
         self.a.flags = Some(upload(dev, &fb, "uploading flags")?);
         self.a.blowup_step = Some(upload(dev, &u64::MAX.to_le_bytes(), "uploading flags")?);
+        self.a.clock = Some(alloc(dev, 16, "allocating the step clock")?);
         self.forces_valid = false;
         Ok(())
     }
@@ -384,7 +400,14 @@ impl Engine {
             self.a.cell_rank = Some(upload(dev, &rb, "uploading the cell order")?);
             self.a.cell_count = Some(alloc(dev, cs.rank.len() * 4, "allocating cells")?);
             self.a.cell_start = Some(alloc(dev, (cs.rank.len() + 1) * 4, "allocating cells")?);
+            let scan_blocks = cs.rank.len().div_ceil(super::launch::SCAN_THREADS as usize) + 1;
+            self.a.scan_sums = Some(alloc(dev, scan_blocks * 4, "allocating cells")?);
         }
+        self.a.pair_acc = if self.algorithm == Algorithm::AllPairsTiled && self.precision != Precision::Double {
+            Some(alloc(dev, n.max(1) * 32, "allocating pair force sums")?)
+        } else {
+            None
+        };
         if self.algorithm == Algorithm::Neighbors {
             let max_nbrs = initial_max_neighbours(params.list_range());
             c.max_nbrs = max_nbrs as i32;
@@ -404,7 +427,10 @@ impl Engine {
     fn set_block_arrays(&mut self, dev: &Device) -> Result<(), SimError> {
         let blocks = self.n.div_ceil(self.module.block as usize).max(1);
         if blocks != self.n_blocks || self.a.partials_ev.is_none() {
-            self.a.partials_ev = Some(alloc(dev, blocks * 32, "allocating partial sums")?);
+            // Up to 8 threads per atom in the neighbour-list force kernel; up to 8 blocks per
+            // tile and one per tile more in the symmetric all-pairs kernels.
+            let ev_blocks = self.n.div_ceil(self.module.block as usize) * 9 + 16;
+            self.a.partials_ev = Some(alloc(dev, ev_blocks * 32, "allocating partial sums")?);
             self.a.partials_kin = Some(alloc(dev, blocks * 32, "allocating partial sums")?);
             self.n_blocks = blocks;
         }
@@ -429,6 +455,7 @@ impl Engine {
     }
 
     fn refresh_bufs(&mut self, dev: &Device) {
+        self.graphs.clear();
         let a = &self.a;
         let posf = if self.precision == Precision::Mixed { ptr(dev, &a.posf) } else { ptr(dev, &a.pos) };
         self.bufs = Bufs {
@@ -464,54 +491,14 @@ impl Engine {
             blowup_step: ptr(dev, &a.blowup_step),
             hist: 0,
             out: 0,
+            clock: ptr(dev, &a.clock),
+            scan_sums: ptr(dev, &a.scan_sums),
+            pair_acc: ptr(dev, &a.pair_acc),
         };
     }
 
     fn launcher<'a>(&'a self, dev: &'a Device) -> Launcher<'a> {
         Launcher { stream: &dev.stream, module: &self.module, c: &self.consts, b: &self.bufs }
-    }
-
-    /// Queues the cell sort (every step for cells) or the gated list rebuild (neighbours).
-    fn queue_lists(&self, dev: &Device) -> Result<(), SimError> {
-        let gate = match self.algorithm {
-            Algorithm::Neighbors => flag::REBUILD,
-            Algorithm::Cells => flag::ALWAYS,
-            _ => return Ok(()),
-        };
-        let l = self.launcher(dev);
-        l.gated("cells_clear", Over::Cells, gate)?;
-        l.gated("cells_bin", Over::Atoms, gate)?;
-        l.gated("cells_scan", Over::Single, gate)?;
-        l.gated("cells_scatter", Over::Atoms, gate)?;
-        l.gated("cells_sort", Over::Cells, gate)?;
-        l.gated("permute_gather", Over::Atoms, gate)?;
-        l.gated("permute_copy", Over::Atoms, gate)?;
-        if self.algorithm == Algorithm::Neighbors {
-            l.gated("nlist_build", Over::Atoms, gate)?;
-            l.gated("rebuild_done", Over::Single, gate)?;
-        }
-        Ok(())
-    }
-
-    fn force_kernel(&self, ev: bool) -> &'static str {
-        match (self.algorithm, ev) {
-            (Algorithm::AllPairsGlobal, false) => "forces_allpairs_global_noev",
-            (Algorithm::AllPairsGlobal, true) => "forces_allpairs_global_ev",
-            (Algorithm::Cells, false) => "forces_cells_noev",
-            (Algorithm::Cells, true) => "forces_cells_ev",
-            (Algorithm::Neighbors, false) => "forces_neighbors_noev",
-            (Algorithm::Neighbors, true) => "forces_neighbors_ev",
-            (_, false) => "forces_allpairs_tiled_noev",
-            (_, true) => "forces_allpairs_tiled_ev",
-        }
-    }
-
-    /// Queues the forces: the obstacle pass when there are obstacles, then the force kernel.
-    fn launch_forces(&self, l: &Launcher, ev: bool) -> Result<(), SimError> {
-        if self.consts.has_obstacles != 0 {
-            l.plain("obstacle_pass", Over::Atoms)?;
-        }
-        l.plain(self.force_kernel(ev), Over::Atoms)
     }
 
     fn ensure_records(&mut self, dev: &Device, count: usize) -> Result<(), SimError> {
@@ -689,23 +676,10 @@ impl Engine {
         }
         let thermostat_on = matches!(params.thermostat, Thermostat::Berendsen { .. } | Thermostat::Csvr { .. });
         let mut record = 0i32;
-        for s in 1..=steps {
-            let st = step0 + s;
-            let ev = st.is_multiple_of(every);
-            self.launcher(dev).integrate_first(st, i32::from(with_list))?;
-            self.queue_lists(dev)?;
-            let l = self.launcher(dev);
-            self.launch_forces(&l, ev)?;
-            l.integrate_second(st, 1)?;
-            if thermostat_on || ev {
-                l.finish_step(self.n_blocks as i32, record, st, i32::from(ev), i32::from(thermostat_on))?;
-                if thermostat_on {
-                    l.plain("scale_velocities", Over::Atoms)?;
-                }
-            }
-            if ev {
-                record += 1;
-            }
+        self.set_clock(dev, step0)?;
+        for (k, ev_last) in segments(step0, steps, every) {
+            self.launch_steps(dev, k, ev_last, thermostat_on)?;
+            record += i32::from(ev_last);
         }
         dev.stream.synchronize().map_err(|e| {
             SimError::Device(format!(
@@ -762,11 +736,12 @@ impl Engine {
     /// Telemetry of the current state (forces recomputed with energies).
     pub fn measure(&mut self, dev: &Device, dof: f64) -> Result<Telemetry, SimError> {
         self.ensure_records(dev, 1)?;
+        self.set_clock(dev, self.step)?;
         self.queue_lists(dev)?;
         let l = self.launcher(dev);
         self.launch_forces(&l, true)?;
-        l.integrate_second(self.step, 0)?;
-        l.finish_step(self.n_blocks as i32, 0, self.step, 1, 0)?;
+        l.run(l.integrate_second_call(0))?;
+        l.run(Some(l.finish_step_call(self.n_blocks as i32, self.ev_blocks(), 1, 0)))?;
         let raw = download(dev, &self.a.records, 80, "reading telemetry")?;
         self.forces_valid = true;
         let mut t = self.records_to_telemetry(&unpack(&raw, 8), 1, dof).remove(0);

@@ -1,11 +1,13 @@
 //! Compiled kernel modules (one per precision, block size and species count, cached) and one
 //! launch function per kernel: the only place that calls `launch`. Every kernel takes the
-//! [`Consts`] and [`Bufs`] structs by value, then its own scalars.
+//! [`Consts`] and [`Bufs`] structs by value, then its own scalars. The kernels of a time step
+//! are described as [`Call`]s, which run at once or become nodes of a CUDA graph
+//! (`graph.rs`).
 
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use cudarc::driver::{CudaFunction, CudaStream, LaunchConfig, PushKernelArg};
+use cudarc::driver::{CudaFunction, CudaStream, LaunchConfig, PushKernelArg, sys};
 
 use super::consts::{Bufs, Consts};
 use super::device::Device;
@@ -62,7 +64,24 @@ pub enum Over {
     Cells,
     /// One block.
     Single,
+    /// `tpa` threads per atom (the neighbour-list force kernel).
+    Lanes,
+    /// One block of [`SCAN_THREADS`] (the cell prefix sum's top level).
+    Scan,
+    /// Blocks of [`SCAN_THREADS`] over the cells (the cell prefix sum's first pass).
+    ScanBlocks,
+    /// One warp per cell.
+    CellWarps,
+    /// The neighbour-list build: [`NB_LANES`] threads per atom when the force kernel shares
+    /// atoms among threads (small N), else one.
+    BuildLanes,
 }
+
+/// Threads per atom of the neighbour-list build at small N (`NB_LANES` in kernels/cells.cu).
+pub const NB_LANES: u32 = 8;
+
+/// Threads of the one-block cell scan (`SCAN_THREADS` in kernels/cells.cu).
+pub const SCAN_THREADS: u32 = 1024;
 
 /// Launches kernels of one module on one stream with the current constants and buffers.
 pub struct Launcher<'a> {
@@ -72,23 +91,86 @@ pub struct Launcher<'a> {
     pub b: &'a Bufs,
 }
 
+/// One kernel launch, described: function, shape and the bytes of each argument (kept in
+/// 8-byte words), to launch now ([`Call::launch`]) or to add to a graph, which copies them.
+pub struct Call {
+    pub name: &'static str,
+    pub func: sys::CUfunction,
+    pub grid: u32,
+    pub block: u32,
+    args: Vec<Vec<u64>>,
+}
+
+impl Call {
+    /// A launch of `func` (from any module) on `grid` blocks of `block` threads.
+    pub fn of(name: &'static str, func: &CudaFunction, grid: u32, block: u32) -> Call {
+        Call { name, func: func.cu_function(), grid, block, args: Vec::new() }
+    }
+
+    fn new(name: &'static str, func: &CudaFunction, cfg: LaunchConfig) -> Call {
+        Call { name, func: func.cu_function(), grid: cfg.grid_dim.0, block: cfg.block_dim.0, args: Vec::new() }
+    }
+
+    /// Appends an argument by value (any plain-old-data the kernel declares at this place).
+    pub fn arg<T: Copy>(mut self, v: &T) -> Call {
+        let bytes = std::mem::size_of::<T>();
+        let mut words = vec![0u64; bytes.div_ceil(8).max(1)];
+        // SAFETY: `words` holds at least `bytes` bytes; T is Copy plain data read bytewise.
+        unsafe { std::ptr::copy_nonoverlapping(v as *const T as *const u8, words.as_mut_ptr() as *mut u8, bytes) };
+        self.args.push(words);
+        self
+    }
+
+    /// Pointers to each argument's bytes, as cuLaunchKernel and kernel nodes take them.
+    pub fn params(&mut self) -> Vec<*mut std::ffi::c_void> {
+        self.args.iter_mut().map(|a| a.as_mut_ptr() as *mut std::ffi::c_void).collect()
+    }
+
+    /// Launches on `stream` (the context is current: the engine's stream calls bind it).
+    pub fn launch(mut self, stream: &CudaStream) -> Result<(), SimError> {
+        let mut params = self.params();
+        // SAFETY: the argument bytes match the kernel's parameter list (built by the typed
+        // methods of Launcher) and outlive the call, which copies them.
+        unsafe {
+            sys::cuLaunchKernel(
+                self.func,
+                self.grid,
+                1,
+                1,
+                self.block,
+                1,
+                1,
+                0,
+                stream.cu_stream(),
+                params.as_mut_ptr(),
+                std::ptr::null_mut(),
+            )
+        }
+        .result()
+        .map_err(err(self.name))
+    }
+}
+
 fn err(name: &str) -> impl Fn(cudarc::driver::DriverError) -> SimError + '_ {
     move |e| SimError::Device(format!("kernel {name} failed to launch: {e}"))
 }
 
 impl Launcher<'_> {
     fn config(&self, over: Over, shared: u32) -> Option<LaunchConfig> {
-        let block = self.module.block;
+        let block = if matches!(over, Over::Scan | Over::ScanBlocks) { SCAN_THREADS } else { self.module.block };
         let items = match over {
             Over::Atoms => self.c.n.max(0) as u32,
-            Over::Cells => self.c.n_cells.max(0) as u32,
-            Over::Single => 1,
+            Over::Lanes => self.c.n.max(0) as u32 * self.c.tpa.max(1) as u32,
+            Over::Cells | Over::ScanBlocks => self.c.n_cells.max(0) as u32,
+            Over::CellWarps => self.c.n_cells.max(0) as u32 * 32,
+            Over::BuildLanes => self.c.n.max(0) as u32 * if self.c.tpa > 1 { NB_LANES } else { 1 },
+            Over::Single | Over::Scan => 1,
         };
         if items == 0 {
             return None;
         }
         let grid = match over {
-            Over::Single => 1,
+            Over::Single | Over::Scan => 1,
             _ => items.div_ceil(block),
         };
         Some(LaunchConfig { grid_dim: (grid, 1, 1), block_dim: (block, 1, 1), shared_mem_bytes: shared })
@@ -98,57 +180,61 @@ impl Launcher<'_> {
         &self.module.funcs[name]
     }
 
+    /// A described launch of `name` over `over` with (Consts, Bufs) as first arguments.
+    fn call(&self, name: &'static str, over: Over) -> Option<Call> {
+        let cfg = self.config(over, 0)?;
+        Some(Call::new(name, self.func(name), cfg).arg(self.c).arg(self.b))
+    }
+
+    /// `name` on `grid` blocks of the module's block size, with (Consts, Bufs) as first arguments.
+    pub fn grid_call(&self, name: &'static str, grid: u32) -> Call {
+        Call::of(name, self.func(name), grid, self.module.block).arg(self.c).arg(self.b)
+    }
+
     /// A kernel taking only (Consts, Bufs).
-    pub fn plain(&self, name: &'static str, over: Over) -> Result<(), SimError> {
-        let Some(cfg) = self.config(over, 0) else { return Ok(()) };
-        let mut l = self.stream.launch_builder(self.func(name));
-        l.arg(self.c).arg(self.b);
-        // SAFETY: the kernel's parameters are exactly (Consts, Bufs) and every pointer in
-        // Bufs points at an allocation sized for c.n atoms and c.n_cells cells.
-        unsafe { l.launch(cfg) }.map(|_| ()).map_err(err(name))
+    pub fn plain_call(&self, name: &'static str, over: Over) -> Option<Call> {
+        self.call(name, over)
     }
 
     /// A kernel taking (Consts, Bufs, int gate): cell and list building, gated on a flag.
-    pub fn gated(&self, name: &'static str, over: Over, gate: i32) -> Result<(), SimError> {
-        let Some(cfg) = self.config(over, 0) else { return Ok(()) };
-        let mut l = self.stream.launch_builder(self.func(name));
-        l.arg(self.c).arg(self.b).arg(&gate);
-        // SAFETY: as in `plain`, plus an int.
-        unsafe { l.launch(cfg) }.map(|_| ()).map_err(err(name))
+    pub fn gated_call(&self, name: &'static str, over: Over, gate: i32) -> Option<Call> {
+        self.call(name, over).map(|c| c.arg(&gate))
     }
 
-    pub fn integrate_first(&self, step: u64, track: i32) -> Result<(), SimError> {
-        let name = "integrate_first";
-        let Some(cfg) = self.config(Over::Atoms, 0) else { return Ok(()) };
-        let mut l = self.stream.launch_builder(self.func(name));
-        l.arg(self.c).arg(self.b).arg(&step).arg(&track);
-        // SAFETY: (Consts, Bufs, unsigned long long step, int track).
-        unsafe { l.launch(cfg) }.map(|_| ()).map_err(err(name))
+    /// Kick and drift of the step after the clock's (b.clock[0] + 1); `track` tests the skin.
+    pub fn integrate_first_call(&self, track: i32) -> Option<Call> {
+        self.call("integrate_first", Over::Atoms).map(|c| c.arg(&track))
     }
 
-    pub fn integrate_second(&self, step: u64, kick: i32) -> Result<(), SimError> {
-        let name = "integrate_second";
-        let Some(cfg) = self.config(Over::Atoms, 0) else { return Ok(()) };
-        let mut l = self.stream.launch_builder(self.func(name));
-        l.arg(self.c).arg(self.b).arg(&step).arg(&kick);
-        // SAFETY: (Consts, Bufs, unsigned long long step, int kick).
-        unsafe { l.launch(cfg) }.map(|_| ()).map_err(err(name))
+    /// Second kick of the clock's step and first kick and drift of the next, in one pass.
+    pub fn integrate_fused_call(&self, track: i32) -> Option<Call> {
+        self.call("integrate_fused", Over::Atoms).map(|c| c.arg(&track))
     }
 
-    pub fn finish_step(
-        &self,
-        n_blocks: i32,
-        record: i32,
-        step: u64,
-        want: i32,
-        thermostat_on: i32,
-    ) -> Result<(), SimError> {
+    /// Second kick of the clock's step (with `kick`; else only the kinetic sums).
+    pub fn integrate_second_call(&self, kick: i32) -> Option<Call> {
+        self.call("integrate_second", Over::Atoms).map(|c| c.arg(&kick))
+    }
+
+    /// Thermostat factor and (with `want`) the telemetry record of the clock's step.
+    pub fn finish_step_call(&self, n_blocks: i32, n_ev_blocks: i32, want: i32, thermostat_on: i32) -> Call {
         let name = "finish_step";
         let cfg = LaunchConfig { grid_dim: (1, 1, 1), block_dim: (self.module.block, 1, 1), shared_mem_bytes: 0 };
-        let mut l = self.stream.launch_builder(self.func(name));
-        l.arg(self.c).arg(self.b).arg(&n_blocks).arg(&record).arg(&step).arg(&want).arg(&thermostat_on);
-        // SAFETY: (Consts, Bufs, int, int, unsigned long long, int, int); partials hold n_blocks entries.
-        unsafe { l.launch(cfg) }.map(|_| ()).map_err(err(name))
+        Call::new(name, self.func(name), cfg)
+            .arg(self.c)
+            .arg(self.b)
+            .arg(&n_blocks)
+            .arg(&n_ev_blocks)
+            .arg(&want)
+            .arg(&thermostat_on)
+    }
+
+    /// Launches a described call on this launcher's stream (nothing when there is no work).
+    pub fn run(&self, call: Option<Call>) -> Result<(), SimError> {
+        match call {
+            Some(c) => c.launch(self.stream),
+            None => Ok(()),
+        }
     }
 
     /// Pair-distance histogram over `bins` bins to `r_max` into b.hist.

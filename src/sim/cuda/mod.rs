@@ -8,6 +8,7 @@
 pub mod consts;
 pub mod device;
 mod engine;
+mod graph;
 mod launch;
 pub mod source;
 
@@ -39,6 +40,8 @@ pub struct CudaBackend {
     /// For tests: `ARGON_FAULT_GPU_AT_STEP=N` makes `advance` fail as a lost GPU would once
     /// the step count reaches N.
     fault_at: Option<u64>,
+    /// Steps as CUDA graphs (default; `ARGON_CUDA_GRAPHS=0` turns them off) or kernel by kernel.
+    step_graphs: bool,
 }
 
 fn colour_code(colour: ColourScalar) -> i32 {
@@ -68,7 +71,9 @@ impl CudaBackend {
         let module = launch::module(&dev, params.precision, params.block_size, params.species.len())?;
         let snap = Snapshot { sim_box, atoms: atoms.clone(), step: 0, time: 0.0 };
         let dof = dof_of(atoms.len(), &sim_box, &params, &field);
-        let engine = Engine::new(&dev, module, &params, &snap, field.as_deref(), dof)?;
+        let mut engine = Engine::new(&dev, module, &params, &snap, field.as_deref(), dof)?;
+        let step_graphs = std::env::var("ARGON_CUDA_GRAPHS").map(|v| v.trim() != "0").unwrap_or(true);
+        engine.use_graphs = step_graphs;
         Ok(CudaBackend {
             dev,
             engine,
@@ -78,7 +83,16 @@ impl CudaBackend {
             published: None,
             checkpoints: Default::default(),
             fault_at: std::env::var("ARGON_FAULT_GPU_AT_STEP").ok().and_then(|v| v.trim().parse().ok()),
+            step_graphs,
         })
+    }
+
+    /// Runs steps as CUDA graphs (`true`, the default) or launches every kernel from the host
+    /// (for comparison and profiling: Nsight Compute cannot profile kernels inside graphs
+    /// with conditional nodes). Both compute the same numbers.
+    pub fn set_step_graphs(&mut self, on: bool) {
+        self.step_graphs = on;
+        self.engine.use_graphs = on;
     }
 
     /// The algorithm that actually runs (Auto resolved, fallbacks applied).
@@ -97,6 +111,7 @@ impl CudaBackend {
         let module = launch::module(&self.dev, p.precision, p.block_size, p.species.len())?;
         let dof = dof_of(snap.atoms.len(), &snap.sim_box, p, &self.field);
         self.engine = Engine::new(&self.dev, module, p, snap, self.field.as_deref(), dof)?;
+        self.engine.use_graphs = self.step_graphs;
         Ok(())
     }
 }

@@ -20,9 +20,10 @@ const SOURCES: [(&str, &str); 11] = [
 ];
 
 /// Every kernel entry point, for loading and for error messages.
-pub const KERNELS: [&str; 25] = [
+pub const KERNELS: [&str; 28] = [
     "integrate_first",
     "integrate_second",
+    "integrate_fused",
     "finish_step",
     "scale_velocities",
     "forces_allpairs_global_noev",
@@ -36,7 +37,9 @@ pub const KERNELS: [&str; 25] = [
     "obstacle_pass",
     "cells_clear",
     "cells_bin",
-    "cells_scan",
+    "cells_scan_blocks",
+    "cells_scan_top",
+    "cells_scan_add",
     "cells_scatter",
     "cells_sort",
     "permute_gather",
@@ -49,7 +52,20 @@ pub const KERNELS: [&str; 25] = [
 ];
 
 /// Kernels beyond [`KERNELS`] (kept separate so the array length stays readable).
-pub const EXTRA_KERNELS: [&str; 1] = ["publish"];
+pub const EXTRA_KERNELS: [&str; 4] = ["publish", "step_tick", "allpairs_finish_noev", "allpairs_finish_ev"];
+
+/// The conditional-node kernel (`kernels/graph.cu`), compiled as a module of its own.
+pub const GRAPH_SOURCE: &str = include_str!("../../../kernels/graph.cu");
+
+/// Compiles the conditional-node kernel to PTX for `arch`.
+pub fn compile_graph_kernel(arch: (i32, i32)) -> Result<cudarc::nvrtc::Ptx, String> {
+    let opts = cudarc::nvrtc::CompileOptions {
+        options: vec![format!("--gpu-architecture=compute_{}{}", arch.0, arch.1), "--std=c++17".to_string()],
+        name: Some("argon_graph.cu".to_string()),
+        ..Default::default()
+    };
+    cudarc::nvrtc::compile_ptx_with_opts(GRAPH_SOURCE, opts).map_err(|e| format!("NVRTC (graph kernel): {e:?}"))
+}
 
 /// One translation unit: the sources with each `#include "x"` replaced by x's text, once.
 pub fn translation_unit() -> String {
@@ -144,6 +160,9 @@ mod tests {
                     panic!("{e}");
                 }
             }
+        }
+        if let Err(e) = compile_graph_kernel((9, 0)) {
+            panic!("{e}");
         }
     }
 

@@ -1,0 +1,288 @@
+//! The kernel sequence of a time step and its launch: the list rebuild, the forces, the
+//! integrator (fused across steps where nothing reads the state in between), as calls that
+//! become CUDA graphs (the rebuild inside a conditional node) or launch one by one; and the
+//! split of a run into graph-sized segments that end on telemetry steps.
+
+use super::*;
+use crate::sim::cuda::graph::{self, Builder};
+use crate::sim::cuda::launch::Call;
+
+/// Steps in one graph at most when it ends on a telemetry step, and in one plain graph.
+pub(super) const MAX_GRAPH_STEPS: u64 = 32;
+pub(super) const GRAPH_CHUNK: u64 = 16;
+/// Graphs kept at once (a few shapes recur; odd remainders are rebuilt when needed).
+pub(super) const MAX_GRAPHS: usize = 24;
+
+/// Splits steps step0 + 1 ..= step0 + steps into (length, telemetry on the last) segments:
+/// a segment ends on every telemetry step (multiples of `every`) and on no other, and is at
+/// most MAX_GRAPH_STEPS long when it ends on one, else GRAPH_CHUNK, so the same few graph
+/// shapes recur.
+pub(super) fn segments(step0: u64, steps: u64, every: u64) -> Vec<(u64, bool)> {
+    let every = every.max(1);
+    let (mut cur, end) = (step0, step0 + steps);
+    let mut out = Vec::new();
+    while cur < end {
+        let next_ev = (cur / every + 1) * every;
+        let seg = if next_ev <= end && next_ev - cur <= MAX_GRAPH_STEPS {
+            (next_ev - cur, true)
+        } else {
+            ((end - cur).min(next_ev - 1 - cur).min(GRAPH_CHUNK), false)
+        };
+        out.push(seg);
+        cur += seg.0;
+    }
+    out
+}
+
+impl Engine {
+    /// The kernels of one list rebuild, gated on the skin flag (neighbour lists) or on
+    /// always (the cell list's sort); none for all pairs.
+    fn list_calls(&self, l: &Launcher) -> Vec<Call> {
+        let gate = match self.algorithm {
+            Algorithm::Neighbors => flag::REBUILD,
+            Algorithm::Cells => flag::ALWAYS,
+            _ => return Vec::new(),
+        };
+        let mut calls = vec![
+            l.gated_call("cells_clear", Over::Cells, gate),
+            l.gated_call("cells_bin", Over::Atoms, gate),
+            l.gated_call("cells_scan_blocks", Over::ScanBlocks, gate),
+            l.gated_call("cells_scan_top", Over::Scan, gate),
+            l.gated_call("cells_scan_add", Over::Cells, gate),
+            l.gated_call("cells_scatter", Over::Atoms, gate),
+            l.gated_call("cells_sort", Over::CellWarps, gate),
+            l.gated_call("permute_gather", Over::Atoms, gate),
+            l.gated_call("permute_copy", Over::Atoms, gate),
+        ];
+        if self.algorithm == Algorithm::Neighbors {
+            calls.push(l.gated_call("nlist_build", Over::BuildLanes, gate));
+            calls.push(l.gated_call("rebuild_done", Over::Single, gate));
+        }
+        calls.into_iter().flatten().collect()
+    }
+
+    /// Queues the cell sort (every step for cells) or the gated list rebuild (neighbours).
+    pub(super) fn queue_lists(&self, dev: &Device) -> Result<(), SimError> {
+        dev.ctx.bind_to_thread().map_err(dev_err("binding the CUDA context"))?;
+        let l = self.launcher(dev);
+        for c in self.list_calls(&l) {
+            c.launch(&dev.stream)?;
+        }
+        Ok(())
+    }
+
+    /// The forces: the obstacle pass when there are obstacles, then the force kernel.
+    fn force_calls(&self, l: &Launcher, ev: bool) -> Vec<Call> {
+        let mut calls = Vec::new();
+        if self.consts.has_obstacles != 0 {
+            calls.extend(l.plain_call("obstacle_pass", Over::Atoms));
+        }
+        if let Some((tiles, segs)) = self.symmetric_tiles() {
+            let segs32 = segs as i32;
+            calls.push(l.grid_call(self.force_kernel(ev), (tiles * segs) as u32).arg(&segs32));
+            let part0 = (tiles * segs) as i32;
+            let finish = if ev { "allpairs_finish_ev" } else { "allpairs_finish_noev" };
+            calls.extend(l.plain_call(finish, Over::Atoms).map(|c| c.arg(&part0)));
+            return calls;
+        }
+        let over = if self.algorithm == Algorithm::Neighbors { Over::Lanes } else { Over::Atoms };
+        let call = l.plain_call(self.force_kernel(ev), over);
+        let tiled = self.algorithm == Algorithm::AllPairsTiled;
+        calls.extend(call.map(|c| if tiled { c.arg(&1i32) } else { c }));
+        calls
+    }
+
+    /// One time step: kick and drift (unless the previous step's fused pass did it), the
+    /// step clock (with the rebuild's IF node when `cond`), the list rebuild, the forces,
+    /// then the second kick: fused with the next step's first half when `fuse_next`, else
+    /// with the thermostat and telemetry kernels it needs.
+    #[allow(clippy::too_many_arguments)]
+    fn add_step(
+        &self,
+        l: &Launcher,
+        out: &mut Builder<'_>,
+        cond: Option<&cudarc::driver::CudaFunction>,
+        ctx: cudarc::driver::sys::CUcontext,
+        first: bool,
+        ev: bool,
+        thermostat_on: bool,
+        fuse_next: bool,
+    ) -> Result<(), SimError> {
+        let track = i32::from(self.algorithm == Algorithm::Neighbors);
+        if first {
+            out.add(l.integrate_first_call(track))?;
+        }
+        let rebuild = self.list_calls(l);
+        match cond {
+            Some(f) if !rebuild.is_empty() => {
+                let h = out.condition(ctx)?;
+                out.add(Some(Call::of("step_begin_if", f, 1, 32).arg(&self.bufs.clock).arg(&self.bufs.flags).arg(&h)))?;
+                let mut body = out.if_node(ctx, h)?;
+                for c in rebuild {
+                    body.add(Some(c))?;
+                }
+            }
+            _ => {
+                out.add(l.plain_call("step_tick", Over::Single))?;
+                for c in rebuild {
+                    out.add(Some(c))?;
+                }
+            }
+        }
+        for c in self.force_calls(l, ev) {
+            out.add(Some(c))?;
+        }
+        if fuse_next {
+            return out.add(l.integrate_fused_call(track));
+        }
+        out.add(l.integrate_second_call(1))?;
+        if thermostat_on || ev {
+            let finish =
+                l.finish_step_call(self.n_blocks as i32, self.ev_blocks(), i32::from(ev), i32::from(thermostat_on));
+            out.add(Some(finish))?;
+            if thermostat_on {
+                out.add(l.plain_call("scale_velocities", Over::Atoms))?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Adds (or, with no graph, launches) `steps` steps, telemetry on the last with `ev_last`.
+    fn add_steps(
+        &self,
+        dev: &Device,
+        out: &mut Builder<'_>,
+        steps: u64,
+        ev_last: bool,
+        thermostat_on: bool,
+    ) -> Result<(), SimError> {
+        let l = self.launcher(dev);
+        let cond = if self.algorithm == Algorithm::Neighbors && out.is_graph() {
+            graph::conditional_kernel(dev)
+        } else {
+            None
+        };
+        let ctx = dev.ctx.cu_ctx();
+        let mut first = true;
+        for s in 0..steps {
+            let ev = ev_last && s + 1 == steps;
+            let fuse_next = !ev && !thermostat_on && s + 1 < steps;
+            self.add_step(&l, out, cond.as_deref(), ctx, first, ev, thermostat_on, fuse_next)?;
+            first = !fuse_next;
+        }
+        Ok(())
+    }
+
+    /// Launches `steps` steps (telemetry on the last with `ev_last`): one graph launch, or
+    /// kernel by kernel when graphs are off or cannot be built.
+    pub(super) fn launch_steps(
+        &mut self,
+        dev: &Device,
+        steps: u64,
+        ev_last: bool,
+        thermostat_on: bool,
+    ) -> Result<(), SimError> {
+        let key = (steps, ev_last, thermostat_on);
+        if self.use_graphs && !self.graphs.contains_key(&key) {
+            let built = Builder::new().and_then(|mut g| {
+                self.add_steps(dev, &mut g, steps, ev_last, thermostat_on)?;
+                g.instantiate()
+            });
+            match built {
+                Ok(g) => {
+                    if self.graphs.len() >= MAX_GRAPHS {
+                        self.graphs.clear();
+                    }
+                    self.graphs.insert(key, g);
+                }
+                Err(_) => self.use_graphs = false,
+            }
+        }
+        if let Some(g) = self.graphs.get(&key) {
+            return g.launch(&dev.stream);
+        }
+        self.add_steps(dev, &mut Builder::direct(&dev.stream), steps, ev_last, thermostat_on)
+    }
+
+    /// Sets the device step clock to `step` with no records written.
+    pub(super) fn set_clock(&mut self, dev: &Device, step: u64) -> Result<(), SimError> {
+        dev.ctx.bind_to_thread().map_err(dev_err("binding the CUDA context"))?;
+        if let Some(c) = self.a.clock.as_mut() {
+            let words: Vec<u8> = [step, 0u64].iter().flat_map(|x| x.to_le_bytes()).collect();
+            dev.stream.memcpy_htod(&words[..], c).map_err(dev_err("setting the step clock"))?;
+        }
+        Ok(())
+    }
+
+    /// Blocks of the force kernels (each leaves one energy/virial partial).
+    pub(super) fn ev_blocks(&self) -> i32 {
+        let block = self.module.block as usize;
+        if let Some((tiles, segs)) = self.symmetric_tiles() {
+            return (tiles * segs + self.n.div_ceil(block)).max(1) as i32;
+        }
+        let tpa = if self.algorithm == Algorithm::Neighbors { self.consts.tpa.max(1) as usize } else { 1 };
+        (self.n * tpa).div_ceil(block).max(1) as i32
+    }
+
+    /// (atom tiles, blocks per tile) of the symmetric all-pairs kernel (f32 only): enough
+    /// blocks to fill the GPU at small N.
+    fn symmetric_tiles(&self) -> Option<(usize, usize)> {
+        if self.algorithm != Algorithm::AllPairsTiled || self.precision == Precision::Double || self.n == 0 {
+            return None;
+        }
+        let tiles = self.n.div_ceil(self.module.block as usize);
+        Some((tiles, (2048 / tiles).clamp(1, 8)))
+    }
+
+    pub(super) fn force_kernel(&self, ev: bool) -> &'static str {
+        match (self.algorithm, ev) {
+            (Algorithm::AllPairsGlobal, false) => "forces_allpairs_global_noev",
+            (Algorithm::AllPairsGlobal, true) => "forces_allpairs_global_ev",
+            (Algorithm::Cells, false) => "forces_cells_noev",
+            (Algorithm::Cells, true) => "forces_cells_ev",
+            (Algorithm::Neighbors, false) => "forces_neighbors_noev",
+            (Algorithm::Neighbors, true) => "forces_neighbors_ev",
+            (_, false) => "forces_allpairs_tiled_noev",
+            (_, true) => "forces_allpairs_tiled_ev",
+        }
+    }
+
+    /// Launches the forces now.
+    pub(super) fn launch_forces(&self, l: &Launcher, ev: bool) -> Result<(), SimError> {
+        for c in self.force_calls(l, ev) {
+            l.run(Some(c))?;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn segments_end_exactly_on_telemetry_steps_and_cover_every_step() {
+        for (step0, steps, every) in
+            [(0, 200, 200), (20, 200, 200), (7, 1000, 10), (3, 5, 1), (0, 31, 64), (99, 1, 100)]
+        {
+            let segs = segments(step0, steps, every);
+            assert_eq!(segs.iter().map(|s| s.0).sum::<u64>(), steps, "{step0} {steps} {every}");
+            let mut at = step0;
+            for &(k, ev) in &segs {
+                assert!((1..=MAX_GRAPH_STEPS).contains(&k));
+                // Telemetry steps inside a segment: only its last step, exactly when flagged.
+                for st in at + 1..at + k {
+                    assert!(st % every != 0, "step {st} of a segment from {at} is a telemetry step");
+                }
+                assert_eq!((at + k) % every == 0, ev, "segment from {at} of {k} steps");
+                if !ev {
+                    assert!(k <= GRAPH_CHUNK);
+                }
+                at += k;
+            }
+        }
+        // A long run repeats a handful of shapes (graphs are cached by shape).
+        let shapes: std::collections::HashSet<_> = segments(20, 100_000, 200).into_iter().collect();
+        assert!(shapes.len() <= 4, "{shapes:?}");
+    }
+}
