@@ -29,11 +29,10 @@ extern "C" __global__ void __launch_bounds__(BLOCK) cells_bin(Consts c, Bufs b, 
 // scans the totals, and every cell adds its block's offset.
 #define SCAN_THREADS 1024
 
-extern "C" __global__ void __launch_bounds__(SCAN_THREADS) cells_scan_blocks(Consts c, Bufs b, int gate) {
-    if (!b.flags[gate]) return;
+// Exclusive scan of v over a block of SCAN_THREADS threads (warp shuffles, then the warps'
+// totals); every thread gets the block's total too. Contains __syncthreads: call from all.
+__device__ __forceinline__ int block_exclusive_scan(int v, int& total) {
     __shared__ int offs[32];
-    int k = blockIdx.x * SCAN_THREADS + threadIdx.x;
-    int v = k < c.n_cells ? b.cell_count[k] : 0;
     int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     int incl = v;
     #pragma unroll
@@ -41,60 +40,40 @@ extern "C" __global__ void __launch_bounds__(SCAN_THREADS) cells_scan_blocks(Con
         int u = __shfl_up_sync(0xffffffffu, incl, off);
         if (lane >= off) incl += u;
     }
+    __syncthreads();
     if (lane == 31) offs[warp] = incl;
     __syncthreads();
-    if (warp == 0) {
-        int w = offs[lane];
-        int wi = w;
-        #pragma unroll
-        for (int off = 1; off < 32; off <<= 1) {
-            int u = __shfl_up_sync(0xffffffffu, wi, off);
-            if (lane >= off) wi += u;
-        }
-        offs[lane] = wi - w;
-        if (lane == 31) b.scan_sums[blockIdx.x] = wi;
+    int w = offs[lane], wi = w;
+    #pragma unroll
+    for (int off = 1; off < 32; off <<= 1) {
+        int u = __shfl_up_sync(0xffffffffu, wi, off);
+        if (lane >= off) wi += u;
     }
-    __syncthreads();
-    if (k < c.n_cells) b.cell_start[k] = offs[warp] + incl - v;
+    total = __shfl_sync(0xffffffffu, wi, 31);
+    int before = __shfl_sync(0xffffffffu, wi - w, warp);
+    return before + incl - v;
+}
+
+extern "C" __global__ void __launch_bounds__(SCAN_THREADS) cells_scan_blocks(Consts c, Bufs b, int gate) {
+    if (!b.flags[gate]) return;
+    int k = blockIdx.x * SCAN_THREADS + threadIdx.x;
+    int total;
+    int ex = block_exclusive_scan(k < c.n_cells ? b.cell_count[k] : 0, total);
+    if (k < c.n_cells) b.cell_start[k] = ex;
+    if (threadIdx.x == 0) b.scan_sums[blockIdx.x] = total;
 }
 
 // One block: exclusive scan of the block totals in place; cell_start[n_cells] = the total.
 extern "C" __global__ void __launch_bounds__(SCAN_THREADS) cells_scan_top(Consts c, Bufs b, int gate) {
     if (!b.flags[gate]) return;
-    __shared__ int offs[32];
-    __shared__ int carry;
     int blocks = (c.n_cells + SCAN_THREADS - 1) / SCAN_THREADS;
-    int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-    if (threadIdx.x == 0) carry = 0;
-    __syncthreads();
+    int carry = 0;
     for (int base = 0; base < blocks; base += SCAN_THREADS) {
         int k = base + threadIdx.x;
-        int v = k < blocks ? b.scan_sums[k] : 0;
-        int incl = v;
-        #pragma unroll
-        for (int off = 1; off < 32; off <<= 1) {
-            int u = __shfl_up_sync(0xffffffffu, incl, off);
-            if (lane >= off) incl += u;
-        }
-        if (lane == 31) offs[warp] = incl;
-        __syncthreads();
-        int tot = 0;
-        if (warp == 0) {
-            int w = offs[lane];
-            int wi = w;
-            #pragma unroll
-            for (int off = 1; off < 32; off <<= 1) {
-                int u = __shfl_up_sync(0xffffffffu, wi, off);
-                if (lane >= off) wi += u;
-            }
-            offs[lane] = wi - w;
-            tot = __shfl_sync(0xffffffffu, wi, 31);
-        }
-        __syncthreads();
-        if (k < blocks) b.scan_sums[k] = carry + offs[warp] + incl - v;
-        __syncthreads();
-        if (threadIdx.x == 0) carry += tot;
-        __syncthreads();
+        int total;
+        int ex = block_exclusive_scan(k < blocks ? b.scan_sums[k] : 0, total);
+        if (k < blocks) b.scan_sums[k] = carry + ex;
+        carry += total;
     }
     if (threadIdx.x == 0) b.cell_start[c.n_cells] = carry;
 }
