@@ -1,7 +1,8 @@
 //! Hand-vectorised AVX-512 versions of the two hottest CPU loops, for one species:
 //! the half-neighbour-list force loop (8 f64 or 16 f32 neighbours per vector: gathered
 //! positions, masked LJ, reactions transposed and added back per neighbour) and the
-//! neighbour-list candidate scan (gathered positions, compress-store of the hits).
+//! neighbour-list candidate scan (positions as structure of arrays, periodic images per
+//! span instead of a minimum image per pair, compress-store of the hits).
 //!
 //! Same arithmetic as `kernels::half_list` and the generic build (division, not reciprocal
 //! approximations), so results agree with the portable loops to round-off. Callers check
@@ -11,15 +12,25 @@
 
 use std::arch::x86_64::*;
 
+use super::cells::Span;
 use super::kernels::MinImage;
 use crate::physics::lj::LjPair;
 
 const ROUND: i32 = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
 
+/// Entry `k` of a block of neighbour indices, read as a scalar: volatile keeps the compiler
+/// from loading the block as one vector and extracting each lane, which costs more shuffles
+/// (on the port the transposes need) than the scalar loads themselves.
+#[inline(always)]
+unsafe fn index<const N: usize>(js: &[u32; N], k: usize) -> usize {
+    debug_assert!(k < N);
+    std::ptr::read_volatile(js.as_ptr().add(k)) as usize
+}
+
 /// x, y, z of the 8 f64 rows at `rows[k]` (each `[x, y, z, w]`), transposed into vectors.
 #[inline(always)]
 unsafe fn load8_xyz(base: *const f64, rows: &[u32; 8]) -> (__m512d, __m512d, __m512d) {
-    let row = |k: usize| base.add(*rows.get_unchecked(k) as usize * 4);
+    let row = |k: usize| base.add(index(rows, k) * 4);
     let pair = |a: usize, b: usize| {
         _mm512_insertf64x4::<1>(_mm512_castpd256_pd512(_mm256_loadu_pd(row(a))), _mm256_loadu_pd(row(b)))
     };
@@ -42,7 +53,7 @@ unsafe fn transpose8(a0: __m512d, a1: __m512d, a2: __m512d, a3: __m512d) -> (__m
 /// x, y, z of the 16 f32 rows at `rows[k]`, transposed into vectors (row order).
 #[inline(always)]
 unsafe fn load16_xyz(base: *const f32, rows: &[u32; 16]) -> (__m512, __m512, __m512) {
-    let row = |k: usize| _mm_loadu_ps(base.add(*rows.get_unchecked(k) as usize * 4));
+    let row = |k: usize| _mm_loadu_ps(base.add(index(rows, k) * 4));
     let quad = |a: usize| {
         let v = _mm512_castps128_ps512(row(a));
         let v = _mm512_insertf32x4::<1>(v, row(a + 4));
@@ -142,9 +153,9 @@ pub unsafe fn half_rows_f64<const EV: bool>(
             ];
             let lanes = [(0, 2), (1, 3), (4, 6), (5, 7)];
             for (r, &(a, b)) in rows.iter().zip(lanes.iter()) {
-                let pa = fbase.add(*js.get_unchecked(a) as usize * 4);
+                let pa = fbase.add(index(js, a) * 4);
                 _mm256_storeu_pd(pa, _mm256_sub_pd(_mm256_loadu_pd(pa), _mm512_castpd512_pd256(*r)));
-                let pb = fbase.add(*js.get_unchecked(b) as usize * 4);
+                let pb = fbase.add(index(js, b) * 4);
                 _mm256_storeu_pd(pb, _mm256_sub_pd(_mm256_loadu_pd(pb), _mm512_extractf64x4_pd::<1>(*r)));
             }
             k += 8;
@@ -239,7 +250,8 @@ pub unsafe fn half_rows_f32<const EV: bool>(
                 _mm512_castpd_ps(_mm512_unpacklo_pd(t1, t3)), // 2, 6, 10, 14
                 _mm512_castpd_ps(_mm512_unpackhi_pd(t1, t3)), // 3, 7, 11, 15
             ];
-            let quarters = if valid == 0xffff { 4 } else { 2 };
+            // All 16 lanes, even when only 8 are the list's (no branch to mispredict): the
+            // others hold zeros for entries of the next list or the storage's padding.
             for (r, row) in rows.iter().enumerate() {
                 let parts = [
                     _mm512_castps512_ps128(*row),
@@ -247,8 +259,8 @@ pub unsafe fn half_rows_f32<const EV: bool>(
                     _mm512_extractf32x4_ps::<2>(*row),
                     _mm512_extractf32x4_ps::<3>(*row),
                 ];
-                for (q, part) in parts.iter().enumerate().take(quarters) {
-                    let p = fbase.add(*js.get_unchecked(r + 4 * q) as usize * 4);
+                for (q, part) in parts.iter().enumerate() {
+                    let p = fbase.add(index(js, r + 4 * q) * 4);
                     _mm_storeu_ps(p, _mm_sub_ps(_mm_loadu_ps(p), *part));
                 }
             }
@@ -266,47 +278,38 @@ pub unsafe fn half_rows_f32<const EV: bool>(
     (e_sum, w_sum)
 }
 
-/// Appends to `out` every j in the `ranges` whose minimum-image distance to `pi` is below
-/// `range_sq` (f64 positions, 8 candidates per vector).
+/// Appends to `out` every j in the `spans` whose distance to `pi` is below `range_sq`, each
+/// span's atoms seen in its periodic image (`len` the box lengths), from positions stored
+/// as structure of arrays (f64, 8 candidates per vector).
 ///
 /// # Safety
-/// AVX-512F/VL must be available and every range must lie within `pos`.
+/// AVX-512F/VL must be available and every span must lie within `x`, `y` and `z`.
 #[target_feature(enable = "avx512f,avx512vl,avx2,fma")]
-pub unsafe fn scan_f64(
-    pi: [f64; 4],
-    ranges: &[std::ops::Range<usize>],
-    pos: &[[f64; 4]],
+pub unsafe fn scan_soa_f64(
+    pi: [f64; 3],
+    spans: &[Span],
+    [x, y, z]: [&[f64]; 3],
+    len: [f64; 3],
     range_sq: f64,
-    img: &MinImage<f64>,
     out: &mut Vec<u32>,
 ) {
-    out.reserve(ranges.iter().map(|r| r.len() + 8).sum());
-    let base = pos.as_ptr() as *const f64;
+    out.reserve(spans.iter().map(|s| s.slots.len() + 8).sum());
     let (xi, yi, zi) = (_mm512_set1_pd(pi[0]), _mm512_set1_pd(pi[1]), _mm512_set1_pd(pi[2]));
-    let len = [_mm512_set1_pd(img.len[0]), _mm512_set1_pd(img.len[1]), _mm512_set1_pd(img.len[2])];
-    let inv = [_mm512_set1_pd(img.inv[0]), _mm512_set1_pd(img.inv[1]), _mm512_set1_pd(img.inv[2])];
     let r2 = _mm512_set1_pd(range_sq);
-    // Rows are loaded as (0|4, 1|5, 2|6, 3|7), which `transpose8` returns in row order.
     let iota = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
     let mut n = out.len();
     let dst = out.as_mut_ptr() as *mut i32;
-    for js in ranges {
-        let mut j = js.start;
-        while j < js.end {
-            let left = js.end - j;
+    for s in spans {
+        let shift = |k: usize| _mm512_set1_pd(len[k] * s.image[k] as f64);
+        let (sx, sy, sz) = (shift(0), shift(1), shift(2));
+        let mut j = s.slots.start;
+        while j < s.slots.end {
+            let left = s.slots.end - j;
             let valid: u8 = if left >= 8 { 0xff } else { (1u8 << left) - 1 };
             let idx = _mm256_add_epi32(_mm256_set1_epi32(j as i32), iota);
-            let row = |k: usize| {
-                if k < left { _mm256_loadu_pd(base.add((j + k) * 4)) } else { _mm256_setzero_pd() }
-            };
-            let pair = |a: usize| _mm512_insertf64x4::<1>(_mm512_castpd256_pd512(row(a)), row(a + 4));
-            let (xj, yj, zj) = transpose8(pair(0), pair(1), pair(2), pair(3));
-            let mut dx = _mm512_sub_pd(xi, xj);
-            let mut dy = _mm512_sub_pd(yi, yj);
-            let mut dz = _mm512_sub_pd(zi, zj);
-            dx = _mm512_fnmadd_pd(len[0], _mm512_roundscale_pd::<ROUND>(_mm512_mul_pd(dx, inv[0])), dx);
-            dy = _mm512_fnmadd_pd(len[1], _mm512_roundscale_pd::<ROUND>(_mm512_mul_pd(dy, inv[1])), dy);
-            dz = _mm512_fnmadd_pd(len[2], _mm512_roundscale_pd::<ROUND>(_mm512_mul_pd(dz, inv[2])), dz);
+            let dx = _mm512_sub_pd(_mm512_sub_pd(xi, _mm512_maskz_loadu_pd(valid, x.as_ptr().add(j))), sx);
+            let dy = _mm512_sub_pd(_mm512_sub_pd(yi, _mm512_maskz_loadu_pd(valid, y.as_ptr().add(j))), sy);
+            let dz = _mm512_sub_pd(_mm512_sub_pd(zi, _mm512_maskz_loadu_pd(valid, z.as_ptr().add(j))), sz);
             let rsq = _mm512_add_pd(_mm512_add_pd(_mm512_mul_pd(dx, dx), _mm512_mul_pd(dy, dy)), _mm512_mul_pd(dz, dz));
             let hit = _mm512_mask_cmp_pd_mask::<_CMP_LT_OQ>(valid, rsq, r2);
             _mm256_mask_compressstoreu_epi32(dst.add(n), hit, idx);
@@ -317,51 +320,43 @@ pub unsafe fn scan_f64(
     out.set_len(n);
 }
 
-/// As [`scan_f64`] for f32 positions, 16 candidates per vector.
+/// As [`scan_soa_f64`] for f32 positions, 16 candidates per vector. Hits within a block of
+/// 16 are appended in the order j + 0, 4, 8, 12, 1, 5, ... (the order of the original
+/// transposing loads, kept so that lists, and hence force sums, stay the same).
 ///
 /// # Safety
-/// AVX-512F/VL must be available and every range must lie within `pos`.
+/// AVX-512F/VL must be available and every span must lie within `x`, `y` and `z`.
 #[target_feature(enable = "avx512f,avx512vl,avx2,fma")]
-pub unsafe fn scan_f32(
-    pi: [f32; 4],
-    ranges: &[std::ops::Range<usize>],
-    pos: &[[f32; 4]],
+pub unsafe fn scan_soa_f32(
+    pi: [f32; 3],
+    spans: &[Span],
+    [x, y, z]: [&[f32]; 3],
+    len: [f32; 3],
     range_sq: f32,
-    img: &MinImage<f32>,
     out: &mut Vec<u32>,
 ) {
-    out.reserve(ranges.iter().map(|r| r.len() + 16).sum());
-    let base = pos.as_ptr() as *const f32;
+    out.reserve(spans.iter().map(|s| s.slots.len() + 16).sum());
     let (xi, yi, zi) = (_mm512_set1_ps(pi[0]), _mm512_set1_ps(pi[1]), _mm512_set1_ps(pi[2]));
-    let len = [_mm512_set1_ps(img.len[0]), _mm512_set1_ps(img.len[1]), _mm512_set1_ps(img.len[2])];
-    let inv = [_mm512_set1_ps(img.inv[0]), _mm512_set1_ps(img.inv[1]), _mm512_set1_ps(img.inv[2])];
     let r2 = _mm512_set1_ps(range_sq);
-    // Vector k holds rows 4k..4k+3; after `transpose16` lane order is 0,4,8,12,1,5,9,13,...
     let order = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
     let mut n = out.len();
     let dst = out.as_mut_ptr() as *mut i32;
-    for js in ranges {
-        let mut j = js.start;
-        while j < js.end {
-            let left = js.end - j;
-            let idx = _mm512_add_epi32(_mm512_set1_epi32(j as i32), order);
-            let quad = |q: usize| {
-                let rows = left.saturating_sub(4 * q).min(4);
-                let m: u16 = if rows == 4 { 0xffff } else { (1u16 << (4 * rows)) - 1 };
-                _mm512_maskz_loadu_ps(m, base.add((j + 4 * q) * 4))
-            };
-            let (xj, yj, zj) = transpose16(quad(0), quad(1), quad(2), quad(3));
-            // Lane l of the transposed vectors is row (l % 4) * 4 + l / 4.
-            let lane_row = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
-            let valid: u16 = _mm512_cmplt_epi32_mask(lane_row, _mm512_set1_epi32(left.min(16) as i32));
-            let mut dx = _mm512_sub_ps(xi, xj);
-            let mut dy = _mm512_sub_ps(yi, yj);
-            let mut dz = _mm512_sub_ps(zi, zj);
-            dx = _mm512_fnmadd_ps(len[0], _mm512_roundscale_ps::<ROUND>(_mm512_mul_ps(dx, inv[0])), dx);
-            dy = _mm512_fnmadd_ps(len[1], _mm512_roundscale_ps::<ROUND>(_mm512_mul_ps(dy, inv[1])), dy);
-            dz = _mm512_fnmadd_ps(len[2], _mm512_roundscale_ps::<ROUND>(_mm512_mul_ps(dz, inv[2])), dz);
+    for s in spans {
+        let shift = |k: usize| _mm512_set1_ps(len[k] * s.image[k] as f32);
+        let (sx, sy, sz) = (shift(0), shift(1), shift(2));
+        let mut j = s.slots.start;
+        while j < s.slots.end {
+            let left = s.slots.end - j;
+            let valid: u16 = if left >= 16 { 0xffff } else { (1u16 << left) - 1 };
+            let dx = _mm512_sub_ps(_mm512_sub_ps(xi, _mm512_maskz_loadu_ps(valid, x.as_ptr().add(j))), sx);
+            let dy = _mm512_sub_ps(_mm512_sub_ps(yi, _mm512_maskz_loadu_ps(valid, y.as_ptr().add(j))), sy);
+            let dz = _mm512_sub_ps(_mm512_sub_ps(zi, _mm512_maskz_loadu_ps(valid, z.as_ptr().add(j))), sz);
             let rsq = _mm512_add_ps(_mm512_add_ps(_mm512_mul_ps(dx, dx), _mm512_mul_ps(dy, dy)), _mm512_mul_ps(dz, dz));
-            let hit = _mm512_mask_cmp_ps_mask::<_CMP_LT_OQ>(valid, rsq, r2);
+            // Compare in the stored order: lane l tests candidate order[l].
+            let rsq = _mm512_permutexvar_ps(order, rsq);
+            let in_list = _mm512_cmplt_epi32_mask(order, _mm512_set1_epi32(left.min(16) as i32));
+            let hit = _mm512_mask_cmp_ps_mask::<_CMP_LT_OQ>(in_list, rsq, r2);
+            let idx = _mm512_add_epi32(_mm512_set1_epi32(j as i32), order);
             _mm512_mask_compressstoreu_epi32(dst.add(n), hit, idx);
             n += hit.count_ones() as usize;
             j += 16;

@@ -10,6 +10,14 @@ use crate::physics::real::Real;
 /// The most cells a grid may have; larger boxes get larger cells.
 const MAX_CELLS: usize = 1 << 23;
 
+/// A run of atom slots of neighbouring cells and the periodic image they are seen in (see
+/// [`CellGrid::forward_spans`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Span {
+    pub slots: std::ops::Range<usize>,
+    pub image: [i8; 3],
+}
+
 #[derive(Clone, Debug)]
 pub struct CellGrid {
     pub dims: [usize; 3],
@@ -163,6 +171,61 @@ impl CellGrid {
         }
     }
 
+    /// The ranges of `row_ranges(c, true, ..)`, in the same order, each with the periodic
+    /// image its atoms are seen in from cell `c`: per axis -1, 0 or 1, the number of box
+    /// lengths to subtract from `x_i - x_j` (what the minimum image would pick for any
+    /// partner within the grid's range). Appends to `out`.
+    pub fn forward_spans(&self, c: [usize; 3], out: &mut Vec<Span>) {
+        let r = self.reach as i64;
+        let n = self.dims.map(|d| d as i64);
+        let wrap = |v: i64, k: usize| -> Option<(i64, i8)> {
+            if (0..n[k]).contains(&v) {
+                Some((v, 0))
+            } else if self.periodic[k] {
+                Some((v.rem_euclid(n[k]), v.div_euclid(n[k]) as i8))
+            } else {
+                None
+            }
+        };
+        let (x, y, z) = (c[0] as i64, c[1] as i64, c[2] as i64);
+        for dz in 0..=r {
+            for dy in -r..=r {
+                if dz == 0 && dy < 0 {
+                    continue;
+                }
+                let (Some((yy, ky)), Some((zz, kz))) = (wrap(y + dy, 1), wrap(z + dz, 2)) else {
+                    continue;
+                };
+                let row = ((zz * n[1] + yy) * n[0]) as usize;
+                let (x0, x1) = if (dz, dy) == (0, 0) { (x + 1, x + r) } else { (x - r, x + r) };
+                let mut push = |a: i64, b: i64, kx: i8| {
+                    let slots = self.start[row + a as usize] as usize..self.start[row + b as usize + 1] as usize;
+                    if !slots.is_empty() {
+                        out.push(Span { slots, image: [kx, ky, kz] });
+                    }
+                };
+                if x0 >= 0 && x1 < n[0] {
+                    push(x0, x1, 0);
+                    continue;
+                }
+                // Near an x face: split where a periodic x wraps, clip on a walled one.
+                let mut a = x0;
+                while a <= x1 {
+                    let Some((ca, ka)) = wrap(a, 0) else {
+                        a += 1;
+                        continue;
+                    };
+                    let mut b = a;
+                    while b < x1 && wrap(b + 1, 0).is_some_and(|(cb, kb)| kb == ka && cb == ca + (b + 1 - a)) {
+                        b += 1;
+                    }
+                    push(ca, ca + (b - a), ka);
+                    a = b + 1;
+                }
+            }
+        }
+    }
+
     /// Coordinates of cell index `i`.
     #[inline]
     pub fn coords_of(&self, i: usize) -> [usize; 3] {
@@ -234,6 +297,43 @@ mod tests {
                 for b2 in a + 1..g.n_cells() {
                     let want = near(a, b2) as i32;
                     assert_eq!(seen.get(&(a, b2)).copied().unwrap_or(0), want, "cells {a} {b2}");
+                }
+            }
+        }
+    }
+
+    /// The spans are the forward rows, and their images are the minimum images.
+    #[test]
+    fn forward_spans_match_rows_with_images() {
+        for (size, periodic, reach) in [
+            ([14.0, 10.0, 7.0], [true, true, true], 2),
+            ([9.0, 9.0, 9.0], [true, false, true], 1),
+            ([12.0, 7.0, 11.0], [false, true, false], 2),
+            ([5.0, 6.0, 7.0], [true, true, true], 2),
+        ] {
+            let b = SimBox::new(size, periodic);
+            let Some(mut g) = CellGrid::new(&b, 2.5, reach).or_else(|| CellGrid::new(&b, 1.0, reach)) else {
+                continue;
+            };
+            let pos: Vec<[f64; 3]> = (0..g.n_cells())
+                .map(|i| {
+                    let c = g.coords_of(i);
+                    std::array::from_fn(|k| (c[k] as f64 + 0.5) / g.inv_cell[k])
+                })
+                .collect();
+            g.bin(&pos);
+            let len = b.length();
+            for c in 0..g.n_cells() {
+                let (mut rows, mut spans) = (Vec::new(), Vec::new());
+                g.row_ranges(g.coords_of(c), true, &mut rows);
+                g.forward_spans(g.coords_of(c), &mut spans);
+                assert_eq!(rows, spans.iter().map(|s| s.slots.clone()).collect::<Vec<_>>(), "cell {c}");
+                for s in &spans {
+                    for j in s.slots.clone() {
+                        let pj = pos[g.order[j] as usize];
+                        let d: [f64; 3] = std::array::from_fn(|k| pos[c][k] - pj[k] - len[k] * s.image[k] as f64);
+                        assert_eq!(d, b.min_image(pos[c], pj), "cell {c}, slot {j}");
+                    }
                 }
             }
         }

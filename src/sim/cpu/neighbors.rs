@@ -6,7 +6,7 @@
 
 use rayon::prelude::*;
 
-use super::cells::CellGrid;
+use super::cells::{CellGrid, Span};
 use super::kernels::{LANES, MinImage};
 use super::simd::multiversion;
 use crate::physics::real::Real;
@@ -45,39 +45,46 @@ pub fn chunk_atoms(n: usize, threads: usize) -> usize {
     (n / (32 * threads.max(1))).clamp(256, 8192)
 }
 
-/// Appends to `out` every j in the `ranges` within `sqrt(range_sq)` of `pi` (minimum image).
-#[inline(always)]
-fn scan_candidates<F: Real>(
-    pi: [F; 4],
-    ranges: &[std::ops::Range<usize>],
-    pos: &[[F; 4]],
+/// Where the build reads positions: `pos` itself (for the portable scan and brute force)
+/// and, for the AVX-512 scan, the same positions as structure of arrays with the box lengths.
+struct Candidates<'a, F> {
+    pos: &'a [[F; 4]],
+    soa: [&'a [F]; 3],
+    img: &'a MinImage<F>,
     range_sq: F,
-    img: &MinImage<F>,
-    out: &mut Vec<u32>,
-) {
+}
+
+/// Appends to `out` every j in the `spans` within `sqrt(range_sq)` of `pi` (minimum image,
+/// which each span's `image` gives when `images` is set).
+#[inline(always)]
+fn scan_candidates<F: Real>(pi: [F; 4], spans: &[Span], images: bool, c: &Candidates<F>, out: &mut Vec<u32>) {
     #[cfg(target_arch = "x86_64")]
-    if super::simd::level() == super::simd::SimdLevel::Avx512 && ranges.iter().all(|r| r.end <= pos.len()) {
-        use super::simd::{cast_ref, cast_slice};
-        if let (Some(p), Some(m)) = (cast_slice::<_, [f64; 4]>(pos), cast_ref(img)) {
-            let q = [pi[0].f64(), pi[1].f64(), pi[2].f64(), 0.0];
-            // SAFETY: AVX-512 was detected and every range lies within `pos`.
-            return unsafe { super::avx512::scan_f64(q, ranges, p, range_sq.f64(), m, out) };
+    if images && super::simd::level() == super::simd::SimdLevel::Avx512 {
+        use super::simd::cast_slice;
+        let n = c.pos.len();
+        assert!(spans.iter().all(|s| s.slots.end <= n) && c.soa.iter().all(|a| a.len() == n));
+        if let (Some(x), Some(y), Some(z)) = (cast_slice(c.soa[0]), cast_slice(c.soa[1]), cast_slice(c.soa[2])) {
+            let q = [pi[0].f64(), pi[1].f64(), pi[2].f64()];
+            let len = c.img.len.map(|l| l.f64());
+            // SAFETY: AVX-512 was detected and every span lies within the arrays.
+            return unsafe { super::avx512::scan_soa_f64(q, spans, [x, y, z], len, c.range_sq.f64(), out) };
         }
-        if let (Some(p), Some(m)) = (cast_slice::<_, [f32; 4]>(pos), cast_ref(img)) {
-            let q = [pi[0].f64() as f32, pi[1].f64() as f32, pi[2].f64() as f32, 0.0];
+        if let (Some(x), Some(y), Some(z)) = (cast_slice(c.soa[0]), cast_slice(c.soa[1]), cast_slice(c.soa[2])) {
+            let q = [pi[0].f64() as f32, pi[1].f64() as f32, pi[2].f64() as f32];
+            let len = c.img.len.map(|l| l.f64() as f32);
             // SAFETY: as above.
-            return unsafe { super::avx512::scan_f32(q, ranges, p, range_sq.f64() as f32, m, out) };
+            return unsafe { super::avx512::scan_soa_f32(q, spans, [x, y, z], len, c.range_sq.f64() as f32, out) };
         }
     }
     // Branch-free append: write every candidate, advance only past those in range.
-    for js in ranges {
-        out.reserve(js.len());
+    for js in spans {
+        out.reserve(js.slots.len());
         let mut len = out.len();
         let base = out.as_mut_ptr();
-        for j in js.clone() {
-            let pj = pos[j];
-            let d = img.apply([pi[0] - pj[0], pi[1] - pj[1], pi[2] - pj[2]]);
-            let inside = d[0] * d[0] + d[1] * d[1] + d[2] * d[2] < range_sq;
+        for j in js.slots.clone() {
+            let pj = c.pos[j];
+            let d = c.img.apply([pi[0] - pj[0], pi[1] - pj[1], pi[2] - pj[2]]);
+            let inside = d[0] * d[0] + d[1] * d[1] + d[2] * d[2] < c.range_sq;
             // SAFETY: `reserve` made room for every candidate of this range.
             unsafe { base.add(len).write(j as u32) };
             len += inside as usize;
@@ -89,17 +96,10 @@ fn scan_candidates<F: Real>(
 
 /// Builds the padded lists of `chunk.first..chunk.first + atoms` into `chunk`.
 #[inline(always)]
-fn build_body<F: Real>(
-    chunk: &mut ListChunk,
-    atoms: usize,
-    pos: &[[F; 4]],
-    grid: Option<&CellGrid>,
-    range_sq: F,
-    img: &MinImage<F>,
-) {
+fn build_body<F: Real>(chunk: &mut ListChunk, atoms: usize, c: &Candidates<F>, grid: Option<&CellGrid>) {
     let lo = chunk.first;
     let hi = lo + atoms;
-    let n = pos.len();
+    let n = c.pos.len();
     let nbrs = &mut chunk.nbrs;
     // Room for the last build's size plus headroom, so rebuilds neither reallocate nor
     // grow by doubling (either makes the resident memory creep).
@@ -110,38 +110,31 @@ fn build_body<F: Real>(
     }
     chunk.start.clear();
     chunk.start.push(0);
-    let mut rows: Vec<std::ops::Range<usize>> = Vec::with_capacity(32);
-    let mut ranges: Vec<std::ops::Range<usize>> = Vec::with_capacity(32);
+    let mut rows: Vec<Span> = Vec::with_capacity(32);
     let mut last_cell = usize::MAX;
     for i in lo..hi {
-        let pi = pos[i];
-        ranges.clear();
+        let pi = c.pos[i];
         match grid {
             Some(g) => {
-                let c = g.cell_coords([pi[0].f64(), pi[1].f64(), pi[2].f64()]);
-                let ci = g.index(c);
+                let cell = g.cell_coords([pi[0].f64(), pi[1].f64(), pi[2].f64()]);
+                let ci = g.index(cell);
                 if ci != last_cell {
                     rows.clear();
-                    g.row_ranges(c, true, &mut rows);
+                    g.forward_spans(cell, &mut rows);
                     last_cell = ci;
                 }
                 // The rest of the own cell usually runs straight into the next cells of its
-                // row (row_ranges lists those first): scan them as one range.
+                // row (forward_spans lists those first): scan them as one span.
                 let own = g.range(ci);
-                match rows.first() {
-                    Some(r) if r.start == own.end => {
-                        ranges.push(i + 1..r.end);
-                        ranges.extend(rows[1..].iter().cloned());
-                    }
-                    _ => {
-                        ranges.push(i + 1..own.end);
-                        ranges.extend(rows.iter().cloned());
-                    }
-                }
+                let (first, rest) = match rows.first() {
+                    Some(r) if r.slots.start == own.end && r.image == [0; 3] => (i + 1..r.slots.end, &rows[1..]),
+                    _ => (i + 1..own.end, &rows[..]),
+                };
+                scan_candidates(pi, &[Span { slots: first, image: [0; 3] }], true, c, nbrs);
+                scan_candidates(pi, rest, true, c, nbrs);
             }
-            None => ranges.push(i + 1..n),
+            None => scan_candidates(pi, &[Span { slots: i + 1..n, image: [0; 3] }], false, c, nbrs),
         }
-        scan_candidates(pi, &ranges, pos, range_sq, img, nbrs);
         while !nbrs.len().is_multiple_of(LANES) {
             nbrs.push(i as u32);
         }
@@ -155,22 +148,37 @@ fn build_body<F: Real>(
 }
 
 multiversion!(fn build_chunk<F: Real;>(
-    chunk: &mut ListChunk, atoms: usize, pos: &[[F; 4]], grid: Option<&CellGrid>, range_sq: F, img: &MinImage<F>
+    chunk: &mut ListChunk, atoms: usize, c: &Candidates<F>, grid: Option<&CellGrid>
 ) = build_body);
 
 impl NeighborList {
     /// Builds the list for `pos`, which must be sorted by `grid` cell (cell c holds the atoms
     /// `grid.range(c)`), or with `grid = None` by brute force (boxes too small for cells).
-    pub fn build<F: Real>(&mut self, pos: &[[F; 4]], grid: Option<&CellGrid>, range: f64, img: &MinImage<F>) {
+    /// `scratch` (at least `3 * pos.len()` long) holds a structure-of-arrays copy of `pos`.
+    pub fn build<F: Real>(
+        &mut self,
+        pos: &[[F; 4]],
+        grid: Option<&CellGrid>,
+        range: f64,
+        img: &MinImage<F>,
+        scratch: &mut [F],
+    ) {
         let n = pos.len();
-        let range_sq = F::of(range * range);
+        let (x, rest) = scratch[..3 * n].split_at_mut(n);
+        let (y, z) = rest.split_at_mut(n);
+        x.par_iter_mut().zip(y.par_iter_mut()).zip(z.par_iter_mut()).zip(pos.par_iter()).with_min_len(4096).for_each(
+            |(((x, y), z), p)| {
+                (*x, *y, *z) = (p[0], p[1], p[2]);
+            },
+        );
+        let c = Candidates { pos, soa: [&*x, &*y, &*z], img, range_sq: F::of(range * range) };
         let size = chunk_atoms(n, rayon::current_num_threads());
         let count = n.div_ceil(size);
         self.chunks.resize_with(count, ListChunk::default);
         self.chunks.par_iter_mut().enumerate().for_each(|(k, chunk)| {
             chunk.first = k * size;
             let atoms = size.min(n - chunk.first);
-            build_chunk::<F>(chunk, atoms, pos, grid, range_sq, img);
+            build_chunk::<F>(chunk, atoms, &c, grid);
         });
         self.pos_at_build.clear();
         self.pos_at_build.extend(pos.iter().map(|p| [p[0].f64() as f32, p[1].f64() as f32, p[2].f64() as f32]));

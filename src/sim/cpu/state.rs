@@ -13,6 +13,7 @@ use super::external::External;
 use super::forces::{self, CellScratch, TILE};
 use super::kernels::{EnergyVirial, MinImage};
 use super::neighbors::NeighborList;
+use super::simd::multiversion;
 use crate::analysis;
 use crate::physics::lj::{LjPair, PairCoeffs, Table, Uniform};
 use crate::physics::obstacles::ObstacleField;
@@ -100,6 +101,121 @@ fn permute<T: bytemuck::Pod + Send + Sync>(v: &mut [T], order: &[u32], scratch: 
 fn force_positions<'a, S: 'static, F: 'static>(pos: &'a [[S; 4]], pos_f: &'a [[F; 4]]) -> &'a [[F; 4]] {
     super::simd::cast_slice::<[S; 4], [F; 4]>(pos).unwrap_or(pos_f)
 }
+
+/// Atoms per parallel work item of the drift.
+const DRIFT_CHUNK: usize = 2048;
+
+/// What the drift needs, precomputed once per step in the state precision: the half kick
+/// per species and the box (bounds for wrapping and the escape test, inverse lengths for
+/// the minimum image).
+struct Drift<S> {
+    dt: S,
+    dtfm: Vec<S>,
+    periodic: [bool; 3],
+    lo: [S; 3],
+    hi: [S; 3],
+    len: [S; 3],
+    /// Walled axes: an atom beyond these has escaped.
+    lo_escape: [f64; 3],
+    hi_escape: [f64; 3],
+    len64: [f64; 3],
+    inv64: [f64; 3],
+}
+
+impl<S: Real> Drift<S> {
+    fn new(b: &SimBox, dt: f64, masses: &[f64]) -> Self {
+        let len = b.length();
+        Drift {
+            dt: S::of(dt),
+            dtfm: masses.iter().map(|m| S::of(0.5 * dt / m)).collect(),
+            periodic: b.periodic,
+            lo: b.lo.map(S::of),
+            hi: b.hi.map(S::of),
+            len: len.map(S::of),
+            lo_escape: b.lo.map(|x| x - ESCAPE_MARGIN),
+            hi_escape: b.hi.map(|x| x + ESCAPE_MARGIN),
+            len64: len,
+            inv64: len.map(|l| 1.0 / l),
+        }
+    }
+}
+
+/// Half kick and drift of a run of atoms (see [`CpuSim::kick_drift`]); `at_build` is their
+/// positions at the last list build, or empty when not tracked. Returns the largest squared
+/// move this step (infinite for NaN, `f64::MAX` for an escaped atom) and the largest squared
+/// distance from `at_build`.
+#[inline(always)]
+fn drift_body<S: Real, F: Real>(
+    d: &Drift<S>,
+    pos: &mut [[S; 4]],
+    vel: &mut [[S; 3]],
+    force: &[[F; 4]],
+    types: &[u32],
+    at_build: &[[f32; 3]],
+) -> (f64, f64) {
+    let (mut moved_max, mut since_max) = (0.0f64, if at_build.is_empty() { f64::INFINITY } else { 0.0 });
+    for (i, (x, v)) in pos.iter_mut().zip(vel.iter_mut()).enumerate() {
+        let dtfm = d.dtfm[types[i] as usize];
+        let mut moved = S::zero();
+        let mut escaped = false;
+        for k in 0..3 {
+            v[k] += dtfm * S::of(force[i][k].f64());
+            let dx = d.dt * v[k];
+            let xk = x[k] + dx;
+            moved += dx * dx;
+            x[k] = if !d.periodic[k] {
+                let w = xk.f64();
+                escaped |= w < d.lo_escape[k] || w > d.hi_escape[k];
+                xk
+            } else if xk < d.lo[k] {
+                xk + d.len[k]
+            } else if xk >= d.hi[k] {
+                xk - d.len[k]
+            } else {
+                xk
+            };
+        }
+        if let Some(q) = at_build.get(i) {
+            let mut r = 0.0;
+            for k in 0..3 {
+                let mut dk = x[k].f64() - q[k] as f64;
+                if d.periodic[k] {
+                    dk -= d.len64[k] * Real::rint(dk * d.inv64[k]);
+                }
+                r += dk * dk;
+            }
+            since_max = since_max.max(r);
+        }
+        let m = moved.f64();
+        // f64::MAX marks an atom that left a closed tank (see `blow_up`).
+        let m = if m.is_nan() {
+            f64::INFINITY
+        } else if escaped {
+            m.max(f64::MAX)
+        } else {
+            m
+        };
+        moved_max = moved_max.max(m);
+    }
+    (moved_max, since_max)
+}
+
+/// The velocity half kick `v += dt/2m f` of a run of atoms (`dtfm` per species).
+#[inline(always)]
+fn kick_body<S: Real, F: Real>(vel: &mut [[S; 3]], force: &[[F; 4]], types: &[u32], dtfm: &[S]) {
+    for ((v, f), &t) in vel.iter_mut().zip(force).zip(types) {
+        let dtfm = dtfm[t as usize];
+        for d in 0..3 {
+            v[d] += dtfm * S::of(f[d].f64());
+        }
+    }
+}
+
+multiversion!(fn kick_rows<S: Real, F: Real;>(vel: &mut [[S; 3]], force: &[[F; 4]], types: &[u32], dtfm: &[S]) = kick_body);
+
+multiversion!(fn drift_rows<S: Real, F: Real;>(
+    d: &Drift<S>, pos: &mut [[S; 4]], vel: &mut [[S; 3]], force: &[[F; 4]], types: &[u32], at_build: &[[f32; 3]]
+) -> (f64, f64) = drift_body);
 
 impl<P: PrecisionMode> CpuSim<P> {
     pub fn from_snapshot(s: &Snapshot) -> Self {
@@ -210,7 +326,9 @@ impl<P: PrecisionMode> CpuSim<P> {
             self.sync_pos_f();
         }
         let img = MinImage::new(&self.sim_box);
-        self.nl.build(force_positions(&self.pos, &self.pos_f), self.nl_grid.as_ref(), range, &img);
+        // The force array is still free scratch.
+        let scratch = self.force.as_flattened_mut();
+        self.nl.build(force_positions(&self.pos, &self.pos_f), self.nl_grid.as_ref(), range, &img, scratch);
         self.nl_valid = true;
     }
 
@@ -280,56 +398,21 @@ impl<P: PrecisionMode> CpuSim<P> {
     /// atoms have moved since the neighbour list was built. Returns the largest squared
     /// distance moved this step.
     fn kick_drift(&mut self, dt: f64, masses: &[f64]) -> f64 {
-        let b = self.sim_box;
         let n = self.pos.len();
         let track = self.nl_valid && self.nl.pos_at_build.len() == n;
-        let (force, types, at_build) = (&self.force, &self.types, &self.nl.pos_at_build);
-        let dt_s = P::State::of(dt);
+        let at_build: &[[f32; 3]] = if track { &self.nl.pos_at_build } else { &[] };
+        let drift = Drift::<P::State>::new(&self.sim_box, dt, masses);
+        let (force, types) = (&self.force, &self.types);
         let (moved, since_build) = self
             .pos
-            .par_iter_mut()
-            .zip(self.vel.par_iter_mut())
+            .par_chunks_mut(DRIFT_CHUNK)
+            .zip(self.vel.par_chunks_mut(DRIFT_CHUNK))
             .enumerate()
-            .with_min_len(2048)
-            .map(|(i, (x, v))| {
-                let dtfm = P::State::of(0.5 * dt / masses[types[i] as usize]);
-                let mut moved = P::State::zero();
-                let mut escaped = false;
-                for k in 0..3 {
-                    v[k] += dtfm * P::State::of(force[i][k].f64());
-                    let dx = dt_s * v[k];
-                    x[k] += dx;
-                    moved += dx * dx;
-                    if b.periodic[k] {
-                        let lo = P::State::of(b.lo[k]);
-                        let hi = P::State::of(b.hi[k]);
-                        let len = P::State::of(b.hi[k] - b.lo[k]);
-                        if x[k] < lo {
-                            x[k] += len;
-                        } else if x[k] >= hi {
-                            x[k] -= len;
-                        }
-                    } else {
-                        let xk = x[k].f64();
-                        escaped |= xk < b.lo[k] - ESCAPE_MARGIN || xk > b.hi[k] + ESCAPE_MARGIN;
-                    }
-                }
-                let since = if track {
-                    let d = b.min_image([x[0].f64(), x[1].f64(), x[2].f64()], at_build[i].map(f64::from));
-                    d[0] * d[0] + d[1] * d[1] + d[2] * d[2]
-                } else {
-                    f64::INFINITY
-                };
-                let m = moved.f64();
-                // f64::MAX marks an atom that left a closed tank (see `blow_up`).
-                let m = if m.is_nan() {
-                    f64::INFINITY
-                } else if escaped {
-                    m.max(f64::MAX)
-                } else {
-                    m
-                };
-                (m, since)
+            .map(|(c, (x, v))| {
+                let first = c * DRIFT_CHUNK;
+                let last = first + x.len();
+                let built = at_build.get(first..last).unwrap_or(&[]);
+                drift_rows(&drift, x, v, &force[first..last], &types[first..last], built)
             })
             .reduce(|| (0.0, 0.0), |a, b| (a.0.max(b.0), a.1.max(b.1)));
         self.sync_pos_f();
@@ -338,10 +421,12 @@ impl<P: PrecisionMode> CpuSim<P> {
         moved
     }
 
-    /// Second half kick, with the Langevin velocity update fused in; returns sum m v^2.
+    /// Second half kick, with the Langevin velocity update fused in; returns sum m v^2 when
+    /// the thermostat needs it (Berendsen, CSVR), else 0.
     fn kick(&mut self, ctx: &Ctx, step: u64) -> f64 {
         let dt = ctx.params.dt;
         let masses = &ctx.masses;
+        let dtfm: Vec<P::State> = masses.iter().map(|m| P::State::of(0.5 * dt / m)).collect();
         let (force, types, ids) = (&self.force, &self.types, &self.ids);
         let langevin = match ctx.params.thermostat {
             Thermostat::Langevin { damp } => {
@@ -350,28 +435,30 @@ impl<P: PrecisionMode> CpuSim<P> {
             }
             _ => None,
         };
+        let need_ke = matches!(ctx.params.thermostat, Thermostat::Berendsen { .. } | Thermostat::Csvr { .. });
         self.vel
             .par_chunks_mut(REDUCE_CHUNK)
             .enumerate()
             .map(|(c, chunk)| {
+                let first = c * REDUCE_CHUNK;
+                let last = first + chunk.len();
+                kick_rows(chunk, &force[first..last], &types[first..last], &dtfm);
                 let mut twice_ke = 0.0;
                 for (k, v) in chunk.iter_mut().enumerate() {
-                    let i = c * REDUCE_CHUNK + k;
+                    let i = first + k;
                     let m = masses[types[i] as usize];
-                    let dtfm = P::State::of(0.5 * dt / m);
-                    for d in 0..3 {
-                        v[d] += dtfm * P::State::of(force[i][d].f64());
-                    }
                     if let Some((c1, c2, t, seed)) = langevin {
                         let xi = normal4(seed, Stream::Langevin, ids[i], step);
                         let sd = c2 * (t / m).sqrt();
                         for d in 0..3 {
                             v[d] = P::State::of(c1 * v[d].f64() + sd * xi[d]);
                         }
+                    } else if !need_ke {
+                        break;
                     }
                     twice_ke += m * (v[0].f64() * v[0].f64() + v[1].f64() * v[1].f64() + v[2].f64() * v[2].f64());
                 }
-                twice_ke
+                if need_ke { twice_ke } else { 0.0 }
             })
             .collect::<Vec<f64>>()
             .iter()
