@@ -185,23 +185,12 @@ extern "C" __global__ void __launch_bounds__(BLOCK) nlist_build(Consts c, Bufs b
             for (int dx = -1; dx <= 1; dx++) {
                 int d[3] = {dx, dy, dz};
                 double g2 = 0.0;
-                int q[3];
-                real_f sh[3];
-                bool ok = true;
                 #pragma unroll
-                for (int k = 0; k < 3; k++) {
-                    g2 += d[k] < 0 ? gap_lo[k] : (d[k] > 0 ? gap_hi[k] : 0.0);
-                    int v = cc[k] + d[k], m = c.cell_dims[k];
-                    sh[k] = (real_f)0;
-                    if (v < 0 || v >= m) {
-                        ok = ok && c.periodic[k];
-                        sh[k] = v < 0 ? -IMG_LEN(c, k) : IMG_LEN(c, k);
-                        v = v < 0 ? v + m : v - m;
-                    }
-                    q[k] = v;
-                }
-                if (!ok || g2 >= c.r_list_sq) continue;
-                int r = cell_rank_of(c, b.cell_rank, q);
+                for (int k = 0; k < 3; k++) g2 += d[k] < 0 ? gap_lo[k] : (d[k] > 0 ? gap_hi[k] : 0.0);
+                if (g2 >= c.r_list_sq) continue;
+                real_f sh[3];
+                int r = neighbour_cell_image(c, b.cell_rank, cc, d, sh);
+                if (r < 0) continue;
                 real_f qx = pi.x - sh[0], qy = pi.y - sh[1], qz = pi.z - sh[2];
                 int start = b.cell_start[r], end = b.cell_start[r + 1];
                 if (lanes == 1) {

@@ -18,19 +18,30 @@ __device__ __forceinline__ int cell_rank_of(const Consts& c, const int* cell_ran
     return cell_rank[(q[2] * c.cell_dims[1] + q[1]) * c.cell_dims[0] + q[0]];
 }
 
-__device__ __forceinline__ int neighbour_cell(const Consts& c, const int* cell_rank, const int cc[3], int dx, int dy,
-                                              int dz) {
-    int d[3] = {dx, dy, dz};
+// The storage rank of the cell at offset d from cell cc (periodic wrap, -1 beyond a wall),
+// and in `shift` the image offset of that cell's atoms as seen from cc: -len, 0 or +len per
+// axis (the list build applies it once per cell instead of a minimum image per pair).
+__device__ __forceinline__ int neighbour_cell_image(const Consts& c, const int* cell_rank, const int cc[3],
+                                                    const int d[3], real_f shift[3]) {
     int q[3];
     #pragma unroll
     for (int k = 0; k < 3; k++) {
         int v = cc[k] + d[k];
         int m = c.cell_dims[k];
+        shift[k] = (real_f)0;
         if (v < 0 || v >= m) {
             if (!c.periodic[k]) return -1;
-            v = (v + m) % m;
+            shift[k] = v < 0 ? -IMG_LEN(c, k) : IMG_LEN(c, k);
+            v = v < 0 ? v + m : v - m;
         }
         q[k] = v;
     }
     return cell_rank_of(c, cell_rank, q);
+}
+
+__device__ __forceinline__ int neighbour_cell(const Consts& c, const int* cell_rank, const int cc[3], int dx, int dy,
+                                              int dz) {
+    int d[3] = {dx, dy, dz};
+    real_f shift[3];
+    return neighbour_cell_image(c, cell_rank, cc, d, shift);
 }

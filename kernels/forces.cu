@@ -138,18 +138,16 @@ __device__ void allpairs_global(const Consts& c, const Bufs& a) {
 // scans every tile and stores its own atoms' forces (no atomics).
 #define FIXED_SCALE 4294967296.0
 
-__device__ __forceinline__ bool lj_reject(const Consts& c, const real_f4& pi, const real_f4& pj, const real_f wl[3],
-                                          real_f& rsq) {
-    real_f ax = fabs(pi.x - pj.x), ay = fabs(pi.y - pj.y), az = fabs(pi.z - pj.z);
+// Squared minimum-image distance of a difference of wrapped positions, from |d| and
+// wl - |d| per axis (wl: the box length on periodic axes, huge on walled ones): an add and a
+// min per axis, for the all-pairs kernels' rejection of far pairs.
+template <typename T>
+__device__ __forceinline__ T image_dist2(T dx, T dy, T dz, const T wl[3]) {
+    T ax = fabs(dx), ay = fabs(dy), az = fabs(dz);
     ax = fmin(ax, wl[0] - ax);
     ay = fmin(ay, wl[1] - ay);
     az = fmin(az, wl[2] - az);
-    rsq = ax * ax + ay * ay + az * az;
-#if NTYPES == 1
-    return !(rsq < lj_pair(c, (const LjCoeffs*)0, 0, 0).rcut_sq);
-#else
-    return false;
-#endif
+    return ax * ax + ay * ay + az * az;
 }
 
 __device__ __forceinline__ long long to_fixed(real_f v) { return (long long)llrint((double)v * FIXED_SCALE); }
@@ -188,11 +186,7 @@ __device__ void allpairs_tiled(const Consts& c, const Bufs& a, int segs) {
             #pragma unroll 4
             for (int k = 0; k < count; k++) {
                 float4 q = tilef[k];
-                float ax = fabsf(pif.x - q.x), ay = fabsf(pif.y - q.y), az = fabsf(pif.z - q.z);
-                ax = fminf(ax, wlf[0] - ax);
-                ay = fminf(ay, wlf[1] - ay);
-                az = fminf(az, wlf[2] - az);
-                if (!(ax * ax + ay * ay + az * az < rc2f)) continue;
+                if (!(image_dist2(pif.x - q.x, pif.y - q.y, pif.z - q.z, wlf) < rc2f)) continue;
                 pair_accumulate(c, a, pi, tile[k], acc, EV);
             }
         }
@@ -223,11 +217,13 @@ __device__ void allpairs_tiled(const Consts& c, const Bufs& a, int segs) {
         if (live) {
             #pragma unroll 4
             for (int k = d == 0 ? threadIdx.x + 1 : 0; k < count; k++) {
-                real_f rsq;
-                if (lj_reject(c, pi, tile[k], wl, rsq)) continue;
                 real_f4 pj = tile[k];
+#if NTYPES == 1
+                // Species (0, 0) only: its f32 cutoff rejects far pairs before anything else.
+                if (!(image_dist2(pi.x - pj.x, pi.y - pj.y, pi.z - pj.z, wl) < c.lj_f[5])) continue;
+#endif
                 real_f dx = NEAREST(c, pi.x - pj.x, 0), dy = NEAREST(c, pi.y - pj.y, 1), dz = NEAREST(c, pi.z - pj.z, 2);
-                rsq = dx * dx + dy * dy + dz * dz;
+                real_f rsq = dx * dx + dy * dy + dz * dz;
                 LjF p = lj_pair(c, a.table, type_of((real_s)pi.w), type_of((real_s)pj.w));
                 if (!(rsq < p.rcut_sq)) continue;
                 real_f fd, en;

@@ -243,6 +243,18 @@ impl CellGrid {
 mod tests {
     use super::*;
 
+    /// Bins one atom at the centre of every cell of `g` and returns their positions.
+    fn one_atom_per_cell(g: &mut CellGrid) -> Vec<[f64; 3]> {
+        let pos: Vec<[f64; 3]> = (0..g.n_cells())
+            .map(|i| {
+                let c = g.coords_of(i);
+                std::array::from_fn(|k| (c[k] as f64 + 0.5) / g.inv_cell[k])
+            })
+            .collect();
+        g.bin(&pos);
+        pos
+    }
+
     /// Every unordered pair of cells within reach is covered exactly once by the forward
     /// rows (plus the own cell), and the full rows cover each neighbour cell once.
     #[test]
@@ -254,14 +266,7 @@ mod tests {
         ] {
             let b = SimBox::new(size, periodic);
             let mut g = CellGrid::new(&b, 2.5, reach).unwrap();
-            // One atom per cell, at its centre.
-            let pos: Vec<[f64; 3]> = (0..g.n_cells())
-                .map(|i| {
-                    let c = g.coords_of(i);
-                    std::array::from_fn(|k| (c[k] as f64 + 0.5) / g.inv_cell[k])
-                })
-                .collect();
-            g.bin(&pos);
+            one_atom_per_cell(&mut g);
             let near = |a: usize, b2: usize| {
                 let (ca, cb) = (g.coords_of(a), g.coords_of(b2));
                 (0..3).all(|k| {
@@ -315,13 +320,7 @@ mod tests {
             let Some(mut g) = CellGrid::new(&b, 2.5, reach).or_else(|| CellGrid::new(&b, 1.0, reach)) else {
                 continue;
             };
-            let pos: Vec<[f64; 3]> = (0..g.n_cells())
-                .map(|i| {
-                    let c = g.coords_of(i);
-                    std::array::from_fn(|k| (c[k] as f64 + 0.5) / g.inv_cell[k])
-                })
-                .collect();
-            g.bin(&pos);
+            let pos = one_atom_per_cell(&mut g);
             let len = b.length();
             for c in 0..g.n_cells() {
                 let (mut rows, mut spans) = (Vec::new(), Vec::new());

@@ -105,9 +105,15 @@ fn force_positions<'a, S: 'static, F: 'static>(pos: &'a [[S; 4]], pos_f: &'a [[F
 /// Atoms per parallel work item of the drift.
 const DRIFT_CHUNK: usize = 2048;
 
+/// dt / 2m per species in the state precision: the velocity change per unit force of a half
+/// kick.
+fn half_kicks<S: Real>(dt: f64, masses: &[f64]) -> Vec<S> {
+    masses.iter().map(|m| S::of(0.5 * dt / m)).collect()
+}
+
 /// What the drift needs, precomputed once per step in the state precision: the half kick
-/// per species and the box (bounds for wrapping and the escape test, inverse lengths for
-/// the minimum image).
+/// per species and the box (bounds for wrapping and the escape test, the minimum image for
+/// the skin test).
 struct Drift<S> {
     dt: S,
     dtfm: Vec<S>,
@@ -118,8 +124,7 @@ struct Drift<S> {
     /// Walled axes: an atom beyond these has escaped.
     lo_escape: [f64; 3],
     hi_escape: [f64; 3],
-    len64: [f64; 3],
-    inv64: [f64; 3],
+    img: MinImage<f64>,
 }
 
 impl<S: Real> Drift<S> {
@@ -127,15 +132,14 @@ impl<S: Real> Drift<S> {
         let len = b.length();
         Drift {
             dt: S::of(dt),
-            dtfm: masses.iter().map(|m| S::of(0.5 * dt / m)).collect(),
+            dtfm: half_kicks(dt, masses),
             periodic: b.periodic,
             lo: b.lo.map(S::of),
             hi: b.hi.map(S::of),
             len: len.map(S::of),
             lo_escape: b.lo.map(|x| x - ESCAPE_MARGIN),
             hi_escape: b.hi.map(|x| x + ESCAPE_MARGIN),
-            len64: len,
-            inv64: len.map(|l| 1.0 / l),
+            img: MinImage::new(b),
         }
     }
 }
@@ -176,15 +180,8 @@ fn drift_body<S: Real, F: Real>(
             };
         }
         if let Some(q) = at_build.get(i) {
-            let mut r = 0.0;
-            for k in 0..3 {
-                let mut dk = x[k].f64() - q[k] as f64;
-                if d.periodic[k] {
-                    dk -= d.len64[k] * Real::rint(dk * d.inv64[k]);
-                }
-                r += dk * dk;
-            }
-            since_max = since_max.max(r);
+            let dk = d.img.apply(std::array::from_fn(|k| x[k].f64() - q[k] as f64));
+            since_max = since_max.max(dk[0] * dk[0] + dk[1] * dk[1] + dk[2] * dk[2]);
         }
         let m = moved.f64();
         // f64::MAX marks an atom that left a closed tank (see `blow_up`).
@@ -426,7 +423,7 @@ impl<P: PrecisionMode> CpuSim<P> {
     fn kick(&mut self, ctx: &Ctx, step: u64) -> f64 {
         let dt = ctx.params.dt;
         let masses = &ctx.masses;
-        let dtfm: Vec<P::State> = masses.iter().map(|m| P::State::of(0.5 * dt / m)).collect();
+        let dtfm: Vec<P::State> = half_kicks(dt, masses);
         let (force, types, ids) = (&self.force, &self.types, &self.ids);
         let langevin = match ctx.params.thermostat {
             Thermostat::Langevin { damp } => {

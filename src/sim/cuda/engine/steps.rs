@@ -34,6 +34,19 @@ pub(super) fn segments(step0: u64, steps: u64, every: u64) -> Vec<(u64, bool)> {
     out
 }
 
+/// Which kernels one step of a segment needs (see `Engine::add_step`).
+#[derive(Clone, Copy)]
+struct StepKind {
+    /// Its kick and drift are not done by the previous step's fused pass.
+    first: bool,
+    /// Energies, virial and a telemetry record.
+    ev: bool,
+    /// Berendsen or CSVR velocity scaling.
+    thermostat_on: bool,
+    /// The next step of the segment follows without telemetry or scaling in between.
+    fuse_next: bool,
+}
+
 impl Engine {
     /// The kernels of one list rebuild, gated on the skin flag (neighbour lists) or on
     /// always (the cell list's sort); none for all pairs.
@@ -93,28 +106,25 @@ impl Engine {
     }
 
     /// One time step: kick and drift (unless the previous step's fused pass did it), the
-    /// step clock (with the rebuild's IF node when `cond`), the list rebuild, the forces,
-    /// then the second kick: fused with the next step's first half when `fuse_next`, else
-    /// with the thermostat and telemetry kernels it needs.
-    #[allow(clippy::too_many_arguments)]
+    /// step clock (with the rebuild's IF node when `cond` gives the conditional kernel and
+    /// its context), the list rebuild, the forces, then the second kick: fused with the next
+    /// step's first half when `fuse_next`, else with the thermostat and telemetry kernels it
+    /// needs.
     fn add_step(
         &self,
         l: &Launcher,
         out: &mut Builder<'_>,
-        cond: Option<&cudarc::driver::CudaFunction>,
-        ctx: cudarc::driver::sys::CUcontext,
-        first: bool,
-        ev: bool,
-        thermostat_on: bool,
-        fuse_next: bool,
+        cond: Option<(&cudarc::driver::CudaFunction, cudarc::driver::sys::CUcontext)>,
+        kind: StepKind,
     ) -> Result<(), SimError> {
+        let StepKind { first, ev, thermostat_on, fuse_next } = kind;
         let track = i32::from(self.algorithm == Algorithm::Neighbors);
         if first {
             out.add(l.integrate_first_call(track))?;
         }
         let rebuild = self.list_calls(l);
         match cond {
-            Some(f) if !rebuild.is_empty() => {
+            Some((f, ctx)) if !rebuild.is_empty() => {
                 let h = out.condition(ctx)?;
                 out.add(Some(Call::of("step_begin_if", f, 1, 32).arg(&self.bufs.clock).arg(&self.bufs.flags).arg(&h)))?;
                 let mut body = out.if_node(ctx, h)?;
@@ -162,12 +172,12 @@ impl Engine {
         } else {
             None
         };
-        let ctx = dev.ctx.cu_ctx();
+        let cond = cond.as_deref().map(|f| (f, dev.ctx.cu_ctx()));
         let mut first = true;
         for s in 0..steps {
             let ev = ev_last && s + 1 == steps;
             let fuse_next = !ev && !thermostat_on && s + 1 < steps;
-            self.add_step(&l, out, cond.as_deref(), ctx, first, ev, thermostat_on, fuse_next)?;
+            self.add_step(&l, out, cond, StepKind { first, ev, thermostat_on, fuse_next })?;
             first = !fuse_next;
         }
         Ok(())
