@@ -18,7 +18,7 @@ use crate::physics::init::maxwell_boltzmann;
 use crate::physics::obstacles::ObstacleField;
 use crate::physics::params::{Algorithm, ParamError, Precision, SimBox, SimParams, Thermostat};
 use crate::scene::{Scene, SimSetup, presets};
-use crate::sim::{AtomState, BackendChoice, SimError, Telemetry, open_backend, start_at};
+use crate::sim::{AtomState, BackendChoice, SimError, Telemetry, hmc, open_backend, start_at};
 use crate::units::{self, UnitSystem};
 
 /// The ensemble flag.
@@ -28,6 +28,10 @@ pub enum Ensemble {
     Berendsen,
     Csvr,
     Langevin,
+    /// Hybrid Monte Carlo at constant volume (trajectories of --trajectory steps).
+    Hmc,
+    /// Hybrid Monte Carlo at constant pressure (--pressure), with ln V moves.
+    HmcNpt,
 }
 
 #[derive(Args, Debug, Clone)]
@@ -64,6 +68,15 @@ pub struct RunArgs {
     /// Thermostat coupling time (ps with --units argon, tau with --units lj).
     #[arg(long)]
     pub tau: Option<f64>,
+    /// Steps per hybrid Monte Carlo trajectory (--ensemble hmc or hmc-npt).
+    #[arg(long)]
+    pub trajectory: Option<u32>,
+    /// Pressure of --ensemble hmc-npt (MPa with --units argon, reduced with --units lj).
+    #[arg(long)]
+    pub pressure: Option<f64>,
+    /// Largest ln V step of the hmc-npt volume moves.
+    #[arg(long)]
+    pub max_dlnv: Option<f64>,
     /// Units of flags, thermo columns and trajectories.
     #[arg(long, value_enum, default_value = "argon")]
     pub units: UnitSystem,
@@ -109,6 +122,12 @@ impl FlagUnits {
     fn time_ps(&self, x: f64) -> f64 {
         match self.0 {
             UnitSystem::Argon => x / units::argon_tau_ps(),
+            UnitSystem::Lj => x,
+        }
+    }
+    fn pressure(&self, x: f64) -> f64 {
+        match self.0 {
+            UnitSystem::Argon => x / units::reduced_pressure_to_mpa(1.0),
             UnitSystem::Lj => x,
         }
     }
@@ -209,19 +228,31 @@ fn apply_flags(args: &RunArgs, params: &mut SimParams) -> Result<()> {
     let current_tau = match params.thermostat {
         Thermostat::Berendsen { tau } | Thermostat::Csvr { tau } => Some(tau),
         Thermostat::Langevin { damp } => Some(damp),
-        Thermostat::Nve => None,
+        Thermostat::Nve | Thermostat::Hmc { .. } | Thermostat::HmcNpt { .. } => None,
     };
+    let (trajectory, pressure, max_dlnv) = match params.thermostat {
+        Thermostat::HmcNpt { trajectory, pressure, max_dlnv } => (trajectory, pressure, max_dlnv),
+        Thermostat::Hmc { trajectory } => (trajectory, 1.0, hmc::DEFAULT_MAX_DLNV),
+        _ => (hmc::DEFAULT_TRAJECTORY, 1.0, hmc::DEFAULT_MAX_DLNV),
+    };
+    let trajectory = args.trajectory.unwrap_or(trajectory);
+    let pressure = args.pressure.map(|p| u.pressure(p)).unwrap_or(pressure);
+    let max_dlnv = args.max_dlnv.unwrap_or(max_dlnv);
     let tau = args.tau.map(|t| u.time_ps(t)).or(current_tau).unwrap_or(100.0 * params.dt);
     params.thermostat = match args.ensemble {
         Some(Ensemble::Nve) => Thermostat::Nve,
         Some(Ensemble::Berendsen) => Thermostat::Berendsen { tau },
         Some(Ensemble::Csvr) => Thermostat::Csvr { tau },
         Some(Ensemble::Langevin) => Thermostat::Langevin { damp: tau },
+        Some(Ensemble::Hmc) => Thermostat::Hmc { trajectory },
+        Some(Ensemble::HmcNpt) => Thermostat::HmcNpt { trajectory, pressure, max_dlnv },
         None => match params.thermostat {
             Thermostat::Nve => Thermostat::Nve,
             Thermostat::Berendsen { .. } => Thermostat::Berendsen { tau },
             Thermostat::Csvr { .. } => Thermostat::Csvr { tau },
             Thermostat::Langevin { .. } => Thermostat::Langevin { damp: tau },
+            Thermostat::Hmc { .. } => Thermostat::Hmc { trajectory },
+            Thermostat::HmcNpt { .. } => Thermostat::HmcNpt { trajectory, pressure, max_dlnv },
         },
     };
     if args.thermo_every == 0 {

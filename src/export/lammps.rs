@@ -309,6 +309,21 @@ pub fn build_deck(inp: &ExportInput) -> Result<LammpsDeck, String> {
             let _ = writeln!(script, "fix             thermostat all temp/csvr {t} {t} {} {seed}", num(tau * s.time));
             let _ = writeln!(script, "fix_modify      thermostat temp sandbox_temp");
         }
+        Thermostat::Hmc { .. } | Thermostat::HmcNpt { .. } => {
+            let msg = format!(
+                "argon-sandbox samples this state by hybrid Monte Carlo ({}), which LAMMPS has no fix for: the deck \
+                 samples the same temperature with CSVR (fix temp/csvr) at constant volume instead",
+                p.thermostat.name()
+            );
+            let _ = writeln!(script, "# {msg}.");
+            let _ = writeln!(
+                script,
+                "fix             thermostat all temp/csvr {t} {t} {} {seed}",
+                num(100.0 * p.dt * s.time)
+            );
+            let _ = writeln!(script, "fix_modify      thermostat temp sandbox_temp");
+            warnings.push(msg);
+        }
         Thermostat::Langevin { damp } => {
             let _ = writeln!(script, "fix             thermostat all langevin {t} {t} {} {seed}", num(damp * s.time));
             let _ = writeln!(

@@ -84,6 +84,15 @@ pub enum Thermostat {
     Csvr { tau: f64 },
     /// Langevin dynamics with damping time `damp` (friction 1/damp).
     Langevin { damp: f64 },
+    /// Hybrid Monte Carlo (Duane, Kennedy, Pendleton & Roweth 1987) at the target
+    /// temperature: each cycle draws fresh Maxwell-Boltzmann velocities, runs an NVE
+    /// trajectory of `trajectory` steps and accepts it with min(1, exp(-dH / T)); a rejected
+    /// trajectory restores the saved state (see `sim::hmc`).
+    Hmc { trajectory: u32 },
+    /// Hybrid Monte Carlo at constant `pressure` (reduced): after each trajectory, one move
+    /// of ln V by up to `max_dlnv` either way with scaled coordinates, accepted with the NPT
+    /// criterion. Needs a box periodic on every axis and no obstacles.
+    HmcNpt { trajectory: u32, pressure: f64, max_dlnv: f64 },
 }
 
 impl Thermostat {
@@ -93,9 +102,28 @@ impl Thermostat {
             Thermostat::Berendsen { .. } => "berendsen",
             Thermostat::Csvr { .. } => "csvr",
             Thermostat::Langevin { .. } => "langevin",
+            Thermostat::Hmc { .. } => "hmc",
+            Thermostat::HmcNpt { .. } => "hmc-npt",
+        }
+    }
+
+    /// Hybrid Monte Carlo (NVT or NPT): the backends then integrate plain NVE trajectories
+    /// and `sim::hmc` accepts or rejects them.
+    pub fn is_monte_carlo(&self) -> bool {
+        matches!(self, Thermostat::Hmc { .. } | Thermostat::HmcNpt { .. })
+    }
+
+    /// The MD trajectory length of a hybrid Monte Carlo cycle.
+    pub fn trajectory(&self) -> Option<u32> {
+        match *self {
+            Thermostat::Hmc { trajectory } | Thermostat::HmcNpt { trajectory, .. } => Some(trajectory),
+            _ => None,
         }
     }
 }
+
+/// Longest hybrid Monte Carlo trajectory (steps) accepted.
+pub const MAX_TRAJECTORY: u32 = 100_000;
 
 /// The force algorithm. The CPU backend maps `AllPairsGlobal` to a plain O(N^2) loop and
 /// `AllPairsTiled` to a cache-blocked one.
@@ -322,6 +350,15 @@ pub struct ParamError {
     pub reason: String,
 }
 
+fn check_trajectory(trajectory: u32) -> Result<(), ParamError> {
+    check(
+        (1..=MAX_TRAJECTORY).contains(&trajectory),
+        "thermostat.trajectory",
+        trajectory,
+        format!("the hybrid Monte Carlo trajectory must be 1 to {MAX_TRAJECTORY} steps (10-50 is usual)"),
+    )
+}
+
 fn check(ok: bool, field: &'static str, value: impl ToString, reason: impl Into<String>) -> Result<(), ParamError> {
     if ok { Ok(()) } else { Err(ParamError { field, value: value.to_string(), reason: reason.into() }) }
 }
@@ -372,6 +409,28 @@ impl SimParams {
                 damp,
                 format!("must be at least one time step ({})", self.dt),
             )?,
+            Thermostat::Hmc { trajectory } => check_trajectory(trajectory)?,
+            Thermostat::HmcNpt { trajectory, pressure, max_dlnv } => {
+                check_trajectory(trajectory)?;
+                check(
+                    pressure.is_finite() && pressure > 0.0 && pressure <= 100.0,
+                    "thermostat.pressure",
+                    pressure,
+                    "allowed range is (0, 100] in reduced units (0 to 4,200 MPa for argon)",
+                )?;
+                check(
+                    max_dlnv.is_finite() && max_dlnv > 0.0 && max_dlnv <= 0.5,
+                    "thermostat.max_dlnv",
+                    max_dlnv,
+                    "the largest ln V step must be in (0, 0.5]; 0.01-0.05 suits a few thousand atoms",
+                )?;
+                check(
+                    sim_box.fully_periodic(),
+                    "thermostat",
+                    "HmcNpt",
+                    "constant-pressure hybrid Monte Carlo scales the box, so every axis must be periodic; use the piston to squeeze a closed tank",
+                )?;
+            }
         }
         check(
             self.gravity.is_finite() && self.gravity.abs() <= 10.0,

@@ -41,7 +41,7 @@ fn describe(type_name: &str) -> String {
         "ObstacleSpec" => "obstacle_wall",
         "Region" => "region",
         "Boundary" => "box.boundaries",
-        "Thermostat" | "Nve" | "Berendsen" | "Csvr" | "Langevin" => "thermostat",
+        "Thermostat" | "Nve" | "Berendsen" | "Csvr" | "Langevin" | "Hmc" | "HmcNpt" => "thermostat",
         "LatticeKind" => "kind",
         "Fill" | "Lattice" | "Gas" | "LiquidSlab" | "Atoms" => "atoms",
         "Shape" | "Circle" | "Rectangle" | "Segment" | "Polygon" | "Stroke" => "obstacles",

@@ -10,6 +10,7 @@
 pub mod cpu;
 pub mod cuda;
 pub mod edit;
+pub mod hmc;
 mod host_buf;
 mod select;
 

@@ -11,6 +11,8 @@ fn ensemble_label(t: &Thermostat) -> &'static str {
         Thermostat::Berendsen { .. } => "Berendsen",
         Thermostat::Csvr { .. } => "Bussi stochastic rescaling",
         Thermostat::Langevin { .. } => "Langevin",
+        Thermostat::Hmc { .. } => "Hybrid Monte Carlo (NVT)",
+        Thermostat::HmcNpt { .. } => "Hybrid Monte Carlo (NPT)",
     }
 }
 
@@ -20,7 +22,7 @@ pub const RAMP_K_PER_S: f64 = 20.0;
 pub fn temperature_ui(app: &mut App, ui: &mut egui::Ui) {
     let current = app.params.thermostat;
     let coupling = match current {
-        Thermostat::Nve => 0.5,
+        Thermostat::Nve | Thermostat::Hmc { .. } | Thermostat::HmcNpt { .. } => 0.5,
         Thermostat::Berendsen { tau } | Thermostat::Csvr { tau } => tau,
         Thermostat::Langevin { damp } => damp,
     };
@@ -55,7 +57,7 @@ pub fn temperature_ui(app: &mut App, ui: &mut egui::Ui) {
                 Thermostat::Berendsen { .. } => Thermostat::Berendsen { tau: reduced },
                 Thermostat::Csvr { .. } => Thermostat::Csvr { tau: reduced },
                 Thermostat::Langevin { .. } => Thermostat::Langevin { damp: reduced },
-                Thermostat::Nve => Thermostat::Nve,
+                other => other,
             };
             app.apply_params();
         }

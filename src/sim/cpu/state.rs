@@ -494,7 +494,9 @@ impl<P: PrecisionMode> CpuSim<P> {
                     + 2.0 * rr * (ke * target / ctx.dof * (1.0 - factor) * factor).sqrt();
                 (new_ke.max(0.0) / ke).sqrt()
             }
-            Thermostat::Nve | Thermostat::Langevin { .. } => return,
+            Thermostat::Nve | Thermostat::Langevin { .. } | Thermostat::Hmc { .. } | Thermostat::HmcNpt { .. } => {
+                return;
+            }
         };
         if lambda != 1.0 {
             self.scale_velocities(lambda);

@@ -107,7 +107,8 @@ impl Consts {
         let s = &p.species[0];
         let lj = LjPair::<f64>::new(s.epsilon, s.sigma, p.cutoff, p.shift);
         let (thermostat, tau) = match p.thermostat {
-            Thermostat::Nve => (0, 1.0),
+            // Hybrid Monte Carlo trajectories are plain NVE; sim::hmc accepts or rejects them.
+            Thermostat::Nve | Thermostat::Hmc { .. } | Thermostat::HmcNpt { .. } => (0, 1.0),
             Thermostat::Berendsen { tau } => (1, tau),
             Thermostat::Csvr { tau } => (2, tau),
             Thermostat::Langevin { damp } => (3, damp),
