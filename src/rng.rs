@@ -35,6 +35,9 @@ pub enum Stream {
     Csvr = 3,
     GasPlacement = 4,
     AddAtoms = 5,
+    HmcVelocities = 6,
+    HmcAccept = 7,
+    HmcVolume = 8,
 }
 
 /// Four uniform numbers in (0, 1) for (seed, stream, index, counter).

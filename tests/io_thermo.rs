@@ -29,6 +29,7 @@ fn sample(step: u64) -> Telemetry {
         pressure: -0.7 + 1.0 / 3.0,
         momentum: [0.0; 3],
         steps_per_s: 1e3,
+        ..Telemetry::default()
     }
 }
 

@@ -75,9 +75,14 @@ pub struct Telemetry {
     /// Virial sum over pairs plus wall and obstacle terms, sum of r . f.
     pub virial: f64,
     pub pressure: f64,
+    /// The volume the pressure is for (sigma^3): the box's (it changes under hybrid Monte
+    /// Carlo NPT).
+    pub volume: f64,
     pub momentum: [f64; 3],
     /// Speed of the last `advance` call.
     pub steps_per_s: f64,
+    /// Hybrid Monte Carlo acceptance counts (zero in molecular dynamics).
+    pub mc: hmc::McStats,
 }
 
 impl Telemetry {
@@ -258,9 +263,18 @@ pub trait Backend: Send {
     /// Changes any parameter live: dt, cutoff, thermostat, target T, body forces, the tether,
     /// walls, algorithm, precision, block size. State is kept; invalid values are refused.
     fn set_params(&mut self, params: SimParams) -> Result<(), SimError>;
-    /// Advances `steps` velocity-Verlet steps, producing telemetry every
+    /// Advances `steps` steps: velocity Verlet with the thermostat, producing telemetry every
+    /// `params.telemetry_every` steps (step numbers divisible by it); under a hybrid Monte
+    /// Carlo thermostat, trajectories of the chain in [`hmc`] (telemetry at cycle ends).
+    fn advance(&mut self, steps: u64) -> Result<(), SimError> {
+        hmc::advance(self, steps)
+    }
+    /// Advances `steps` velocity-Verlet steps of molecular dynamics (a hybrid Monte Carlo
+    /// thermostat integrates plain NVE here), producing telemetry every
     /// `params.telemetry_every` steps (step numbers divisible by it).
-    fn advance(&mut self, steps: u64) -> Result<(), SimError>;
+    fn advance_md(&mut self, steps: u64) -> Result<(), SimError>;
+    /// The hybrid Monte Carlo chain's state and the telemetry queue, for [`hmc::advance`].
+    fn hmc_parts(&mut self) -> (&mut hmc::HmcState, &mut Vec<Telemetry>);
     /// Telemetry produced since the last drain, oldest first.
     fn drain_telemetry(&mut self) -> Vec<Telemetry>;
     /// Telemetry of the current state, computed now.

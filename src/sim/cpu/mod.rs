@@ -59,6 +59,8 @@ pub struct CpuBackend {
     engine: Engine,
     field: Option<Arc<ObstacleField>>,
     telemetry: Vec<Telemetry>,
+    /// The hybrid Monte Carlo chain (idle in molecular dynamics).
+    hmc: crate::sim::hmc::HmcState,
     /// Rollback checkpoints, oldest first.
     checkpoints: std::collections::VecDeque<Snapshot>,
 }
@@ -127,6 +129,7 @@ impl CpuBackend {
             params,
             field,
             telemetry: Vec::new(),
+            hmc: Default::default(),
             checkpoints: Default::default(),
         })
     }
@@ -172,6 +175,7 @@ impl Backend for CpuBackend {
     }
 
     fn set_params(&mut self, params: SimParams) -> Result<(), SimError> {
+        self.hmc.forget();
         params.validate(&self.sim_box())?;
         if params.species.len() < self.params.species.len() {
             let snap = self.state_copy();
@@ -188,10 +192,14 @@ impl Backend for CpuBackend {
         Ok(())
     }
 
-    fn advance(&mut self, steps: u64) -> Result<(), SimError> {
+    fn advance_md(&mut self, steps: u64) -> Result<(), SimError> {
         let ctx = make_ctx(&self.params, self.field.as_deref(), &self.engine);
         let engine = &mut self.engine;
         super::timed_advance(steps, &mut self.telemetry, |out| with_sim!(engine, s => s.advance(steps, &ctx, out)))
+    }
+
+    fn hmc_parts(&mut self) -> (&mut crate::sim::hmc::HmcState, &mut Vec<Telemetry>) {
+        (&mut self.hmc, &mut self.telemetry)
     }
 
     fn drain_telemetry(&mut self) -> Vec<Telemetry> {
@@ -209,6 +217,7 @@ impl Backend for CpuBackend {
     }
 
     fn set_obstacles(&mut self, field: Option<Arc<ObstacleField>>, caught: CaughtAtoms) -> Result<usize, SimError> {
+        self.hmc.forget();
         let mut snap = self.state_copy();
         let n_caught = match field.as_deref() {
             Some(f) => crate::sim::edit::resolve_caught(&mut snap.atoms, f, &self.params, caught),
@@ -220,6 +229,7 @@ impl Backend for CpuBackend {
     }
 
     fn add_atoms(&mut self, atoms: &AtomState) -> Result<(), SimError> {
+        self.hmc.forget();
         check_atoms(atoms, &self.params)?;
         memory_check(self.n_atoms() + atoms.len(), self.params.list_range(), memory_budget())?;
         let mut snap = self.state_copy();
@@ -229,6 +239,7 @@ impl Backend for CpuBackend {
     }
 
     fn remove_atoms(&mut self, which: &AtomSelection) -> Result<usize, SimError> {
+        self.hmc.forget();
         let mut snap = self.state_copy();
         let removed = crate::sim::edit::remove(&mut snap.atoms, which);
         if removed > 0 {
@@ -246,6 +257,7 @@ impl Backend for CpuBackend {
     }
 
     fn restore(&mut self, snapshot: &Snapshot) -> Result<(), SimError> {
+        self.hmc.forget();
         self.params.validate(&snapshot.sim_box)?;
         check_atoms(&snapshot.atoms, &self.params)?;
         self.reload(snapshot);
@@ -266,6 +278,7 @@ impl Backend for CpuBackend {
     }
 
     fn rollback(&mut self) -> Result<Option<u64>, SimError> {
+        self.hmc.forget();
         let Some(snap) = self.checkpoints.back() else { return Ok(None) };
         self.engine = Engine::new(self.params.precision, snap);
         Ok(Some(snap.step))

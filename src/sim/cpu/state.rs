@@ -542,8 +542,10 @@ impl<P: PrecisionMode> CpuSim<P> {
             external_energy: ext.energy,
             virial,
             pressure: analysis::pressure(twice_ke, virial, self.sim_box.volume()),
+            volume: self.sim_box.volume(),
             momentum,
             steps_per_s: 0.0,
+            mc: Default::default(),
         }
     }
 

@@ -546,8 +546,10 @@ impl Engine {
                     external_energy: r[4],
                     virial,
                     pressure: analysis::pressure(r[1], virial, volume),
+                    volume,
                     momentum: [r[6], r[7], r[8]],
                     steps_per_s: 0.0,
+                    mc: Default::default(),
                 }
             })
             .collect()

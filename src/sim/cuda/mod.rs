@@ -33,6 +33,8 @@ pub struct CudaBackend {
     params: SimParams,
     field: Option<Arc<ObstacleField>>,
     telemetry: Vec<Telemetry>,
+    /// The hybrid Monte Carlo chain (idle in molecular dynamics).
+    hmc: crate::sim::hmc::HmcState,
     /// Recorded after the last asynchronous publish.
     published: Option<cudarc::driver::CudaEvent>,
     /// Rollback checkpoints on the device, oldest first.
@@ -80,6 +82,7 @@ impl CudaBackend {
             params,
             field,
             telemetry: Vec::new(),
+            hmc: Default::default(),
             published: None,
             checkpoints: Default::default(),
             fault_at: std::env::var("ARGON_FAULT_GPU_AT_STEP").ok().and_then(|v| v.trim().parse().ok()),
@@ -142,6 +145,7 @@ impl Backend for CudaBackend {
     }
 
     fn set_params(&mut self, params: SimParams) -> Result<(), SimError> {
+        self.hmc.forget();
         params.validate(&self.engine.sim_box)?;
         let old = std::mem::replace(&mut self.params, params);
         let p = &self.params;
@@ -164,7 +168,7 @@ impl Backend for CudaBackend {
         result
     }
 
-    fn advance(&mut self, steps: u64) -> Result<(), SimError> {
+    fn advance_md(&mut self, steps: u64) -> Result<(), SimError> {
         if let Some(at) = self.fault_at
             && self.engine.step + steps >= at
         {
@@ -175,6 +179,10 @@ impl Backend for CudaBackend {
         let dof = self.dof();
         let (engine, dev, params) = (&mut self.engine, &self.dev, &self.params);
         super::timed_advance(steps, &mut self.telemetry, |out| engine.advance(dev, steps, params, dof, out))
+    }
+
+    fn hmc_parts(&mut self) -> (&mut crate::sim::hmc::HmcState, &mut Vec<Telemetry>) {
+        (&mut self.hmc, &mut self.telemetry)
     }
 
     fn drain_telemetry(&mut self) -> Vec<Telemetry> {
@@ -191,6 +199,7 @@ impl Backend for CudaBackend {
     }
 
     fn set_obstacles(&mut self, field: Option<Arc<ObstacleField>>, caught: CaughtAtoms) -> Result<usize, SimError> {
+        self.hmc.forget();
         let mut snap = self.engine.snapshot(&self.dev)?;
         let n_caught = match field.as_deref() {
             Some(f) => edit::resolve_caught(&mut snap.atoms, f, &self.params, caught),
@@ -205,6 +214,7 @@ impl Backend for CudaBackend {
     }
 
     fn add_atoms(&mut self, atoms: &AtomState) -> Result<(), SimError> {
+        self.hmc.forget();
         check_atoms(atoms, &self.params)?;
         let mut snap = self.engine.snapshot(&self.dev)?;
         snap.atoms.extend(atoms);
@@ -212,6 +222,7 @@ impl Backend for CudaBackend {
     }
 
     fn remove_atoms(&mut self, which: &AtomSelection) -> Result<usize, SimError> {
+        self.hmc.forget();
         let mut snap = self.engine.snapshot(&self.dev)?;
         let removed = edit::remove(&mut snap.atoms, which);
         if removed > 0 {
@@ -229,6 +240,7 @@ impl Backend for CudaBackend {
     }
 
     fn restore(&mut self, snapshot: &Snapshot) -> Result<(), SimError> {
+        self.hmc.forget();
         self.params.validate(&snapshot.sim_box)?;
         check_atoms(&snapshot.atoms, &self.params)?;
         self.rebuild(snapshot)
@@ -246,6 +258,7 @@ impl Backend for CudaBackend {
     }
 
     fn rollback(&mut self) -> Result<Option<u64>, SimError> {
+        self.hmc.forget();
         let Some(cp) = self.checkpoints.back() else { return Ok(None) };
         if cp.n == self.engine.n && cp.precision == self.engine.precision {
             // The usual case: device to device.
