@@ -323,3 +323,38 @@ fn atom_brushes_add_and_remove_atoms_and_undo_restores_the_count() {
     drag_in_view(&mut h, [0.3 * b.hi[0], 0.2 * b.hi[1]], [0.4 * b.hi[0], 0.2 * b.hi[1]], 5, 0);
     until(&mut h, 20.0, "atoms to be removed", |a| a.status.as_ref().is_some_and(|s| s.n_atoms + 30 < n1));
 }
+
+#[test]
+fn hybrid_monte_carlo_is_chosen_in_the_panel_and_reports_acceptance() {
+    use argon_sandbox::physics::params::Thermostat;
+    let mut h = harness(app(false, 2000));
+    loaded(&mut h);
+    let choose = |h: &mut Harness<'_, App>, option: &str| {
+        h.get_by_role_and_label(Role::ComboBox, "Ensemble").click();
+        h.step();
+        h.step();
+        h.get_by_label(option).click();
+        h.step();
+        h.step();
+    };
+    choose(&mut h, "Hybrid Monte Carlo (NVT)");
+    until(&mut h, 20.0, "HMC in the simulation", |a| {
+        a.status.as_ref().is_some_and(|s| matches!(s.params.thermostat, Thermostat::Hmc { .. }))
+    });
+    type_into(&mut h, "Trajectory", "10");
+    until(&mut h, 60.0, "accepted trajectories", |a| {
+        a.status.as_ref().is_some_and(|s| s.params.thermostat == Thermostat::Hmc { trajectory: 10 })
+            && a.last_telemetry.is_some_and(|t| t.mc.trials >= 3)
+    });
+    h.get_by_label_contains("trajectories");
+    type_into(&mut h, "Trajectory", "0");
+    h.get_by_label_contains("Trajectory: \"0\" is not allowed");
+    // The default tank has walls: constant-pressure Monte Carlo, which scales the box, is
+    // refused with the reason, and the simulation keeps its ensemble.
+    choose(&mut h, "Hybrid Monte Carlo (NPT)");
+    h.get_by_label_contains("every axis must be periodic");
+    for _ in 0..10 {
+        h.step();
+    }
+    assert_eq!(h.state().status.as_ref().unwrap().params.thermostat, Thermostat::Hmc { trajectory: 10 });
+}

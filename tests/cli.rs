@@ -221,3 +221,49 @@ fn too_many_atoms_for_the_cpu_budget_are_refused_with_the_largest_that_fits() {
     assert!(argon_sandbox::sim::cpu::memory_check(max + 1, 2.8, Some(10_000_000)).is_err());
     assert!(per * max <= 10_000_000);
 }
+
+#[test]
+fn hybrid_monte_carlo_runs_from_the_cli_and_npt_in_a_tank_is_refused() {
+    // The LAMMPS fcc state (periodic): NPT hybrid Monte Carlo at the JZG-ish pressure, in LJ units.
+    let dir = scratch("hmc");
+    let thermo = dir.join("thermo.csv");
+    let out = run(&[
+        "run",
+        "--init",
+        &init_file(),
+        "--units",
+        "lj",
+        "--steps",
+        "200",
+        "--ensemble",
+        "hmc-npt",
+        "--trajectory",
+        "10",
+        "--pressure",
+        "1.0",
+        "--temperature",
+        "1.44",
+        "--thermo",
+        thermo.to_str().unwrap(),
+        "--thermo-every",
+        "50",
+    ]);
+    let msg = text(&out);
+    assert!(out.status.success(), "{msg}");
+    assert!(msg.contains("hmc-npt"), "{msg}");
+    assert!(msg.contains("hybrid Monte Carlo: accepted") && msg.contains("of 20 trajectories"), "{msg}");
+    assert!(msg.contains("of 20 volume moves"), "{msg}");
+    let rows = std::fs::read_to_string(&thermo).unwrap();
+    // Step 0 and the chain states at steps 50, 100, 150, 200.
+    assert_eq!(rows.lines().count(), 1 + 5, "{rows}");
+
+    // The default scene is a closed tank: a constant-pressure chain cannot scale it.
+    let out = run(&["run", "--steps", "10", "--ensemble", "hmc-npt", "--quiet"]);
+    let msg = text(&out);
+    assert!(!out.status.success(), "{msg}");
+    assert!(msg.contains("thermostat") && msg.contains("periodic") && !msg.contains("panicked"), "{msg}");
+    let out = run(&["run", "--steps", "10", "--ensemble", "hmc", "--trajectory", "0", "--quiet"]);
+    let msg = text(&out);
+    assert!(!out.status.success() && msg.contains("thermostat.trajectory"), "{msg}");
+    std::fs::remove_dir_all(dir).ok();
+}

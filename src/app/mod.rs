@@ -133,6 +133,8 @@ pub struct App {
     pub shapes: Vec<Shape>,
     pub camera: Camera,
     fitted_box: Option<SimBox>,
+    /// The box the tank is drawn for (follows every change).
+    drawn_box: Option<SimBox>,
     /// Newest positions (host staging path), the step they are from, and their sequence number.
     pub frame: Option<PositionFrame>,
     pub frame_step: u64,
@@ -254,6 +256,7 @@ impl App {
             shapes,
             camera,
             fitted_box: None,
+            drawn_box: None,
             frame: None,
             frame_step: 0,
             retiring_frames: Vec::new(),
@@ -355,10 +358,15 @@ impl App {
                 if self.status.is_none() {
                     self.params = s.params.clone();
                 }
-                if self.fitted_box != Some(s.sim_box) {
-                    self.fitted_box = Some(s.sim_box);
-                    self.fit_camera();
+                if self.drawn_box != Some(s.sim_box) {
+                    // A box that breathes under constant-pressure Monte Carlo is redrawn; the
+                    // camera is refitted only for a new box, not for those small changes.
+                    self.drawn_box = Some(s.sim_box);
                     self.pending_scene = true;
+                    if self.fitted_box.is_none_or(|f| !similar_box(&f, &s.sim_box)) {
+                        self.fitted_box = Some(s.sim_box);
+                        self.fit_camera();
+                    }
                 }
                 if self.reinit_atoms == 0 {
                     self.reinit_atoms = s.n_atoms;
@@ -402,6 +410,7 @@ impl App {
                 self.scene = *scene;
                 self.pending_scene = true;
                 self.fitted_box = None;
+                self.drawn_box = None;
                 self.plots.clear_series();
                 self.plots.reset_rdf();
                 self.grabbed = None;
@@ -594,4 +603,11 @@ impl Drop for App {
             let _ = t.join();
         }
     }
+}
+
+/// Whether two boxes differ only by the breathing of constant-pressure Monte Carlo (every
+/// edge within 15%, the same boundaries): the camera then stays where it is.
+fn similar_box(a: &SimBox, b: &SimBox) -> bool {
+    let (la, lb) = (a.length(), b.length());
+    a.periodic == b.periodic && (0..3).all(|k| (la[k] - lb[k]).abs() <= 0.15 * la[k].abs().max(1e-12))
 }

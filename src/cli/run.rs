@@ -402,7 +402,9 @@ pub fn run(args: &RunArgs) -> Result<()> {
             let chunk_end = end.min(next_of(every_t)).min(next_frame).min(now + 1000);
             sim.advance(chunk_end - now)?;
             for t in sim.drain_telemetry() {
-                if let Some(w) = thermo.as_mut().filter(|_| t.step.is_multiple_of(args.thermo_every)) {
+                // Hybrid Monte Carlo reports chain states at cycle ends, already thinned.
+                let due = t.step.is_multiple_of(args.thermo_every) || params.thermostat.is_monte_carlo();
+                if let Some(w) = thermo.as_mut().filter(|_| due) {
                     w.write_row(&t).map_err(|e| SimError::Invalid(format!("writing the thermo file: {e}")))?;
                 }
                 last = t;
@@ -440,6 +442,9 @@ pub fn run(args: &RunArgs) -> Result<()> {
         let rate = args.steps as f64 / elapsed.max(1e-9);
         eprintln!("step {}: {}", final_t.step, describe(&final_t, args.units));
         eprintln!("{:.0} steps/s, {:.3e} atom-steps/s over {:.2} s", rate, rate * n as f64, elapsed);
+        if params.thermostat.is_monte_carlo() {
+            eprintln!("hybrid Monte Carlo: {}", last.mc.describe());
+        }
     }
     Ok(())
 }

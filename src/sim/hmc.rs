@@ -49,6 +49,16 @@ impl McStats {
     pub fn volume_acceptance(&self) -> Option<f64> {
         (self.volume_trials > 0).then(|| self.volume_accepted as f64 / self.volume_trials as f64)
     }
+
+    /// "Accepted 84.0% of 2100 trajectories; 45.1% of 2100 volume moves".
+    pub fn describe(&self) -> String {
+        let Some(a) = self.acceptance() else { return "no trajectory finished yet".into() };
+        let mut s = format!("accepted {:.1}% of {} trajectories", 100.0 * a, self.trials);
+        if let Some(v) = self.volume_acceptance() {
+            s += &format!("; {:.1}% of {} volume moves", 100.0 * v, self.volume_trials);
+        }
+        s
+    }
 }
 
 /// A trajectory under way: the state it started from (with its fresh velocities) and H there.
@@ -284,6 +294,13 @@ mod tests {
         let e01 = (1.4f64).sqrt();
         let want = 4.0 * pair(1.0, 1.0) + 2.0 * 2.0 * pair(s01, e01) + pair(1.1, 1.4);
         assert!((tail_energy(&p, &types, v) - want).abs() < 1e-14);
+    }
+
+    #[test]
+    fn stats_describe_their_rates() {
+        assert_eq!(McStats::default().describe(), "no trajectory finished yet");
+        let m = McStats { trials: 200, accepted: 150, volume_trials: 200, volume_accepted: 90 };
+        assert_eq!(m.describe(), "accepted 75.0% of 200 trajectories; 45.0% of 200 volume moves");
     }
 
     #[test]

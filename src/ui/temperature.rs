@@ -1,8 +1,10 @@
-//! The Temperature panel: ensemble, target in K, coupling time, and heat / cool ramps.
+//! The Temperature panel: ensemble (thermostats and hybrid Monte Carlo NVT / NPT), target
+//! in K, coupling time or trajectory length, pressure, heat / cool ramps, acceptance rates.
 
-use super::fields::number_field;
+use super::fields::{count_field, number_field};
 use crate::app::App;
-use crate::physics::params::Thermostat;
+use crate::physics::params::{MAX_TRAJECTORY, Thermostat};
+use crate::sim::hmc;
 use crate::units;
 
 fn ensemble_label(t: &Thermostat) -> &'static str {
@@ -26,6 +28,11 @@ pub fn temperature_ui(app: &mut App, ui: &mut egui::Ui) {
         Thermostat::Berendsen { tau } | Thermostat::Csvr { tau } => tau,
         Thermostat::Langevin { damp } => damp,
     };
+    let (trajectory, pressure, max_dlnv) = match current {
+        Thermostat::Hmc { trajectory } => (trajectory, 1.0, hmc::DEFAULT_MAX_DLNV),
+        Thermostat::HmcNpt { trajectory, pressure, max_dlnv } => (trajectory, pressure, max_dlnv),
+        _ => (hmc::DEFAULT_TRAJECTORY, 1.0, hmc::DEFAULT_MAX_DLNV),
+    };
     let mut chosen = current;
     egui::ComboBox::from_label("Ensemble").selected_text(ensemble_label(&current)).show_ui(ui, |ui| {
         for t in [
@@ -33,6 +40,8 @@ pub fn temperature_ui(app: &mut App, ui: &mut egui::Ui) {
             Thermostat::Berendsen { tau: coupling },
             Thermostat::Csvr { tau: coupling },
             Thermostat::Langevin { damp: coupling },
+            Thermostat::Hmc { trajectory },
+            Thermostat::HmcNpt { trajectory, pressure, max_dlnv },
         ] {
             let selected = std::mem::discriminant(&t) == std::mem::discriminant(&current);
             if ui.selectable_label(selected, ensemble_label(&t)).clicked() {
@@ -49,7 +58,9 @@ pub fn temperature_ui(app: &mut App, ui: &mut egui::Ui) {
         app.ramp = None;
         app.set_target_kelvin(v);
     }
-    if current != Thermostat::Nve {
+    if current.is_monte_carlo() {
+        monte_carlo_ui(app, ui, current);
+    } else if current != Thermostat::Nve {
         let tau_ps = coupling * units::argon_tau_ps();
         if let Some(v) = number_field(ui, "Coupling time", tau_ps, 0.01..=1000.0, "ps", 3) {
             let reduced = v / units::argon_tau_ps();
@@ -82,4 +93,33 @@ pub fn temperature_ui(app: &mut App, ui: &mut egui::Ui) {
     if let Some(t) = &app.last_telemetry {
         ui.label(format!("Now: {:.1} K", units::reduced_to_kelvin(t.temperature)));
     }
+}
+
+/// Trajectory length, pressure and volume step of hybrid Monte Carlo, and the acceptance rates.
+fn monte_carlo_ui(app: &mut App, ui: &mut egui::Ui, current: Thermostat) {
+    let Some(trajectory) = current.trajectory() else { return };
+    if let Some(v) = count_field(ui, "Trajectory", trajectory as u64, 1..=MAX_TRAJECTORY as u64, "steps") {
+        app.params.thermostat = match current {
+            Thermostat::HmcNpt { pressure, max_dlnv, .. } => {
+                Thermostat::HmcNpt { trajectory: v as u32, pressure, max_dlnv }
+            }
+            _ => Thermostat::Hmc { trajectory: v as u32 },
+        };
+        app.apply_params();
+    }
+    if let Thermostat::HmcNpt { trajectory, pressure, max_dlnv } = current {
+        let mpa = units::reduced_pressure_to_mpa(pressure);
+        let max_mpa = units::reduced_pressure_to_mpa(100.0);
+        if let Some(v) = number_field(ui, "Pressure", mpa, 0.01..=max_mpa, "MPa", 2) {
+            let reduced = v / units::reduced_pressure_to_mpa(1.0);
+            app.params.thermostat = Thermostat::HmcNpt { trajectory, pressure: reduced, max_dlnv };
+            app.apply_params();
+        }
+        ui.weak(format!("{pressure:.4} in reduced units"));
+        if let Some(v) = number_field(ui, "Largest ln V step", max_dlnv, 0.0001..=0.5, "", 4) {
+            app.params.thermostat = Thermostat::HmcNpt { trajectory, pressure, max_dlnv: v };
+            app.apply_params();
+        }
+    }
+    ui.label(app.last_telemetry.as_ref().map_or_else(|| hmc::McStats::default().describe(), |t| t.mc.describe()));
 }
