@@ -35,6 +35,8 @@ pub enum Stream {
     Csvr = 3,
     GasPlacement = 4,
     AddAtoms = 5,
+    /// Which generated atom gets which species (`physics::species::assign_types`).
+    Composition = 6,
 }
 
 /// Four uniform numbers in (0, 1) for (seed, stream, index, counter).
