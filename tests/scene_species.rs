@@ -99,6 +99,18 @@ fn custom_species_and_explicit_types_round_trip() {
     assert_eq!(back[2], species[2]);
     assert!((back[1].sigma - species[1].sigma).abs() < 1e-15);
     Scene::from_str(&grown.to_ron(), "grown.ron").unwrap();
+    // An argon scene that gains krypton keeps building argon only, and still validates.
+    let argon = Scene::from_str(
+        &BASE
+            .replace("    species: [(name: \"Ar\"), (name: \"Kr\")],\n", "")
+            .replace("    composition: [0.75, 0.25],\n", ""),
+        "ar.ron",
+    )
+    .unwrap();
+    let grown =
+        argon.with_species(&[Species::argon(), argon_sandbox::physics::species::catalogue_species("Kr").unwrap()]);
+    assert_eq!(grown.composition, Some(vec![1.0, 0.0]));
+    assert!(grown.build().unwrap().atoms.types.iter().all(|&t| t == 0));
 }
 
 #[test]
@@ -180,7 +192,7 @@ fn species_mistakes_are_located_errors_with_a_fix() {
         (
             "composition missing for a mixture",
             edit("    composition: [0.75, 0.25],\n", ""),
-            vec!["mix.ron:5:", "composition", "is missing", "composition: [0.5, 0.5]"],
+            vec!["mix.ron:5:", "field `species`", "no `composition`", "composition: [0.5, 0.5]"],
         ),
         (
             "type beyond the species list",

@@ -123,14 +123,19 @@ impl Scene {
     }
 
     /// A copy of this scene with the running `species` (catalogue symbols where they match);
-    /// a composition is kept for the species already listed and zero for new ones.
+    /// the composition is kept for the species already listed and zero for new ones (so the
+    /// fills still build what they built).
     pub fn with_species(&self, species: &[Species]) -> Scene {
         let specs: Vec<SpeciesSpec> = species.iter().map(SpeciesSpec::of).collect();
-        let composition = self.composition.as_ref().map(|c| {
-            let mut c = c.clone();
-            c.resize(specs.len(), 0.0);
-            c
-        });
+        let first_only = || vec![1.0];
+        let composition = match &self.composition {
+            None if specs.len() <= 1 => None,
+            c => {
+                let mut c = c.clone().unwrap_or_else(first_only);
+                c.resize(specs.len(), 0.0);
+                Some(c)
+            }
+        };
         Scene { species: specs, composition, ..self.clone() }
     }
 

@@ -116,17 +116,15 @@ pub(crate) fn check_species(scene: &Scene) -> Check {
         None => {
             let generated = scene.atoms.iter().any(|f| !matches!(f, Fill::Atoms { .. }));
             ok_or(list.len() == 1 || !generated, || {
-                let mut p = Problem::invalid(
-                    path(&["composition"]),
+                Problem::invalid(
+                    path(&["species"]),
                     format!(
-                        "is missing: the scene lists {} species, so say what fraction of the generated atoms each \
-                         is, e.g. `composition: [{}]`",
+                        "lists {} species but the scene has no `composition`: add one giving the fraction of the \
+                         generated atoms of each species, e.g. `composition: [{}]`",
                         list.len(),
                         vec![num(1.0 / list.len() as f64); list.len()].join(", ")
                     ),
-                );
-                p.fallback = Some(path(&["species"]));
-                p
+                )
             })
         }
     }
