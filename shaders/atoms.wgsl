@@ -8,7 +8,7 @@ struct Frame {
     proj: mat4x4<f32>,
     // x: radius (sigma), y: 1 for orthographic, z, w: colour scalar at the map's ends
     params: vec4<f32>,
-    // x: colour map (0 viridis, 1 plasma-like warm, 2 single colour), y: atom count,
+    // x: colour map (0 viridis, 1 plasma-like warm, 2 single colour, 3 species), y: atom count,
     // z: 1 to draw atoms in reverse order (front to back when atoms were placed back to front)
     map: vec4<u32>,
     single: vec4<f32>,
@@ -77,7 +77,26 @@ fn warm(t: f32) -> vec3<f32> {
     return c0 + t * (c1 + t * (c2 + t * (c3 + t * (c4 + t * (c5 + t * c6)))));
 }
 
+// One colour per species index, repeating after eight (Okabe-Ito, linear RGB; the same
+// table as SPECIES_COLOURS in src/render/colour.rs).
+fn species_colour(s: f32) -> vec3<f32> {
+    let i = u32(max(round(s), 0.0)) % 8u;
+    return array<vec3<f32>, 8>(
+        vec3<f32>(0.0931, 0.4564, 0.8148),
+        vec3<f32>(0.7913, 0.3467, 0.0000),
+        vec3<f32>(0.0000, 0.3419, 0.1714),
+        vec3<f32>(0.6038, 0.1912, 0.3864),
+        vec3<f32>(0.8714, 0.7758, 0.0545),
+        vec3<f32>(0.0000, 0.1683, 0.4452),
+        vec3<f32>(0.6654, 0.1119, 0.0000),
+        vec3<f32>(0.4969, 0.4969, 0.4969),
+    )[i];
+}
+
 fn base_colour(s: f32) -> vec3<f32> {
+    if frame.map.x == 3u {
+        return species_colour(s);
+    }
     let span = max(frame.params.w - frame.params.z, 1e-6);
     let t = clamp((s - frame.params.z) / span, 0.0, 1.0);
     if frame.map.x == 0u {

@@ -35,9 +35,11 @@ pub enum Stream {
     Csvr = 3,
     GasPlacement = 4,
     AddAtoms = 5,
-    HmcVelocities = 6,
-    HmcAccept = 7,
-    HmcVolume = 8,
+    /// Which generated atom gets which species (`physics::species::assign_types`).
+    Composition = 6,
+    HmcVelocities = 7,
+    HmcAccept = 8,
+    HmcVolume = 9,
 }
 
 /// Four uniform numbers in (0, 1) for (seed, stream, index, counter).

@@ -357,4 +357,81 @@ fn hybrid_monte_carlo_is_chosen_in_the_panel_and_reports_acceptance() {
         h.step();
     }
     assert_eq!(h.state().status.as_ref().unwrap().params.thermostat, Thermostat::Hmc { trajectory: 10 });
+/// Atoms whose published colour scalar is species index `t` (colouring by species).
+fn of_species(app: &App, t: f32) -> usize {
+    app.frame.as_ref().map_or(0, |f| f.iter().filter(|p| p[3] == t).count())
+}
+
+#[test]
+fn choosing_krypton_in_the_brush_adds_krypton_atoms_and_undo_removes_them() {
+    let mut h = harness(app(false, 3000));
+    loaded(&mut h);
+    let b = h.state().status.as_ref().unwrap().sim_box;
+    let n0 = h.state().status.as_ref().unwrap().n_atoms;
+    h.get_by_label("Add atoms").click();
+    h.step();
+    h.get_by_role_and_label(Role::ComboBox, "Add species").click();
+    h.step();
+    h.step();
+    h.get_by_label("Kr").click();
+    h.step();
+    h.step();
+    assert_eq!(h.state().settings.brush_species, "Kr");
+    drag_in_view(&mut h, [0.75 * b.hi[0], 0.6 * b.hi[1]], [0.85 * b.hi[0], 0.6 * b.hi[1]], 5, 0);
+    // Krypton joins the simulation's species, the view colours by species, and the new atoms
+    // are krypton (type 1): the published colour scalar is the type.
+    until(&mut h, 20.0, "krypton atoms in the simulation", |a| {
+        a.status.as_ref().is_some_and(|s| s.params.species.iter().map(|x| x.name.as_str()).eq(["Ar", "Kr"]))
+            && of_species(a, 1.0) > 20
+    });
+    assert_eq!(h.state().settings.view.colour_by, argon_sandbox::render::ColourBy::Species);
+    let mut last = (0, Instant::now());
+    until(&mut h, 20.0, "the pouring to end", |a| {
+        let n = a.status.as_ref().map_or(0, |s| s.n_atoms);
+        if n != last.0 {
+            last = (n, Instant::now());
+        }
+        last.1.elapsed() > Duration::from_secs(1) && a.frame.as_ref().is_some_and(|f| f.len() == n)
+    });
+    let n1 = h.state().status.as_ref().unwrap().n_atoms;
+    until(&mut h, 10.0, "a frame with every added atom", |a| of_species(a, 1.0) == n1 - n0);
+    assert_eq!(of_species(h.state(), 0.0), n0, "the argon atoms stay argon");
+    // Mixed masses: the measured temperature stays finite and near the target.
+    let t = h.state().last_telemetry.unwrap().temperature;
+    assert!(t.is_finite() && t > 0.3 && t < 2.0, "T* = {t}");
+    h.get_by_label("Undo").click();
+    h.step();
+    until(&mut h, 20.0, "undo of the krypton atoms", |a| {
+        a.status.as_ref().is_some_and(|s| s.n_atoms == n0) && of_species(a, 1.0) == 0
+    });
+}
+
+#[test]
+fn composition_for_reinitialising_is_checked_and_builds_the_mixture() {
+    let mut h = harness(app(false, 2000));
+    loaded(&mut h);
+    assert_eq!(h.state().reinit_composition, "Ar 1");
+    type_into(&mut h, "Composition", "Ar 0.7, Kr 0.4");
+    h.get_by_label("Re-initialise").click();
+    h.step();
+    let e = h.state().last_error().unwrap_or_default().to_string();
+    assert!(e.starts_with("Composition:") && e.contains("sum to"), "{e}");
+    type_into(&mut h, "Composition", "Ar 0.5, He 0.5");
+    h.get_by_label("Re-initialise").click();
+    h.step();
+    let e = h.state().last_error().unwrap_or_default().to_string();
+    assert!(e.contains("\"He\" is not a species here nor in the catalogue"), "{e}");
+    assert_eq!(h.state().status.as_ref().unwrap().params.species.len(), 1, "nothing was sent");
+    type_into(&mut h, "Composition", "Ar 0.75, Kr 0.25");
+    h.get_by_label("Re-initialise").click();
+    h.step();
+    until(&mut h, 30.0, "the mixture", |a| {
+        a.status.as_ref().is_some_and(|s| s.params.species.len() == 2)
+            && a.frame.as_ref().is_some_and(|f| f.len() == a.status.as_ref().unwrap().n_atoms)
+            && of_species(a, 1.0) > 0
+    });
+    let n = h.state().status.as_ref().unwrap().n_atoms;
+    let kr = of_species(h.state(), 1.0);
+    assert_eq!(kr, (0.25 * n as f64).round() as usize, "{kr} krypton atoms of {n}");
+    assert_eq!(h.state().reinit_composition, "Ar 0.75, Kr 0.25");
 }

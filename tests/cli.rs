@@ -131,6 +131,65 @@ fn blow_up_is_stopped_with_the_step_and_a_fix() {
     std::fs::remove_dir_all(dir).ok();
 }
 
+/// A mixture from `--init` (catalogue species by symbol): the trajectories keep the names and
+/// type numbers, generated velocities follow each mass, the LAMMPS deck of the mixture preset
+/// has one mass per type and a `pair_coeff` per type pair; an unknown species is refused.
+#[test]
+fn mixtures_from_init_files_keep_their_species() {
+    let dir = scratch("mixture");
+    let xyz = dir.join("mix.xyz");
+    write(
+        &xyz,
+        "4\nLattice=\"8 0 0 0 8 0 0 0 8\" Properties=species:S:1:pos:R:3 pbc=\"T T T\" units=lj\n\
+         Kr 1.0 1.0 1.0\nAr 3.0 1.0 1.0\nXe 1.0 4.0 4.0\nKr 5.0 5.0 5.0\n",
+    );
+    let (out_xyz, dump) = (dir.join("out.xyz"), dir.join("out.dump"));
+    let out = run(&[
+        "run",
+        "--init",
+        xyz.to_str().unwrap(),
+        "--units",
+        "lj",
+        "--steps",
+        "20",
+        "--xyz",
+        out_xyz.to_str().unwrap(),
+        "--xyz-every",
+        "10",
+        "--dump",
+        dump.to_str().unwrap(),
+        "--dump-every",
+        "10",
+        "--quiet",
+    ]);
+    assert!(out.status.success(), "{}", text(&out));
+    let frame = read_extxyz(&out_xyz).unwrap();
+    assert_eq!(frame.species, ["Kr", "Ar", "Xe", "Kr"]);
+    let dump_text = std::fs::read_to_string(&dump).unwrap();
+    let atoms: Vec<&str> = dump_text.lines().skip_while(|l| !l.starts_with("ITEM: ATOMS")).skip(1).take(4).collect();
+    let types: Vec<&str> = atoms.iter().map(|l| l.split_whitespace().nth(1).unwrap()).collect();
+    // Types in order of first appearance: Kr 1, Ar 2, Xe 3.
+    assert_eq!(types, ["1", "2", "3", "1"], "{dump_text}");
+    // An unknown species names itself, the atom and the catalogue.
+    write(&xyz, "1\nLattice=\"8 0 0 0 8 0 0 0 8\" Properties=species:S:1:pos:R:3 pbc=\"T T T\"\nHe 1 1 1\n");
+    let out = run(&["run", "--init", xyz.to_str().unwrap(), "--steps", "1", "--quiet"]);
+    let msg = text(&out);
+    assert!(!out.status.success() && msg.contains("atom 1 is `He`") && msg.contains("`Kr`"), "{msg}");
+    assert!(!msg.contains("panicked"), "{msg}");
+    // The LAMMPS deck of the mixture preset.
+    let deck = dir.join("deck");
+    let preset = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/scenes/ar_kr_mixture.ron");
+    let out = run(&["export-lammps", preset.to_str().unwrap(), "--out", deck.to_str().unwrap(), "--quiet"]);
+    assert!(out.status.success(), "{}", text(&out));
+    let data = std::fs::read_to_string(deck.join("data.argon")).unwrap();
+    assert!(data.contains("2 atom types") && data.contains("# Kr"), "{data}");
+    let input = std::fs::read_to_string(deck.join("in.argon")).unwrap();
+    for pair in ["pair_coeff      1 1 ", "pair_coeff      1 2 ", "pair_coeff      2 2 "] {
+        assert!(input.contains(pair), "{pair} missing:\n{input}");
+    }
+    std::fs::remove_dir_all(dir).ok();
+}
+
 #[test]
 fn bad_flags_give_clear_errors() {
     let dir = scratch("flags");

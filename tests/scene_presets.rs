@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use argon_sandbox::analysis::degrees_of_freedom;
 use argon_sandbox::scene::{Scene, SimSetup, find_close_pair};
 
-const PRESETS: [&str; 4] = ["default", "in_lj", "channel_flow", "droplet"];
+const PRESETS: [&str; 5] = ["default", "in_lj", "channel_flow", "droplet", "ar_kr_mixture"];
 
 fn preset_path(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/scenes").join(format!("{name}.ron"))
@@ -22,7 +22,10 @@ fn build(name: &str) -> SimSetup {
 }
 
 fn kinetic_temperature(setup: &SimSetup) -> f64 {
-    let twice_ke: f64 = setup.atoms.velocities.iter().map(|v| v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sum();
+    let sp = &setup.params.species;
+    let twice_ke: f64 = (setup.atoms.velocities.iter().zip(&setup.atoms.types))
+        .map(|(v, &t)| sp[t as usize].mass * (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]))
+        .sum();
     let dof = degrees_of_freedom(setup.atoms.len(), &setup.sim_box, &setup.params, !setup.shapes.is_empty());
     twice_ke / dof
 }
@@ -34,12 +37,20 @@ fn every_preset_scene_builds_a_sane_system() {
         ("in_lj", 32_000, 32_000),
         ("channel_flow", 4_000, 9_000),
         ("droplet", 1_000, 2_000),
+        ("ar_kr_mixture", 2_500, 3_200),
     ] {
         let setup = build(name);
         let n = setup.atoms.len();
         assert!((lo..=hi).contains(&n), "{name}: {n} atoms, expected {lo}..={hi}");
         assert_eq!(setup.atoms.velocities.len(), n);
-        assert_eq!(setup.atoms.types, vec![0; n]);
+        if name == "ar_kr_mixture" {
+            // 30 % krypton, to the atom.
+            let kr = setup.atoms.types.iter().filter(|&&t| t == 1).count();
+            assert_eq!(kr, (0.3 * n as f64).round() as usize, "{name}: {kr} krypton atoms of {n}");
+            assert_eq!(setup.params.species.len(), 2);
+        } else {
+            assert_eq!(setup.atoms.types, vec![0; n]);
+        }
         if let Some((a, b, d)) = find_close_pair(&setup.sim_box, &setup.atoms.positions, 0.8) {
             panic!("{name}: atoms {a} and {b} are only {d} sigma apart");
         }
@@ -59,7 +70,9 @@ fn every_preset_scene_builds_a_sane_system() {
         let t = kinetic_temperature(&setup);
         assert!((t - setup.params.temperature).abs() < 1e-9, "{name}: T = {t}, want {}", setup.params.temperature);
         for k in 0..3 {
-            let p: f64 = setup.atoms.velocities.iter().map(|v| v[k]).sum();
+            let sp = &setup.params.species;
+            let p: f64 =
+                setup.atoms.velocities.iter().zip(&setup.atoms.types).map(|(v, &t)| sp[t as usize].mass * v[k]).sum();
             assert!(p.abs() < 1e-9, "{name}: momentum {p} along axis {k}");
         }
         setup.params.validate(&setup.sim_box).unwrap();

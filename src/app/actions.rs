@@ -13,7 +13,7 @@ use super::undo::Edit;
 use super::{App, Ramp};
 use crate::physics::params::Tether;
 use crate::rng::{Sequence, Stream};
-use crate::scene::{ForcesSpec, IntegratorSpec, PotentialSpec, Scene};
+use crate::scene::{ForcesSpec, IntegratorSpec, PotentialSpec, Scene, SpeciesSpec};
 use crate::sim::{AtomSelection, AtomState, BackendChoice, CaughtAtoms, Snapshot};
 use crate::units;
 
@@ -81,6 +81,9 @@ impl App {
     pub fn document(&self) -> Scene {
         let p = &self.params;
         let mut s = self.scene.clone();
+        if self.scene.species.iter().map(SpeciesSpec::species).ne(p.species.iter().cloned()) {
+            s = s.with_species(&p.species);
+        }
         s.temperature_k = units::reduced_to_kelvin(p.temperature);
         s.thermostat = p.thermostat;
         s.forces = ForcesSpec { gravity: p.gravity, drive: p.drive };
@@ -96,9 +99,16 @@ impl App {
         self.load_scene(doc);
     }
 
-    /// Rebuilds with `reinit_atoms` atoms placed as `reinit_state`.
+    /// Rebuilds with `reinit_atoms` atoms placed as `reinit_state`, of the species and
+    /// fractions typed in `reinit_composition` (refused with a message when they do not parse).
     pub fn reinitialise(&mut self) {
-        match reinit::reinitialise(&self.document(), self.reinit_atoms, self.reinit_state) {
+        let (species, fractions) =
+            match super::species::parse_composition(&self.reinit_composition, &self.params.species) {
+                Ok(c) => c,
+                Err(e) => return self.notify(e, true),
+            };
+        let doc = super::species::with_composition(&self.document(), &species, fractions);
+        match reinit::reinitialise(&doc, self.reinit_atoms, self.reinit_state) {
             Ok(doc) => self.load_scene(doc),
             Err(e) => self.notify(e, true),
         }
@@ -218,7 +228,8 @@ impl App {
                     self.sim.send(SimCommand::RemoveAtoms(AtomSelection::Disc { centre, radius }));
                 }
                 ToolAction::AddAtoms { centre, radius } => {
-                    let atoms = self.atoms_to_add(centre, radius);
+                    let Some(species) = self.brush_type() else { continue };
+                    let atoms = self.atoms_to_add(centre, radius, species);
                     if !atoms.is_empty() {
                         self.sim.send(SimCommand::AddAtoms(atoms));
                     }
@@ -261,9 +272,10 @@ impl App {
         best.1
     }
 
-    /// New atoms in the brush disc (all through the tank's depth), clear of the atoms in the
-    /// newest frame, the walls and the obstacles, with Maxwell-Boltzmann velocities.
-    pub fn atoms_to_add(&self, centre: [f64; 2], radius: f64) -> AtomState {
+    /// New atoms of type `species` in the brush disc (all through the tank's depth), clear of
+    /// the atoms in the newest frame, the walls and the obstacles, with Maxwell-Boltzmann
+    /// velocities for their mass.
+    pub fn atoms_to_add(&self, centre: [f64; 2], radius: f64, species: u32) -> AtomState {
         let Some(s) = &self.status else { return AtomState::default() };
         let b = s.sim_box;
         let len = b.length();
@@ -307,9 +319,10 @@ impl App {
                 placed.push(p);
             }
         }
-        let sd = self.params.temperature.max(0.0).sqrt();
+        let mass = self.params.species.get(species as usize).map_or(1.0, |s| s.mass);
+        let sd = (self.params.temperature.max(0.0) / mass).sqrt();
         let velocities = placed.iter().map(|_| [sd * rng.normal(), sd * rng.normal(), sd * rng.normal()]).collect();
-        AtomState { types: vec![0; placed.len()], positions: placed, velocities }
+        AtomState { types: vec![species; placed.len()], positions: placed, velocities }
     }
 
     pub fn undo(&mut self) {

@@ -135,6 +135,8 @@ pub struct Analysis {
     pub rdf: Option<Histogram>,
     pub speed: Option<Histogram>,
     pub density: Option<Histogram>,
+    /// (mass, fraction of the atoms) per species present, for the Maxwell-Boltzmann curve.
+    pub masses: Vec<(f64, f64)>,
 }
 
 /// What the simulation thread tells the UI.

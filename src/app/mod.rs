@@ -24,6 +24,7 @@ pub mod plots;
 pub mod reinit;
 pub mod settings;
 pub mod sim_thread;
+pub mod species;
 pub mod tools;
 pub mod trajectory;
 pub mod undo;
@@ -161,6 +162,8 @@ pub struct App {
     /// Atom count and initial state chosen for re-initialising.
     pub reinit_atoms: usize,
     pub reinit_state: InitialState,
+    /// Species and fractions for re-initialising, as typed ("Ar 0.7, Kr 0.3").
+    pub reinit_composition: String,
     /// Frames drawn since start.
     pub frames_drawn: u64,
     /// Size of the 3D view last frame, in pixels.
@@ -231,6 +234,10 @@ impl App {
             }
         }
         let pace = Pace { steps_per_frame: settings.steps_per_frame, frame_hz: 60.0, unlimited: settings.unlimited };
+        let mut settings = settings;
+        if scene.species.len() > 1 {
+            settings.view.colour_by = crate::render::ColourBy::Species;
+        }
         let colour = settings.view.colour_by.scalar();
         let sim = SimHandle::spawn(scene.clone(), backend, pace, colour, !opts.paused);
         let params = scene.sim_params();
@@ -241,6 +248,7 @@ impl App {
         App {
             reinit_atoms: 0,
             reinit_state: InitialState::LiquidSlab,
+            reinit_composition: species::composition_text(&scene),
             settings,
             settings_path: opts.settings_path,
             scene,
@@ -406,7 +414,12 @@ impl App {
             }
             SimReport::Loaded(scene) => {
                 self.shapes = scene.obstacles.clone();
+                let was_mixture = self.params.species.len() > 1;
                 self.params = scene.sim_params();
+                if !was_mixture {
+                    self.colour_mixture();
+                }
+                self.reinit_composition = species::composition_text(&scene);
                 self.scene = *scene;
                 self.pending_scene = true;
                 self.fitted_box = None;

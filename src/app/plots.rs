@@ -115,7 +115,7 @@ impl Plots {
         if let Some(h) = &a.speed {
             self.speed = speed_curve(h);
             let v_max = units::reduced_speed_to_m_per_s(h.hi);
-            self.maxwell = maxwell_curve(a.temperature, v_max, 120);
+            self.maxwell = maxwell_curve(a.temperature, &a.masses, v_max, 120);
         }
         if let Some(d) = &a.density {
             let nm3 = units::reduced_length_to_nm(1.0).powi(3);
@@ -155,22 +155,32 @@ fn speed_curve(h: &Histogram) -> Vec<[f64; 2]> {
     (0..h.values.len()).map(|i| [h.bin_centre(i) * per, h.values[i] / per]).collect()
 }
 
-/// The Maxwell-Boltzmann speed density at reduced temperature `t` (mass 1), per (m/s).
-pub fn maxwell_curve(t: f64, v_max_m_s: f64, points: usize) -> Vec<[f64; 2]> {
+/// The Maxwell-Boltzmann speed density at reduced temperature `t`, per (m/s), of a mixture
+/// whose species have (mass, fraction) `masses` (argon alone when empty): the
+/// fraction-weighted sum of each species' density.
+pub fn maxwell_curve(t: f64, masses: &[(f64, f64)], v_max_m_s: f64, points: usize) -> Vec<[f64; 2]> {
     let per = units::reduced_speed_to_m_per_s(1.0);
     if t.is_nan() || t <= 0.0 {
         return Vec::new();
     }
+    let argon = [(1.0, 1.0)];
+    let masses = if masses.is_empty() { &argon[..] } else { masses };
     (0..=points)
         .map(|i| {
             let v_ms = v_max_m_s * i as f64 / points as f64;
             let v = v_ms / per;
-            let f = 4.0
-                * std::f64::consts::PI
-                * (1.0 / (2.0 * std::f64::consts::PI * t)).powf(1.5)
-                * v
-                * v
-                * (-v * v / (2.0 * t)).exp();
+            let f: f64 = masses
+                .iter()
+                .map(|&(m, x)| {
+                    let a = t / m;
+                    x * 4.0
+                        * std::f64::consts::PI
+                        * (1.0 / (2.0 * std::f64::consts::PI * a)).powf(1.5)
+                        * v
+                        * v
+                        * (-v * v / (2.0 * a)).exp()
+                })
+                .sum();
             [v_ms, f / per]
         })
         .collect()
@@ -182,10 +192,16 @@ mod tests {
 
     #[test]
     fn maxwell_curve_is_a_density() {
-        let c = maxwell_curve(1.0, units::reduced_speed_to_m_per_s(8.0), 2000);
+        let c = maxwell_curve(1.0, &[], units::reduced_speed_to_m_per_s(8.0), 2000);
         let dv = c[1][0] - c[0][0];
         let integral: f64 = c.iter().map(|p| p[1] * dv).sum();
         assert!((integral - 1.0).abs() < 1e-3, "{integral}");
+        // A mixture: still a density, and krypton (heavier) pulls the peak to lower speeds.
+        let mix = maxwell_curve(1.0, &[(1.0, 0.5), (2.0977, 0.5)], units::reduced_speed_to_m_per_s(8.0), 2000);
+        let integral: f64 = mix.iter().map(|p| p[1] * dv).sum();
+        assert!((integral - 1.0).abs() < 1e-3, "{integral}");
+        let peak = |c: &[[f64; 2]]| c.iter().fold([0.0, 0.0], |m, p| if p[1] > m[1] { *p } else { m })[0];
+        assert!(peak(&mix) < peak(&c));
     }
 
     #[test]
@@ -213,7 +229,14 @@ mod tests {
         let mut p = Plots::new(2);
         for v in [1.0, 2.0, 4.0] {
             let rdf = Histogram { lo: 0.0, hi: 1.0, values: vec![v; 4] };
-            p.add_analysis(&Analysis { step: 0, temperature: 1.0, rdf: Some(rdf), speed: None, density: None });
+            p.add_analysis(&Analysis {
+                step: 0,
+                temperature: 1.0,
+                rdf: Some(rdf),
+                speed: None,
+                density: None,
+                masses: vec![],
+            });
         }
         assert_eq!(p.rdf_frames(), 2);
         assert!((p.rdf()[0][1] - 3.0).abs() < 1e-12);

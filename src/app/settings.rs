@@ -54,6 +54,8 @@ pub struct Settings {
     pub atom_brush_radius: f64,
     /// Spring constant of the drag-an-atom tool, epsilon/sigma^2.
     pub drag_stiffness: f64,
+    /// Species the add-atoms brush pours (a catalogue symbol or a species of the scene).
+    pub brush_species: String,
     pub record_with_ui: bool,
     pub video_format: VideoFormat,
     /// Frames averaged in the g(r) plot.
@@ -86,6 +88,7 @@ impl Default for Settings {
             brush_radius: 0.6,
             atom_brush_radius: 3.0,
             drag_stiffness: 20.0,
+            brush_species: "Ar".into(),
             record_with_ui: false,
             video_format: VideoFormat::Mp4,
             rdf_window: 20,

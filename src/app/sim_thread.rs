@@ -730,5 +730,24 @@ fn analyse(b: &mut dyn Backend, req: &AnalysisRequest) -> Result<Analysis, SimEr
     let rdf = if req.rdf_bins > 0 && r_max > 0.5 { Some(b.rdf(req.rdf_bins, r_max)?) } else { None };
     let speed = if req.speed_bins > 0 { Some(b.speed_histogram(req.speed_bins, req.speed_v_max)?) } else { None };
     let density = if req.density_bins > 0 { Some(b.density_profile(req.density_bins)?) } else { None };
-    Ok(Analysis { step: b.step(), temperature, rdf, speed, density })
+    let masses = mass_fractions(b)?;
+    Ok(Analysis { step: b.step(), temperature, rdf, speed, density, masses })
+}
+
+/// (mass, fraction of the atoms) of every species present: one argon-mass entry without a
+/// copy of the state when there is one species.
+fn mass_fractions(b: &mut dyn Backend) -> Result<Vec<(f64, f64)>, SimError> {
+    let species = b.params().species.clone();
+    if species.len() == 1 {
+        return Ok(vec![(species[0].mass, 1.0)]);
+    }
+    let types = b.copy_state()?.atoms.types;
+    let mut counts = vec![0usize; species.len()];
+    for &t in &types {
+        if let Some(c) = counts.get_mut(t as usize) {
+            *c += 1;
+        }
+    }
+    let n = types.len().max(1) as f64;
+    Ok(species.iter().zip(counts).filter(|(_, c)| *c > 0).map(|(s, c)| (s.mass, c as f64 / n)).collect())
 }

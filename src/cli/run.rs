@@ -16,7 +16,8 @@ use crate::io::thermo::ThermoWriter;
 use crate::io::trajectory::{TrajectoryFormat, TrajectoryWriter};
 use crate::physics::init::maxwell_boltzmann;
 use crate::physics::obstacles::ObstacleField;
-use crate::physics::params::{Algorithm, ParamError, Precision, SimBox, SimParams, Thermostat};
+use crate::physics::params::{Algorithm, ParamError, Precision, SimBox, SimParams, Species, Thermostat};
+use crate::physics::species::{catalogue_names, catalogue_species};
 use crate::scene::{Scene, SimSetup, presets};
 use crate::sim::{AtomState, BackendChoice, SimError, Telemetry, hmc, open_backend, start_at};
 use crate::units::{self, UnitSystem};
@@ -183,11 +184,36 @@ fn read_init(path: &Path) -> Result<(XyzFrame, bool)> {
         let b = &mut frame.sim_box;
         b.lo.iter_mut().chain(b.hi.iter_mut()).for_each(|x| *x /= length);
     }
-    if let Some((i, name)) = frame.species.iter().enumerate().find(|(_, s)| s.as_str() != "Ar") {
-        bail!("{}: atom {} is `{name}`, but only argon (`Ar`) is supported so far", path.display(), i + 1);
-    }
     let assumed_lj = frame.units.is_none();
     Ok((frame, assumed_lj))
+}
+
+/// The type of every atom of an `--init` file, by species name: a species of the scene, else
+/// a catalogue species appended to `species`.
+fn init_types(names: &[String], species: &mut Vec<Species>) -> Result<Vec<u32>> {
+    let mut types = Vec::with_capacity(names.len());
+    for (i, name) in names.iter().enumerate() {
+        let t = match species.iter().position(|s| &s.name == name) {
+            Some(t) => t,
+            None => {
+                let Some(s) = catalogue_species(name) else {
+                    bail!(
+                        "atom {} is `{name}`, which is neither a species of the scene nor in the catalogue ({}): \
+                         rename it, or list it in the scene's `species` with its parameters",
+                        i + 1,
+                        catalogue_names()
+                    );
+                };
+                if species.len() >= 16 {
+                    bail!("atom {} is `{name}`, a 17th species: at most 16 species are supported", i + 1);
+                }
+                species.push(s);
+                species.len() - 1
+            }
+        };
+        types.push(t as u32);
+    }
+    Ok(types)
 }
 
 fn param_flag(e: ParamError) -> anyhow::Error {
@@ -306,6 +332,10 @@ pub fn run(args: &RunArgs) -> Result<()> {
         }
         sim_box = frame.sim_box;
         start = (0, 0.0);
+        if args.scene.is_none() {
+            params.species.clear();
+        }
+        let types = init_types(&frame.species, &mut params.species).with_context(|| path.display().to_string())?;
         let n = frame.positions.len();
         atoms = AtomState {
             positions: frame.positions,
@@ -313,7 +343,7 @@ pub fn run(args: &RunArgs) -> Result<()> {
                 generated_velocities = true;
                 vec![[0.0; 3]; n]
             }),
-            types: vec![0; n],
+            types,
         };
         if args.scene.is_none() && args.temperature.is_none() {
             params.temperature = 1.0;

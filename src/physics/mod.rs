@@ -7,4 +7,5 @@ pub mod lj;
 pub mod obstacles;
 pub mod params;
 pub mod real;
+pub mod species;
 pub mod wall;

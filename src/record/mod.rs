@@ -122,6 +122,7 @@ pub fn run(args: &RecordArgs) -> Result<()> {
         );
         bar
     });
+    let species: Vec<String> = setup.params.species.iter().map(|s| s.name.clone()).collect();
     let mut positions = vec![[0f32; 4]; sim.n_atoms()];
     for frame in 0..args.frames {
         if crate::cli::interrupt::interrupted() {
@@ -135,7 +136,7 @@ pub fn run(args: &RecordArgs) -> Result<()> {
         sim.write_positions(PositionTarget::Host(&mut positions), args.colour.scalar())?;
         renderer.upload_atoms(&gpu.device, &gpu.queue, &positions);
         target.draw(&gpu, &mut renderer, &camera, &settings);
-        overlay.draw(&gpu, &target, &settings, &camera);
+        overlay.draw(&gpu, &target, &settings, &camera, &species);
         let rgba = target.read_rgba(&gpu)?;
         sink.push(&rgba).map_err(|e| anyhow!(e))?;
         if let Some(bar) = &bar {

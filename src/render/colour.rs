@@ -1,6 +1,7 @@
-//! Colour maps: what an atom's colour shows (speed, kinetic energy, height or one colour),
-//! the palette for each (the same polynomial fits as `shaders/atoms.wgsl`, so the legend
-//! matches the atoms), default ranges, and the legend's labels in argon units.
+//! Colour maps: what an atom's colour shows (speed, kinetic energy, height, species or one
+//! colour), the palette for each (the same polynomial fits and species colours as
+//! `shaders/atoms.wgsl`, so the legend matches the atoms), default ranges, and the legend's
+//! labels in argon units.
 
 use crate::sim::ColourScalar;
 use crate::units;
@@ -12,6 +13,7 @@ pub enum ColourBy {
     #[value(name = "kinetic-energy")]
     KineticEnergy,
     Height,
+    Species,
     Single,
 }
 
@@ -21,6 +23,28 @@ pub enum Palette {
     Viridis = 0,
     Warm = 1,
     Single = 2,
+    /// Discrete: one colour per species index ([`SPECIES_COLOURS`]).
+    Species = 3,
+}
+
+/// The species colours, linear RGB, repeating after eight: the colour-blind-safe qualitative
+/// palette of M. Okabe and K. Ito, "Color Universal Design" (2008) (sky blue, orange, bluish
+/// green, reddish purple, yellow, blue, vermillion, grey), converted from sRGB. Mirrored in
+/// `species_colour` of `shaders/atoms.wgsl`.
+pub const SPECIES_COLOURS: [[f32; 3]; 8] = [
+    [0.0931, 0.4564, 0.8148],
+    [0.7913, 0.3467, 0.0000],
+    [0.0000, 0.3419, 0.1714],
+    [0.6038, 0.1912, 0.3864],
+    [0.8714, 0.7758, 0.0545],
+    [0.0000, 0.1683, 0.4452],
+    [0.6654, 0.1119, 0.0000],
+    [0.4969, 0.4969, 0.4969],
+];
+
+/// The colour of species `index` (linear RGB).
+pub fn species_colour(index: usize) -> [f32; 3] {
+    SPECIES_COLOURS[index % SPECIES_COLOURS.len()]
 }
 
 const VIRIDIS: [[f32; 3]; 7] = [
@@ -49,12 +73,13 @@ fn poly(c: &[[f32; 3]; 7], t: f32) -> [f32; 3] {
 }
 
 impl Palette {
-    /// Linear RGB at `t` in [0, 1].
+    /// Linear RGB at `t` in [0, 1] (for `Species`, `t` is the species index).
     pub fn colour(self, t: f32, single: [f32; 3]) -> [f32; 3] {
         match self {
             Palette::Viridis => poly(&VIRIDIS, t),
             Palette::Warm => poly(&WARM, t),
             Palette::Single => single,
+            Palette::Species => species_colour(t.max(0.0).round() as usize),
         }
     }
 }
@@ -65,6 +90,7 @@ impl ColourBy {
             ColourBy::Speed | ColourBy::Height => Palette::Viridis,
             ColourBy::KineticEnergy => Palette::Warm,
             ColourBy::Single => Palette::Single,
+            ColourBy::Species => Palette::Species,
         }
     }
 
@@ -74,6 +100,7 @@ impl ColourBy {
             ColourBy::Speed | ColourBy::Single => ColourScalar::Speed,
             ColourBy::KineticEnergy => ColourScalar::KineticEnergy,
             ColourBy::Height => ColourScalar::Height,
+            ColourBy::Species => ColourScalar::Species,
         }
     }
 
@@ -83,6 +110,7 @@ impl ColourBy {
             ColourBy::Speed | ColourBy::Single => [0.0, (3.0 * t.max(0.05).sqrt()) as f32],
             ColourBy::KineticEnergy => [0.0, (4.0 * t.max(0.05)) as f32],
             ColourBy::Height => [y_range[0] as f32, y_range[1] as f32],
+            ColourBy::Species => [0.0, (SPECIES_COLOURS.len() - 1) as f32],
         }
     }
 
@@ -92,6 +120,7 @@ impl ColourBy {
             ColourBy::Speed | ColourBy::Single => format!("{:.0}", units::reduced_speed_to_m_per_s(reduced as f64)),
             ColourBy::KineticEnergy => format!("{:.2}", units::reduced_energy_to_kj_per_mol(reduced as f64)),
             ColourBy::Height => format!("{:.1}", units::reduced_length_to_nm(reduced as f64)),
+            ColourBy::Species => format!("{:.0}", reduced),
         }
     }
 
@@ -100,6 +129,7 @@ impl ColourBy {
             ColourBy::Speed | ColourBy::Single => "speed (m/s)",
             ColourBy::KineticEnergy => "kinetic energy (kJ/mol)",
             ColourBy::Height => "height (nm)",
+            ColourBy::Species => "species",
         }
     }
 }
@@ -114,5 +144,23 @@ mod tests {
         let hi = Palette::Viridis.colour(1.0, [0.0; 3]);
         assert!(lo[2] > lo[1] && lo[0] > lo[1], "{lo:?}");
         assert!(hi[0] > 0.9 && hi[1] > 0.8 && hi[2] < 0.3, "{hi:?}");
+    }
+
+    #[test]
+    fn species_colours_are_distinct_and_match_the_shader() {
+        for (i, a) in SPECIES_COLOURS.iter().enumerate() {
+            for b in &SPECIES_COLOURS[i + 1..] {
+                let d: f32 = (0..3).map(|k| (a[k] - b[k]).abs()).sum();
+                assert!(d > 0.2, "{a:?} and {b:?} are too alike");
+            }
+        }
+        assert_eq!(Palette::Species.colour(1.0, [0.0; 3]), SPECIES_COLOURS[1]);
+        assert_eq!(species_colour(9), SPECIES_COLOURS[1]);
+        // The shader's table is this one, value for value.
+        let wgsl = include_str!("../../shaders/atoms.wgsl");
+        for c in SPECIES_COLOURS {
+            let entry = format!("vec3<f32>({:.4}, {:.4}, {:.4})", c[0], c[1], c[2]);
+            assert!(wgsl.contains(&entry), "{entry} missing from atoms.wgsl");
+        }
     }
 }

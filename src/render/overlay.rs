@@ -1,7 +1,9 @@
-//! The 2D overlay on the 3D view: the colour legend and a scale bar labelled in nm or Å.
+//! The 2D overlay on the 3D view: the colour legend (a colour bar, or one swatch per species
+//! name when colouring by species) and a scale bar labelled in nm or Å.
 //! Painted with egui shapes, so the app draws it with its UI and `record` draws it offscreen
 //! through [`OverlayPainter`] (egui's tessellator and wgpu renderer, no window).
 
+use super::colour::species_colour;
 use super::offscreen::{COLOUR_FORMAT, Gpu, Offscreen};
 use super::{Camera, ColourBy, ViewSettings};
 use crate::units;
@@ -21,8 +23,15 @@ pub fn scale_label(nm: f64) -> String {
 }
 
 /// Paints the legend (top right) and scale bar (bottom left) into `rect`, a view of
-/// `size` pixels seen through `camera`.
-pub fn paint(painter: &egui::Painter, rect: egui::Rect, settings: &ViewSettings, camera: &Camera, size: [u32; 2]) {
+/// `size` pixels seen through `camera`; `species` names the species (by type) for the legend.
+pub fn paint(
+    painter: &egui::Painter,
+    rect: egui::Rect,
+    settings: &ViewSettings,
+    camera: &Camera,
+    size: [u32; 2],
+    species: &[String],
+) {
     let text = egui::Color32::from_rgb(225, 230, 240);
     let font = egui::FontId::proportional(13.0);
     if settings.show_scale_bar {
@@ -37,7 +46,9 @@ pub fn paint(painter: &egui::Painter, rect: egui::Rect, settings: &ViewSettings,
         painter.rect_filled(bar, 1.0, text);
         painter.text(egui::pos2(x0, y - 8.0), egui::Align2::LEFT_BOTTOM, scale_label(nm), font.clone(), text);
     }
-    if settings.show_legend && settings.colour_by != ColourBy::Single {
+    if settings.show_legend && settings.colour_by == ColourBy::Species {
+        species_legend(painter, rect, species, text, font);
+    } else if settings.show_legend && settings.colour_by != ColourBy::Single {
         let w = 16.0;
         let h = (rect.height() * 0.35).clamp(60.0, 220.0);
         let x1 = rect.right() - 70.0;
@@ -78,6 +89,26 @@ pub fn paint(painter: &egui::Painter, rect: egui::Rect, settings: &ViewSettings,
     }
 }
 
+/// One coloured swatch and name per species, top right.
+fn species_legend(
+    painter: &egui::Painter,
+    rect: egui::Rect,
+    species: &[String],
+    text: egui::Color32,
+    font: egui::FontId,
+) {
+    let x1 = rect.right() - 70.0;
+    let y0 = rect.top() + 30.0;
+    painter.text(egui::pos2(x1 + 16.0, y0 - 8.0), egui::Align2::RIGHT_BOTTOM, "species", font.clone(), text);
+    for (i, name) in species.iter().enumerate() {
+        let c = species_colour(i);
+        let col = egui::Color32::from(egui::Rgba::from_rgb(c[0], c[1], c[2]));
+        let y = y0 + 18.0 * i as f32;
+        painter.rect_filled(egui::Rect::from_min_size(egui::pos2(x1, y), egui::vec2(16.0, 12.0)), 2.0, col);
+        painter.text(egui::pos2(x1 + 20.0, y + 6.0), egui::Align2::LEFT_CENTER, name, font.clone(), text);
+    }
+}
+
 /// Draws the overlay onto offscreen frames: an egui context and egui's wgpu renderer.
 pub struct OverlayPainter {
     ctx: egui::Context,
@@ -91,7 +122,14 @@ impl OverlayPainter {
     }
 
     /// Paints the overlay over what `target` holds.
-    pub fn draw(&mut self, gpu: &Gpu, target: &Offscreen, settings: &ViewSettings, camera: &Camera) {
+    pub fn draw(
+        &mut self,
+        gpu: &Gpu,
+        target: &Offscreen,
+        settings: &ViewSettings,
+        camera: &Camera,
+        species: &[String],
+    ) {
         if !(settings.show_legend || settings.show_scale_bar) {
             return;
         }
@@ -99,7 +137,7 @@ impl OverlayPainter {
         let rect = egui::Rect::from_min_size(egui::Pos2::ZERO, egui::vec2(size[0] as f32, size[1] as f32));
         let input = egui::RawInput { screen_rect: Some(rect), ..Default::default() };
         let output = self.ctx.run_ui(input, |ui| {
-            paint(ui.painter(), rect, settings, camera, size);
+            paint(ui.painter(), rect, settings, camera, size, species);
         });
         let jobs = self.ctx.tessellate(output.shapes, 1.0);
         let screen = egui_wgpu::ScreenDescriptor { size_in_pixels: size, pixels_per_point: 1.0 };

@@ -1,15 +1,17 @@
 //! Turning a valid scene into a [`SimSetup`]: the box and parameters, then the atoms, fill by
 //! fill in order (lattices, random gas, liquid slab + vapour, explicit atoms), keeping clear of
-//! walls, obstacles and earlier atoms, then Maxwell-Boltzmann velocities with zero total
-//! momentum at exactly the scene's temperature.
+//! walls, obstacles and earlier atoms, then species at the scene's composition (drawn from
+//! the seed) and Maxwell-Boltzmann velocities for each atom's mass, with zero total momentum
+//! at exactly the scene's temperature.
 
 use super::error::{Location, SceneError, num};
 use super::grid::NeighbourGrid;
-use super::{Fill, Region, Scene, SimSetup};
+use super::{Fill, Region, Scene, SimSetup, SpeciesSpec};
 use crate::analysis::degrees_of_freedom;
 use crate::physics::init::{LatticeKind, gas_positions, lattice_sites, maxwell_boltzmann};
 use crate::physics::obstacles::ObstacleField;
-use crate::physics::params::{Boundary, SimBox, SimParams, WallParams};
+use crate::physics::params::{Boundary, SimBox, SimParams, Species, WallParams};
+use crate::physics::species;
 use crate::sim::AtomState;
 use crate::units::kelvin_to_reduced;
 
@@ -44,6 +46,7 @@ impl Scene {
             wall: WallParams { epsilon: self.walls.epsilon, sigma: self.walls.sigma, cutoff: self.walls.cutoff },
             obstacle: WallParams::repulsive(self.obstacle_wall.epsilon, self.obstacle_wall.sigma),
             seed: self.seed,
+            species: self.species.iter().map(|s| s.species()).collect(),
             ..SimParams::default()
         }
     }
@@ -62,6 +65,7 @@ impl Scene {
             field: ObstacleField::bake(&self.obstacles, &sim_box, 0.1),
             positions: Vec::new(),
             velocities: Vec::new(),
+            types: Vec::new(),
         };
         let len = sim_box.length();
         for (i, fill) in self.atoms.iter().enumerate() {
@@ -79,7 +83,9 @@ impl Scene {
                     placer.gas(i, *vapour_density, [0.0; 3], [len[0], *from, len[2]])?;
                     placer.gas(i, *vapour_density, [0.0, *to, 0.0], len)?;
                 }
-                Fill::Atoms { positions, velocities } => placer.explicit(i, positions, velocities.as_deref())?,
+                Fill::Atoms { positions, velocities, types } => {
+                    placer.explicit(i, positions, velocities.as_deref(), types.as_deref())?
+                }
             }
         }
         let n = placer.positions.len();
@@ -91,15 +97,16 @@ impl Scene {
                     .into(),
             });
         }
+        let types = self.assign_types(&placer.types);
         let missing: Vec<usize> = (0..n).filter(|&i| placer.velocities[i].is_none()).collect();
-        let mass = params.species.first().map_or(1.0, |s| s.mass);
+        let masses: Vec<f64> = missing.iter().map(|&i| params.species[types[i] as usize].mass).collect();
         let dof = degrees_of_freedom(missing.len(), &sim_box, &params, !self.obstacles.is_empty());
-        let generated = maxwell_boltzmann(&vec![mass; missing.len()], params.temperature, dof, self.seed, 0);
+        let generated = maxwell_boltzmann(&masses, params.temperature, dof, self.seed, 0);
         for (&i, v) in missing.iter().zip(generated) {
             placer.velocities[i] = Some(v);
         }
         let velocities = placer.velocities.into_iter().map(|v| v.unwrap_or([0.0; 3])).collect();
-        let atoms = AtomState { positions: placer.positions, velocities, types: vec![0; n] };
+        let atoms = AtomState { positions: placer.positions, velocities, types };
         let (step, time) = self.resume.map_or((0, 0.0), |r| (r.step, r.time));
         Ok(SimSetup { sim_box, params, atoms, shapes: self.obstacles.clone(), step, time })
     }
@@ -108,7 +115,38 @@ impl Scene {
     /// positions and velocities): how a running system is saved as a scene.
     pub fn with_atoms(&self, atoms: &AtomState) -> Scene {
         let positions = atoms.positions.iter().map(|&p| self.sim_box().wrap(p)).collect();
-        Scene { atoms: vec![Fill::Atoms { positions, velocities: Some(atoms.velocities.clone()) }], ..self.clone() }
+        let types = (self.species.len() > 1 || atoms.types.iter().any(|&t| t != 0)).then(|| atoms.types.clone());
+        Scene {
+            atoms: vec![Fill::Atoms { positions, velocities: Some(atoms.velocities.clone()), types }],
+            ..self.clone()
+        }
+    }
+
+    /// A copy of this scene with the running `species` (catalogue symbols where they match);
+    /// the composition is kept for the species already listed and zero for new ones (so the
+    /// fills still build what they built).
+    pub fn with_species(&self, species: &[Species]) -> Scene {
+        let specs: Vec<SpeciesSpec> = species.iter().map(SpeciesSpec::of).collect();
+        let first_only = || vec![1.0];
+        let composition = match &self.composition {
+            None if specs.len() <= 1 => None,
+            c => {
+                let mut c = c.clone().unwrap_or_else(first_only);
+                c.resize(specs.len(), 0.0);
+                Some(c)
+            }
+        };
+        Scene { species: specs, composition, ..self.clone() }
+    }
+
+    /// The species of every atom: explicit atoms as given, generated atoms (`None`) drawn at
+    /// the scene's composition (all the first species without one) from the seed.
+    fn assign_types(&self, placed: &[Option<u32>]) -> Vec<u32> {
+        let generated = placed.iter().filter(|t| t.is_none()).count();
+        let first_only: Vec<f64> = (0..self.species.len()).map(|k| if k == 0 { 1.0 } else { 0.0 }).collect();
+        let fractions = self.composition.as_deref().unwrap_or(&first_only);
+        let mut drawn = species::assign_types(generated, fractions, self.seed).into_iter();
+        placed.iter().map(|t| t.unwrap_or_else(|| drawn.next().unwrap_or(0))).collect()
     }
 
     /// A copy of this scene that continues the running state `snap`: its atoms, step and
@@ -129,6 +167,8 @@ struct Placer {
     positions: Vec<[f64; 3]>,
     /// None: to be drawn from Maxwell-Boltzmann.
     velocities: Vec<Option<[f64; 3]>>,
+    /// None: to be drawn at the scene's composition.
+    types: Vec<Option<u32>>,
 }
 
 impl Placer {
@@ -152,9 +192,10 @@ impl Placer {
         grid
     }
 
-    fn push(&mut self, p: [f64; 3], v: Option<[f64; 3]>) {
+    fn push(&mut self, p: [f64; 3], v: Option<[f64; 3]>, t: Option<u32>) {
         self.positions.push(self.sim_box.wrap(p));
         self.velocities.push(v);
+        self.types.push(t);
     }
 
     /// Lattice sites in `[lo, hi)` anchored at the box origin, skipping sites near surfaces or
@@ -165,7 +206,7 @@ impl Placer {
         for site in sites {
             if self.clear_of_surfaces(site) && grid.nearest_within(site, LATTICE_SEPARATION).is_none() {
                 grid.insert(site);
-                self.push(site, None);
+                self.push(site, None, None);
             }
         }
     }
@@ -212,7 +253,7 @@ impl Placer {
         }
         for p in placed {
             if self.clear_of_surfaces(p) {
-                self.push(p, None);
+                self.push(p, None, None);
             }
         }
         Ok(())
@@ -224,6 +265,7 @@ impl Placer {
         fill: usize,
         positions: &[[f64; 3]],
         velocities: Option<&[[f64; 3]]>,
+        types: Option<&[u32]>,
     ) -> Result<(), SceneError> {
         let grid = self.grid_of_placed(EXPLICIT_SEPARATION, 0);
         for (j, &p) in positions.iter().enumerate() {
@@ -239,7 +281,8 @@ impl Placer {
             }
         }
         for (j, &p) in positions.iter().enumerate() {
-            self.push(p, velocities.and_then(|v| v.get(j).copied()));
+            let t = types.and_then(|t| t.get(j).copied()).unwrap_or(0);
+            self.push(p, velocities.and_then(|v| v.get(j).copied()), Some(t));
         }
         Ok(())
     }

@@ -7,7 +7,7 @@
 //!
 //! - `mod.rs`: the schema (what a file may contain). The presets in `assets/scenes/` document it.
 //! - `parse.rs`: [`Scene::load`], [`Scene::from_str`], [`Scene::to_ron`], [`Scene::save`].
-//! - `validate.rs`, `validate_shapes.rs`: ranges and consistency, reusing [`SimParams::validate`].
+//! - `validate.rs`, `validate_shapes.rs`, `validate_species.rs`: ranges and consistency, reusing [`SimParams::validate`].
 //! - `locate.rs`: finds a field's line and column in the text, for errors found after parsing.
 //! - `build.rs`: [`Scene::build`], fills in order, then Maxwell-Boltzmann velocities.
 //! - `grid.rs`: the cell grid behind overlap checks. `error.rs`: [`SceneError`].
@@ -20,6 +20,7 @@ mod parse;
 pub mod presets;
 mod validate;
 mod validate_shapes;
+mod validate_species;
 
 pub use build::{EXPLICIT_SEPARATION, GAS_SEPARATION, LATTICE_SEPARATION, SURFACE_CLEARANCE};
 pub use error::{Location, SceneError};
@@ -33,9 +34,11 @@ pub use validate::{
 use serde::{Deserialize, Serialize};
 
 use crate::physics::init::LatticeKind;
-use crate::physics::params::{Boundary, SimBox, SimParams, Thermostat};
+use crate::physics::params::{Boundary, SimBox, SimParams, Species, Thermostat};
+use crate::physics::species;
 use crate::shapes::Shape;
 use crate::sim::AtomState;
+use crate::units;
 
 /// The scene format version this build reads and writes.
 pub const SCENE_VERSION: u32 = 1;
@@ -64,6 +67,14 @@ pub struct Scene {
     pub thermostat: Thermostat,
     #[serde(default)]
     pub forces: ForcesSpec,
+    /// The atom species, by catalogue symbol (`Ne`, `Ar`, `Kr`, `Xe`) or with custom
+    /// parameters; atoms refer to them by index (default: argon alone).
+    #[serde(default = "default_species", skip_serializing_if = "is_argon_only")]
+    pub species: Vec<SpeciesSpec>,
+    /// Fraction of the generated atoms (lattice, gas, slab fills) of each species, in the order
+    /// of `species`; needed with two or more species. Assigned from the seed, so repeatable.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub composition: Option<Vec<f64>>,
     /// How atoms are placed, applied in order.
     pub atoms: Vec<Fill>,
     #[serde(default)]
@@ -85,6 +96,60 @@ pub struct Resume {
     pub step: u64,
     /// Simulated time (tau).
     pub time: f64,
+}
+
+fn default_species() -> Vec<SpeciesSpec> {
+    vec![SpeciesSpec::catalogue("Ar")]
+}
+
+fn is_argon_only(species: &[SpeciesSpec]) -> bool {
+    species == default_species().as_slice()
+}
+
+/// One species: a catalogue symbol alone (`(name: "Kr")`), or a name of your own with all
+/// three parameters in physical units (`(name: "X", sigma_angstrom: 3.8, epsilon_k: 150,
+/// mass_g_per_mol: 60)`). Pairs mix by the Lorentz-Berthelot rules.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SpeciesSpec {
+    pub name: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sigma_angstrom: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub epsilon_k: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mass_g_per_mol: Option<f64>,
+}
+
+impl SpeciesSpec {
+    /// The catalogue species `symbol` (no custom parameters).
+    pub fn catalogue(symbol: &str) -> Self {
+        SpeciesSpec { name: symbol.into(), sigma_angstrom: None, epsilon_k: None, mass_g_per_mol: None }
+    }
+
+    /// The spec that stands for a reduced species: its catalogue symbol when its parameters are
+    /// the catalogue's, else custom parameters in physical units.
+    pub fn of(s: &Species) -> Self {
+        if species::catalogue_species(&s.name).as_ref() == Some(s) {
+            return SpeciesSpec::catalogue(&s.name);
+        }
+        SpeciesSpec {
+            name: s.name.clone(),
+            sigma_angstrom: Some(s.sigma * units::ARGON_SIGMA_ANGSTROM),
+            epsilon_k: Some(s.epsilon * units::ARGON_EPSILON_K),
+            mass_g_per_mol: Some(s.mass * units::ARGON_MASS_U),
+        }
+    }
+
+    /// The reduced species; a spec that is neither complete nor in the catalogue (refused by
+    /// validation) reads as argon under its name.
+    pub fn species(&self) -> Species {
+        match (self.sigma_angstrom, self.epsilon_k, self.mass_g_per_mol) {
+            (Some(s), Some(e), Some(m)) => species::reduced(&self.name, s, e, m),
+            _ => species::catalogue_species(&self.name)
+                .unwrap_or(Species { name: self.name.clone(), ..Species::argon() }),
+        }
+    }
 }
 
 fn default_thermostat() -> Thermostat {
@@ -197,11 +262,14 @@ pub enum Fill {
     },
     /// An FCC liquid between heights `from` and `to` (y), vapour at `vapour_density` elsewhere.
     LiquidSlab { liquid_density: f64, vapour_density: f64, from: f64, to: f64 },
-    /// Explicit atoms (a saved state). Velocities default to Maxwell-Boltzmann.
+    /// Explicit atoms (a saved state). Velocities default to Maxwell-Boltzmann; `types` (the
+    /// index into `species` of each atom) defaults to the first species.
     Atoms {
         positions: Vec<[f64; 3]>,
         #[serde(default)]
         velocities: Option<Vec<[f64; 3]>>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        types: Option<Vec<u32>>,
     },
 }
 

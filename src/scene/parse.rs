@@ -40,6 +40,7 @@ fn describe(type_name: &str) -> String {
         "ForcesSpec" => "forces",
         "ObstacleSpec" => "obstacle_wall",
         "Region" => "region",
+        "SpeciesSpec" => "species",
         "Boundary" => "box.boundaries",
         "Thermostat" | "Nve" | "Berendsen" | "Csvr" | "Langevin" | "Hmc" | "HmcNpt" => "thermostat",
         "LatticeKind" => "kind",

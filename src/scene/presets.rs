@@ -2,11 +2,12 @@
 //! `argon-sandbox run` and the app work from any folder.
 
 /// (name, RON text) of every preset, the default first.
-pub const PRESETS: [(&str, &str); 4] = [
+pub const PRESETS: [(&str, &str); 5] = [
     ("default", include_str!("../../assets/scenes/default.ron")),
     ("in_lj", include_str!("../../assets/scenes/in_lj.ron")),
     ("channel_flow", include_str!("../../assets/scenes/channel_flow.ron")),
     ("droplet", include_str!("../../assets/scenes/droplet.ron")),
+    ("ar_kr_mixture", include_str!("../../assets/scenes/ar_kr_mixture.ron")),
 ];
 
 /// The RON text of the preset called `name` (file stem, e.g. "channel_flow").

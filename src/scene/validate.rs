@@ -87,11 +87,11 @@ impl Problem {
     }
 }
 
-fn ok_or(ok: bool, problem: impl FnOnce() -> Problem) -> Result<(), Problem> {
+pub(crate) fn ok_or(ok: bool, problem: impl FnOnce() -> Problem) -> Result<(), Problem> {
     if ok { Ok(()) } else { Err(problem()) }
 }
 
-fn path(names: &[&'static str]) -> FieldPath {
+pub(crate) fn path(names: &[&'static str]) -> FieldPath {
     FieldPath::fields(names)
 }
 
@@ -105,6 +105,7 @@ pub(crate) fn check(scene: &Scene) -> Result<(), Problem> {
         )
     })?;
     check_box(scene)?;
+    super::validate_species::check_species(scene)?;
     let sim_box = scene.sim_box();
     scene.sim_params().validate(&sim_box).map_err(|e| param_problem(scene, e))?;
     check_fills(scene, &sim_box)?;
@@ -242,8 +243,9 @@ fn check_fills(scene: &Scene, sim_box: &SimBox) -> Result<(), Problem> {
                 let slab = len[0] * len[2] * (to - from);
                 liquid_density * slab + vapour_density * (volume - slab)
             }
-            Fill::Atoms { positions, velocities } => {
+            Fill::Atoms { positions, velocities, types } => {
                 check_explicit(&p, positions, velocities.as_deref(), sim_box)?;
+                super::validate_species::check_types(&p, positions.len(), types.as_deref(), scene.species.len())?;
                 positions.len() as f64
             }
         };

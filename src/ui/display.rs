@@ -1,4 +1,4 @@
-//! The Display panel: colour map and its range, atom radius, camera, what is drawn, and
+//! The Display panel: colour map (speed, kinetic energy, height, species, one colour) and its range, atom radius, camera, what is drawn, and
 //! hiding the UI for clean recordings.
 
 use super::fields::number_field;
@@ -11,6 +11,7 @@ fn colour_label(c: ColourBy) -> &'static str {
         ColourBy::Speed => "Speed",
         ColourBy::KineticEnergy => "Kinetic energy",
         ColourBy::Height => "Height",
+        ColourBy::Species => "Species",
         ColourBy::Single => "One colour",
     }
 }
@@ -19,7 +20,7 @@ pub fn display_ui(app: &mut App, ui: &mut egui::Ui) {
     let v = &mut app.settings.view;
     let mut colour = v.colour_by;
     egui::ComboBox::from_label("Colour by").selected_text(colour_label(colour)).show_ui(ui, |ui| {
-        for c in [ColourBy::Speed, ColourBy::KineticEnergy, ColourBy::Height, ColourBy::Single] {
+        for c in [ColourBy::Speed, ColourBy::KineticEnergy, ColourBy::Height, ColourBy::Species, ColourBy::Single] {
             ui.selectable_value(&mut colour, c, colour_label(c));
         }
     });
@@ -30,7 +31,7 @@ pub fn display_ui(app: &mut App, ui: &mut egui::Ui) {
         app.sim.send(SimCommand::SetColour(colour.scalar()));
     }
     let v = &mut app.settings.view;
-    if v.colour_by != ColourBy::Single {
+    if !matches!(v.colour_by, ColourBy::Single | ColourBy::Species) {
         ui.label(format!("Range ({})", v.colour_by.legend_title()));
         if let Some(x) = number_field(ui, "from", v.range[0] as f64, -1e6..=1e6, "reduced", 3) {
             v.range[0] = x as f32;

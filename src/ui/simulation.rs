@@ -1,6 +1,6 @@
 //! The Simulation panel: play / pause / step / reset, backend, algorithm, precision, CUDA
-//! block size, time step, steps per frame, and re-initialising with another atom count or
-//! initial state.
+//! block size, time step, steps per frame, and re-initialising with another atom count,
+//! initial state or composition (species and fractions).
 
 use super::fields::{count_field, number_field};
 use crate::app::App;
@@ -121,7 +121,15 @@ pub fn simulation_ui(app: &mut App, ui: &mut egui::Ui) {
             ui.selectable_value(&mut app.reinit_state, s, s.label());
         }
     });
-    if ui.button("Re-initialise").on_hover_text("rebuild the tank with this many atoms").clicked() {
+    ui.horizontal(|ui| {
+        let label = ui.label("Composition");
+        ui.add(
+            egui::TextEdit::singleline(&mut app.reinit_composition).desired_width(150.0).hint_text("Ar 0.7, Kr 0.3"),
+        )
+        .labelled_by(label.id)
+        .on_hover_text("species (Ne, Ar, Kr, Xe or the scene's own) and the fraction of each, summing to 1");
+    });
+    if ui.button("Re-initialise").on_hover_text("rebuild the tank with this many atoms of these species").clicked() {
         app.reinitialise();
     }
 }

@@ -1,5 +1,5 @@
-//! The Tools panel: the drawing and editing tools, their sizes, what happens to atoms caught
-//! by a new shape, and undo / redo.
+//! The Tools panel: the drawing and editing tools, their sizes, the add-atoms brush's species,
+//! what happens to atoms caught by a new shape, and undo / redo.
 
 use super::fields::number_field;
 use crate::app::App;
@@ -29,6 +29,19 @@ pub fn tools_ui(app: &mut App, ui: &mut egui::Ui) {
         Tool::AddAtoms | Tool::RemoveAtoms | Tool::Eraser => {
             if let Some(v) = number_field(ui, "Brush size", app.settings.atom_brush_radius, 0.5..=100.0, "σ", 1) {
                 app.settings.atom_brush_radius = v;
+            }
+            if app.tools.tool == Tool::AddAtoms {
+                let choices = crate::app::species::brush_choices(&app.params.species);
+                egui::ComboBox::from_label("Add species")
+                    .selected_text(app.settings.brush_species.clone())
+                    .show_ui(ui, |ui| {
+                        for name in choices {
+                            let text = name.clone();
+                            ui.selectable_value(&mut app.settings.brush_species, name, text);
+                        }
+                    })
+                    .response
+                    .on_hover_text("the species the brush adds (Ne, Ar, Kr, Xe or a species of the scene)");
             }
         }
         Tool::DragAtom => {

@@ -107,7 +107,8 @@ pub fn view_ui(app: &mut App, ui: &mut egui::Ui) {
     let (positions, scene, external) = app.view_data();
     let callback = ViewCallback { camera: app.camera, settings: app.settings.view, size, positions, scene, external };
     painter.add(egui_wgpu::Callback::new_paint_callback(rect, callback));
-    crate::render::overlay::paint(&painter, rect, &app.settings.view, &app.camera, size);
+    let species: Vec<String> = app.params.species.iter().map(|s| s.name.clone()).collect();
+    crate::render::overlay::paint(&painter, rect, &app.settings.view, &app.camera, size, &species);
 
     let sizes = app.tool_sizes();
     if let Some(s) = app.tools.preview(&sizes) {
