@@ -23,28 +23,25 @@ pub fn eos_ui(app: &mut App, ui: &mut egui::Ui) {
         if let Some(t) = number_field(ui, "Sweep temperature", e.spec.temperature, 0.1..=10.0, "ε/k_B", 3) {
             e.spec.temperature = t;
         }
-        ui.label("Densities (σ⁻³)");
+        ui.label("Densities (1/σ³)");
         ui.horizontal(|ui| {
-            if let Some(v) = number_field(ui, "from", e.rho_from, 0.001..=1.5, "", 3) {
+            if let Some(v) = number_field(ui, "ρ from", e.rho_from, 0.001..=1.5, "", 3) {
                 e.rho_from = v;
             }
-            if let Some(v) = number_field(ui, "to", e.rho_to, 0.001..=1.5, "", 3) {
+            if let Some(v) = number_field(ui, "ρ to", e.rho_to, 0.001..=1.5, "", 3) {
                 e.rho_to = v;
             }
         });
-        if let Some(v) = number_field(ui, "step", e.rho_step, 0.001..=1.5, "", 3) {
+        if let Some(v) = number_field(ui, "ρ step", e.rho_step, 0.001..=1.5, "", 3) {
             e.rho_step = v;
         }
-        ui.horizontal(|ui| {
-            ui.label("Ensemble");
-            egui::ComboBox::from_id_salt("eos ensemble")
-                .selected_text(ENSEMBLES.iter().find(|(k, _)| *k == e.spec.ensemble).map_or("", |(_, n)| *n))
-                .show_ui(ui, |ui| {
-                    for (k, name) in ENSEMBLES {
-                        ui.selectable_value(&mut e.spec.ensemble, k, name);
-                    }
-                });
-        });
+        egui::ComboBox::from_label("Sweep ensemble")
+            .selected_text(ENSEMBLES.iter().find(|(k, _)| *k == e.spec.ensemble).map_or("", |(_, n)| *n))
+            .show_ui(ui, |ui| {
+                for (k, name) in ENSEMBLES {
+                    ui.selectable_value(&mut e.spec.ensemble, k, name);
+                }
+            });
         if e.spec.ensemble == EosEnsemble::Hmc
             && let Some(v) = count_field(ui, "HMC trajectory", e.spec.trajectory as u64, 1..=100_000, "steps")
         {
@@ -124,7 +121,7 @@ fn curve_plot(
 ) {
     Plot::new(id)
         .height(HEIGHT)
-        .x_axis_label("ρ (σ⁻³)")
+        .x_axis_label("ρ (1/σ³)")
         .y_axis_label(y.to_string())
         .allow_scroll(false)
         .legend(Legend::default())

@@ -82,6 +82,7 @@ pub fn jiggled_fluid(
     (b, AtomState { positions: pos, velocities: v, types: vec![0; n] })
 }
 
+#[allow(unused_imports)]
 pub use argon_sandbox::analysis::tail::{p_tail, u_tail};
 
 /// [`argon_sandbox::analysis::blocks::block_mean_sem`], which must have enough samples here.
