@@ -1,7 +1,8 @@
 //! The `eos` command end to end (the real binary): three densities at T = 2.0 against the
 //! Johnson-Zollweg-Gubbins table (`jzg1993_eos.csv`) within 2% for P and U/N with error bars
 //! well inside that, a well-formed CSV and printed table; bad flags each exit non-zero with
-//! a message naming the flag and the fix, never a panic.
+//! a message naming the flag and the fix, never a panic. The JZG check runs on the CPU and,
+//! where a device is usable, on CUDA (`skipped: no CUDA device` otherwise).
 
 mod common;
 
@@ -44,7 +45,21 @@ const REL_TOL: f64 = 0.02;
 
 #[test]
 fn three_densities_match_the_jzg_table() {
-    let dir = scratch("jzg");
+    three_densities_on("cpu");
+}
+
+/// The same on the CUDA backend; without a usable device it says `skipped: no CUDA device`.
+#[test]
+fn three_densities_match_the_jzg_table_on_cuda() {
+    if let Err(why) = argon_sandbox::sim::cuda::device::open() {
+        println!("skipped: no CUDA device ({why})");
+        return;
+    }
+    three_densities_on("cuda");
+}
+
+fn three_densities_on(backend: &str) {
+    let dir = scratch(&format!("jzg-{backend}"));
     let csv = dir.join("eos.csv");
     let o = run(&[
         "eos",
@@ -53,7 +68,7 @@ fn three_densities_match_the_jzg_table() {
         "--densities",
         "0.5:0.9:0.2",
         "--backend",
-        "cpu",
+        backend,
         "--out",
         csv.to_str().unwrap(),
     ]);
