@@ -1,13 +1,14 @@
 //! argon-sandbox: a real-time, interactive Lennard-Jones argon fluid sandbox.
 //!
 //! Data flows one way: `scene` describes a system, `sim` backends advance it (`physics`
-//! holds the contract they share), `analysis` turns state into observables, `io` reads and
+//! holds the contract they share), `analysis` turns state into observables, `eos` runs equation-of-state sweeps, `io` reads and
 //! writes files, `render` draws, `app` + `ui` make the desktop app (simulation thread ->
 //! renderer -> panels), and `cli` drives it all from the command line. See ARCHITECTURE.md.
 
 pub mod analysis;
 pub mod app;
 pub mod cli;
+pub mod eos;
 pub mod export;
 pub mod interop;
 pub mod io;

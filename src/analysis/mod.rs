@@ -1,6 +1,10 @@
 //! Observables computed from state: degrees of freedom, temperature, pressure, and the
 //! normalisation of g(r), speed histograms and density profiles. Shared by every backend,
-//! so the conventions (LAMMPS's where one exists) are written once.
+//! so the conventions (LAMMPS's where one exists) are written once. `tail.rs`: the LJ
+//! tail corrections beyond r_c; `blocks.rs`: block averages with standard errors.
+
+pub mod blocks;
+pub mod tail;
 
 use crate::physics::obstacles::ObstacleField;
 use crate::physics::params::{SimBox, SimParams, Thermostat};

@@ -8,6 +8,7 @@
 //!   newest-frame hand-over of positions.
 //! - `actions.rs`: what UI gestures and keys do (parameters, tools, undo, files, captures).
 //! - `settings.rs` (persisted), `undo.rs`, `tools.rs`, `plots.rs`, `reinit.rs`: state pieces.
+//! - `eos.rs`: the equation-of-state sweep's settings and its worker thread.
 //! - `capture.rs`: screenshots and recordings; `painter.rs`: egui + the view on a wgpu target.
 //!
 //! Must not touch backend internals (only `sim::Backend` through the thread) or GPU code
@@ -16,6 +17,7 @@
 pub mod actions;
 pub mod capture;
 pub mod commands;
+pub mod eos;
 pub mod exports;
 pub mod frames;
 pub mod headless;
@@ -187,6 +189,8 @@ pub struct App {
     pub verbose: bool,
     /// Background jobs (saving files): name and handle.
     pub tasks: Vec<(String, std::thread::JoinHandle<Result<String, String>>)>,
+    /// The equation-of-state sweep (its own worker and backend).
+    pub eos: eos::EosState,
 }
 
 /// Analysis (g(r), histograms) is refreshed this often while the plots show.
@@ -289,6 +293,7 @@ impl App {
             window_size_px: [1, 1],
             view_rect: egui::Rect::NOTHING,
             tasks: Vec::new(),
+            eos: eos::EosState::new(backend),
             verbose: opts.verbose,
             interop: None,
             interop_note: "no GPU device attached (host staging)".into(),
@@ -326,6 +331,7 @@ impl App {
 
     /// Applies everything the simulation thread sent since the last frame.
     pub fn poll(&mut self) {
+        self.eos.poll();
         for report in self.sim.drain() {
             self.handle_report(report);
         }

@@ -1,8 +1,9 @@
 //! The command line: `run` (headless simulation with thermo and trajectory output),
-//! `bench` (throughput table), `record` and `export-lammps`. Every error names the file, field or flag and the fix.
+//! `bench` (throughput table), `record`, `export-lammps` and `eos` (equation-of-state sweep). Every error names the file, field or flag and the fix.
 
 pub mod bench;
 pub mod bench_interactive;
+pub mod eos;
 pub mod export;
 pub mod interrupt;
 pub mod run;
@@ -96,6 +97,9 @@ pub enum Command {
     Bench(bench::BenchArgs),
     /// Write a LAMMPS input deck (in.argon + data.argon) that reproduces a scene.
     ExportLammps(export::ExportArgs),
+    /// Equation of state: P(rho) and U/N(rho) at one temperature, in reduced LJ units.
+    #[command(allow_negative_numbers = true)]
+    Eos(eos::EosArgs),
 }
 
 /// Entry point of the binary.
@@ -114,6 +118,7 @@ pub fn main() -> std::process::ExitCode {
         Some(Command::Record(a)) => crate::record::run(a),
         Some(Command::Bench(a)) => bench::run(a),
         Some(Command::ExportLammps(a)) => export::run(a),
+        Some(Command::Eos(a)) => eos::run(a),
         None => run_app(&cli.app),
     };
     match result {

@@ -1,8 +1,9 @@
 //! The physics contract every backend meets: parameters, the LJ pair evaluator, the 9-3 wall
-//! evaluator, the obstacle signed-distance field, initial states and thermostat arithmetic.
+//! evaluator, the obstacle signed-distance field, initial states, thermostat arithmetic, and the JZG equation of state (`jzg.rs`) the simulations are checked against.
 //! Backends call into these; nothing here knows which backend runs.
 
 pub mod init;
+pub mod jzg;
 pub mod lj;
 pub mod obstacles;
 pub mod params;

@@ -22,6 +22,7 @@
 //! at each cycle end whose steps crossed a multiple of `telemetry_every`.
 
 use super::{Backend, SimError, Snapshot, Telemetry};
+use crate::analysis::tail;
 use crate::physics::params::{SimParams, Thermostat};
 use crate::rng::{Stream, normal4, uniform4};
 
@@ -83,27 +84,6 @@ impl HmcState {
     pub fn forget(&mut self) {
         self.pending = None;
     }
-}
-
-/// The analytic tail correction of the truncated LJ energy (whole system) for atoms of
-/// `types` in `volume`: (2 pi / V) sum_ij N_i N_j eps_ij sigma_ij^3 [(4/9)(sigma_ij/r_c)^9 -
-/// (4/3)(sigma_ij/r_c)^3], Lorentz-Berthelot mixing; N u_tail for one species.
-pub fn tail_energy(params: &SimParams, types: &[u32], volume: f64) -> f64 {
-    let mut counts = vec![0.0f64; params.species.len()];
-    for &t in types {
-        counts[t as usize] += 1.0;
-    }
-    let rc = params.cutoff;
-    let mut sum = 0.0;
-    for (i, a) in params.species.iter().enumerate() {
-        for (j, b) in params.species.iter().enumerate() {
-            let sigma = 0.5 * (a.sigma + b.sigma);
-            let eps = (a.epsilon * b.epsilon).sqrt();
-            let s3 = (sigma / rc).powi(3);
-            sum += counts[i] * counts[j] * eps * sigma.powi(3) * (4.0 / 9.0 * s3 * s3 * s3 - 4.0 / 3.0 * s3);
-        }
-    }
-    2.0 * std::f64::consts::PI * sum / volume
 }
 
 /// Fresh Maxwell-Boltzmann velocities at `temperature` for cycle `cycle` (no momentum
@@ -243,7 +223,7 @@ fn volume_move<B: Backend + ?Sized>(
             x[k] = lo[k] + f * (x[k] - lo[k]);
         }
     }
-    let u0 = now.potential_energy() + tail_energy(p, &before.atoms.types, v0);
+    let u0 = now.potential_energy() + tail::tail_energy(p, &before.atoms.types, v0);
     let st = b.hmc_parts().0;
     st.stats.volume_trials += 1;
     let trial = match b.restore(&scaled) {
@@ -253,7 +233,7 @@ fn volume_move<B: Backend + ?Sized>(
         Ok(()) => Some(b.measure()?),
     };
     if let Some(t) = trial {
-        let u1 = t.potential_energy() + tail_energy(p, &scaled.atoms.types, v1);
+        let u1 = t.potential_energy() + tail::tail_energy(p, &scaled.atoms.types, v1);
         let arg = -(u1 - u0 + pressure * (v1 - v0)) / p.temperature + (n + 1.0) * dlnv;
         if metropolis(arg, uniform(p, Stream::HmcVolume, 2 * cycle + 1)) {
             b.hmc_parts().0.stats.volume_accepted += 1;
@@ -268,33 +248,6 @@ fn volume_move<B: Backend + ?Sized>(
 mod tests {
     use super::*;
     use crate::physics::params::Species;
-
-    #[test]
-    fn tail_energy_matches_the_textbook_single_species_formula() {
-        // u_tail = (8/3) pi rho [(1/3) r_c^-9 - r_c^-3] per atom (Allen & Tildesley eq. 2.144).
-        let p = SimParams { cutoff: 2.5, ..SimParams::default() };
-        let (n, v) = (1000usize, 2000.0);
-        let rho = n as f64 / v;
-        let want = n as f64 * 8.0 / 3.0 * std::f64::consts::PI * rho * (2.5f64.powi(-9) / 3.0 - 2.5f64.powi(-3));
-        let got = tail_energy(&p, &vec![0; n], v);
-        assert!((got - want).abs() < 1e-12 * want.abs(), "{got} vs {want}");
-    }
-
-    #[test]
-    fn tail_energy_of_a_mixture_sums_the_mixed_pairs() {
-        let kr = Species { name: "Kr".into(), sigma: 1.1, epsilon: 1.4, mass: 2.1 };
-        let p = SimParams { cutoff: 3.0, species: vec![Species::argon(), kr], ..SimParams::default() };
-        let types = [0u32, 0, 1];
-        let v = 50.0;
-        let pair = |s: f64, e: f64| {
-            let x = (s / 3.0f64).powi(3);
-            2.0 * std::f64::consts::PI / v * e * s.powi(3) * (4.0 / 9.0 * x * x * x - 4.0 / 3.0 * x)
-        };
-        let s01 = 0.5 * (1.0 + 1.1);
-        let e01 = (1.4f64).sqrt();
-        let want = 4.0 * pair(1.0, 1.0) + 2.0 * 2.0 * pair(s01, e01) + pair(1.1, 1.4);
-        assert!((tail_energy(&p, &types, v) - want).abs() < 1e-14);
-    }
 
     #[test]
     fn stats_describe_their_rates() {

@@ -82,16 +82,13 @@ pub fn jiggled_fluid(
     (b, AtomState { positions: pos, velocities: v, types: vec![0; n] })
 }
 
-/// Mean and standard error of the mean from `n_blocks` equal, consecutive block averages
-/// (a trailing remainder shorter than one block is dropped). The blocks must be longer than
-/// the correlation time of `xs` for the error to be honest.
+#[allow(unused_imports)]
+pub use argon_sandbox::analysis::tail::{p_tail, u_tail};
+
+/// [`argon_sandbox::analysis::blocks::block_mean_sem`], which must have enough samples here.
 pub fn block_mean_sem(xs: &[f64], n_blocks: usize) -> (f64, f64) {
-    assert!(n_blocks >= 2 && xs.len() >= n_blocks, "{} samples in {n_blocks} blocks", xs.len());
-    let len = xs.len() / n_blocks;
-    let means: Vec<f64> = (0..n_blocks).map(|b| xs[b * len..(b + 1) * len].iter().sum::<f64>() / len as f64).collect();
-    let mean = means.iter().sum::<f64>() / n_blocks as f64;
-    let var = means.iter().map(|m| (m - mean).powi(2)).sum::<f64>() / (n_blocks - 1) as f64;
-    (mean, (var / n_blocks as f64).sqrt())
+    argon_sandbox::analysis::blocks::block_mean_sem(xs, n_blocks)
+        .unwrap_or_else(|| panic!("{} samples in {n_blocks} blocks", xs.len()))
 }
 
 pub fn mean(xs: &[f64]) -> f64 {
@@ -124,16 +121,6 @@ pub fn jzg_table() -> Vec<JzgRow> {
             JzgRow { t: v[ct], rho: v[cr], p: v[cp], u_per_n: v[cu], p_tail: v[cpt], u_tail: v[cut] }
         })
         .collect()
-}
-
-/// LJ tail correction to the pressure beyond `rc` (g(r) = 1 there).
-pub fn p_tail(rho: f64, rc: f64) -> f64 {
-    16.0 / 3.0 * std::f64::consts::PI * rho * rho * (2.0 / 3.0 * rc.powi(-9) - rc.powi(-3))
-}
-
-/// LJ tail correction to the energy per atom beyond `rc`.
-pub fn u_tail(rho: f64, rc: f64) -> f64 {
-    8.0 / 3.0 * std::f64::consts::PI * rho * (1.0 / 3.0 * rc.powi(-9) - rc.powi(-3))
 }
 
 /// Sum of |m v| over all atoms (unit masses unless `masses` says otherwise per type).
