@@ -87,6 +87,7 @@ impl App {
         s.integrator = IntegratorSpec { dt: p.dt, skin: p.skin };
         s.potential = PotentialSpec { cutoff: p.cutoff, shift: p.shift };
         s.obstacles = self.shapes.clone();
+        s.piston = p.piston.as_ref().map(crate::scene::PistonSpec::from_params);
         s
     }
 

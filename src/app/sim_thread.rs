@@ -652,7 +652,7 @@ impl Worker {
         // Free the old system first: two large systems may not fit side by side.
         self.backend = None;
         let opened = open_backend(choice, setup.sim_box, setup.params.clone(), &setup.atoms, field)
-            .and_then(|(mut b, why)| start_at(b.as_mut(), setup.step, setup.time).map(|()| (b, why)));
+            .and_then(|(mut b, why)| start_at(b.as_mut(), setup.step, setup.time, setup.piston).map(|()| (b, why)));
         match opened {
             Ok((b, why)) => {
                 self.backend = Some(b);

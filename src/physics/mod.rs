@@ -6,5 +6,6 @@ pub mod init;
 pub mod lj;
 pub mod obstacles;
 pub mod params;
+pub mod piston;
 pub mod real;
 pub mod wall;

@@ -44,6 +44,7 @@ impl Scene {
             wall: WallParams { epsilon: self.walls.epsilon, sigma: self.walls.sigma, cutoff: self.walls.cutoff },
             obstacle: WallParams::repulsive(self.obstacle_wall.epsilon, self.obstacle_wall.sigma),
             seed: self.seed,
+            piston: self.piston.as_ref().map(|p| p.params()),
             ..SimParams::default()
         }
     }
@@ -101,7 +102,8 @@ impl Scene {
         let velocities = placer.velocities.into_iter().map(|v| v.unwrap_or([0.0; 3])).collect();
         let atoms = AtomState { positions: placer.positions, velocities, types: vec![0; n] };
         let (step, time) = self.resume.map_or((0, 0.0), |r| (r.step, r.time));
-        Ok(SimSetup { sim_box, params, atoms, shapes: self.obstacles.clone(), step, time })
+        let piston = self.resume.and_then(|r| r.piston);
+        Ok(SimSetup { sim_box, params, atoms, shapes: self.obstacles.clone(), step, time, piston })
     }
 
     /// A copy of this scene whose atoms are exactly `atoms` (one explicit `Atoms` fill with
@@ -114,7 +116,8 @@ impl Scene {
     /// A copy of this scene that continues the running state `snap`: its atoms, step and
     /// time. Loading it gives the same simulation, bit for bit, as running on.
     pub fn with_state(&self, snap: &crate::sim::Snapshot) -> Scene {
-        Scene { resume: Some(super::Resume { step: snap.step, time: snap.time }), ..self.with_atoms(&snap.atoms) }
+        let resume = super::Resume { step: snap.step, time: snap.time, piston: snap.piston };
+        Scene { resume: Some(resume), ..self.with_atoms(&snap.atoms) }
     }
 }
 
