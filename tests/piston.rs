@@ -89,14 +89,16 @@ fn conservation(precision: Precision, dt: f64) -> (f64, f64) {
 
 // The bounds: with the same tank and no piston, the atoms' energy error at dt = 0.005 is
 // about 1.5e-3 per atom (the lattice starting against the stiff walls), scaling as dt^2; the
-// piston runs stay within 3.2e-3 (double, mixed and single alike at this size).
+// piston runs measured 4.1e-3 to 4.4e-3 (double, mixed and single alike at this size) and
+// 1.1e-3 at dt = 0.0025. The trajectory is chaotic, so the bound leaves room for round-off
+// on other machines; the dt^2 scaling is the sharper check.
 
 #[test]
 fn conserved_quantity_double_and_its_dt_squared_scaling() {
     let (dh, de_atoms) = conservation(Precision::Double, 0.005);
-    assert!(dh < 5e-3, "max |H(t) - H(0)| per atom = {dh:e}");
+    assert!(dh < 8e-3, "max |H(t) - H(0)| per atom = {dh:e}");
     // Without the piston's terms the atoms' energy changes by far more: the terms matter.
-    assert!(de_atoms > 50.0 * dh, "the atoms' energy hardly changed ({de_atoms:e}): the test would be vacuous");
+    assert!(de_atoms > 100.0 * dh, "the atoms' energy hardly changed ({de_atoms:e}): the test would be vacuous");
     // The error is the integrator's: halving dt cuts it by about 4 (an inconsistent piston
     // force would leave an error that does not shrink).
     let (dh_half, _) = conservation(Precision::Double, 0.0025);
@@ -106,13 +108,13 @@ fn conserved_quantity_double_and_its_dt_squared_scaling() {
 #[test]
 fn conserved_quantity_mixed() {
     let (dh, _) = conservation(Precision::Mixed, 0.005);
-    assert!(dh < 5e-3, "max |H(t) - H(0)| per atom = {dh:e}");
+    assert!(dh < 8e-3, "max |H(t) - H(0)| per atom = {dh:e}");
 }
 
 #[test]
 fn conserved_quantity_single() {
     let (dh, _) = conservation(Precision::Single, 0.005);
-    assert!(dh < 6e-3, "max |H(t) - H(0)| per atom = {dh:e}");
+    assert!(dh < 8e-3, "max |H(t) - H(0)| per atom = {dh:e}");
 }
 
 #[test]
