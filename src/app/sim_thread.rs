@@ -601,6 +601,7 @@ impl Worker {
     ) -> Result<(), SimError> {
         match cmd {
             SimCommand::SetParams(p) => b.set_params(*p)?,
+            SimCommand::DragPiston(target) => b.drag_piston(target)?,
             SimCommand::SetObstacles { shapes: new, caught } => {
                 *caught_policy = caught;
                 let field = bake(&new, &b.sim_box());
