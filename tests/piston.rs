@@ -269,7 +269,13 @@ fn scene_piston_section_round_trips_and_bad_values_are_refused() {
     let p = Scene::from_str(&text, "t.ron").unwrap().sim_params().piston.unwrap();
     assert_eq!((p.mass, p.damping), (PistonParams::DEFAULT_MASS, PistonParams::DEFAULT_DAMPING));
     // No piston section: no piston.
-    assert!(Scene::from_str(&scene_text([10.0, 14.0, 10.0], 0.5, 239.6, "Nve", ""), "t").unwrap().sim_params().piston.is_none());
+    assert!(
+        Scene::from_str(&scene_text([10.0, 14.0, 10.0], 0.5, 239.6, "Nve", ""), "t")
+            .unwrap()
+            .sim_params()
+            .piston
+            .is_none()
+    );
 
     let periodic = scene_text([10.0, 14.0, 10.0], 0.5, 239.6, "Nve", "piston: (pressure: 1.0),")
         .replace("(Periodic, Wall, Periodic)", "(Periodic, Periodic, Periodic)");

@@ -362,7 +362,11 @@ fn validate_piston(p: &PistonParams, sim_box: &SimBox) -> Result<(), ParamError>
         l[1] > crate::physics::piston::MIN_GAP,
         "piston",
         "on",
-        format!("the tank is only {:.3} sigma high: the piston needs more than {} sigma", l[1], crate::physics::piston::MIN_GAP),
+        format!(
+            "the tank is only {:.3} sigma high: the piston needs more than {} sigma",
+            l[1],
+            crate::physics::piston::MIN_GAP
+        ),
     )
 }
 

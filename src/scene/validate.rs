@@ -118,7 +118,10 @@ pub(crate) fn check(scene: &Scene) -> Result<(), Problem> {
                 Problem::invalid(path(&["resume", "piston"]), "the piston's height and velocity must be finite numbers")
             })?;
             ok_or(scene.piston.is_some(), || {
-                Problem::invalid(path(&["resume", "piston"]), "a piston state needs a `piston` section; add one or remove this")
+                Problem::invalid(
+                    path(&["resume", "piston"]),
+                    "a piston state needs a `piston` section; add one or remove this",
+                )
             })?;
         }
     }

@@ -79,7 +79,10 @@ pub fn pressure_gauge_ui(ui: &mut egui::Ui, pressure: Option<f64>, set: Option<f
     painter.rect_filled(fill, 3.0, colour);
     if let Some(s) = set {
         let x = rect.left() + rect.width() * frac(s);
-        painter.line_segment([egui::pos2(x, rect.top() - 2.0), egui::pos2(x, rect.bottom() + 2.0)], Stroke::new(2.5, Color32::from_rgb(255, 190, 90)));
+        painter.line_segment(
+            [egui::pos2(x, rect.top() - 2.0), egui::pos2(x, rect.bottom() + 2.0)],
+            Stroke::new(2.5, Color32::from_rgb(255, 190, 90)),
+        );
     }
     let full_mpa = units::reduced_pressure_to_mpa(full);
     let tip = match set {
