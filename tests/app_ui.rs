@@ -357,6 +357,8 @@ fn hybrid_monte_carlo_is_chosen_in_the_panel_and_reports_acceptance() {
         h.step();
     }
     assert_eq!(h.state().status.as_ref().unwrap().params.thermostat, Thermostat::Hmc { trajectory: 10 });
+}
+
 /// Atoms whose published colour scalar is species index `t` (colouring by species).
 fn of_species(app: &App, t: f32) -> usize {
     app.frame.as_ref().map_or(0, |f| f.iter().filter(|p| p[3] == t).count())

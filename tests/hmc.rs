@@ -274,7 +274,15 @@ fn npt_refuses_a_walled_box_with_a_clear_message() {
     let err = argon_sandbox::sim::cpu::CpuBackend::new(walled, params.clone(), &atoms, None).err().expect("refused");
     let msg = err.to_string();
     assert!(msg.contains("thermostat") && msg.contains("periodic") && msg.contains("piston"), "{msg}");
-    let bad = SimParams { thermostat: Thermostat::Hmc { trajectory: 0 }, ..params };
+    let bad = SimParams { thermostat: Thermostat::Hmc { trajectory: 0 }, ..params.clone() };
     let msg = bad.validate(&b).unwrap_err().to_string();
     assert!(msg.contains("thermostat.trajectory"), "{msg}");
+    // The chain's energy has no piston terms: hybrid Monte Carlo under a piston is refused.
+    let pushed = SimParams {
+        thermostat: Thermostat::Hmc { trajectory: 10 },
+        piston: Some(argon_sandbox::physics::piston::PistonParams::default()),
+        ..params
+    };
+    let msg = pushed.validate(&walled).unwrap_err().to_string();
+    assert!(msg.contains("piston") && msg.contains("Monte Carlo"), "{msg}");
 }

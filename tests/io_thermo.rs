@@ -28,6 +28,7 @@ fn sample(step: u64) -> Telemetry {
         virial: 1.0,
         pressure: -0.7 + 1.0 / 3.0,
         momentum: [0.0; 3],
+        piston: None,
         steps_per_s: 1e3,
         ..Telemetry::default()
     }

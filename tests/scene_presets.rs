@@ -162,7 +162,7 @@ fn saved_scenes_continue_the_same_simulation_bit_for_bit() {
         params.precision = Precision::Double;
         let field = ObstacleField::bake(&s.shapes, &s.sim_box, 0.1).map(Arc::new);
         let (mut b, _) = open_backend(BackendChoice::Cpu, s.sim_box, params, &s.atoms, field).unwrap();
-        start_at(b.as_mut(), s.step, s.time).unwrap();
+        start_at(b.as_mut(), s.step, s.time, s.piston).unwrap();
         b
     };
     for name in PRESETS {

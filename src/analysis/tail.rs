@@ -69,7 +69,6 @@ mod tests {
         assert!((tail_energy(&p, &types, v) - want).abs() < 1e-14);
     }
 
-
     /// Against the integrals done numerically: P_tail = -(2/3) pi rho^2 int r^3 u'(r) dr and
     /// u_tail = 2 pi rho int r^2 u(r) dr from r_c to infinity.
     #[test]

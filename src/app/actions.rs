@@ -90,7 +90,21 @@ impl App {
         s.integrator = IntegratorSpec { dt: p.dt, skin: p.skin };
         s.potential = PotentialSpec { cutoff: p.cutoff, shift: p.shift };
         s.obstacles = self.shapes.clone();
+        s.piston = p.piston.as_ref().map(crate::scene::PistonSpec::from_params);
         s
+    }
+
+    /// Switches the piston on (at the default pressure, or the last one set) or off.
+    pub fn set_piston(&mut self, on: bool) {
+        let last = self.scene.piston.as_ref().map(|p| p.params()).unwrap_or_default();
+        self.params.piston = on.then(|| self.params.piston.unwrap_or(last));
+        self.apply_params();
+    }
+
+    /// Drags the piston toward height `target` (sigma), or releases it (None).
+    pub fn drag_piston(&mut self, target: Option<f64>) {
+        self.piston_drag = target.is_some();
+        self.sim.send(SimCommand::DragPiston(target));
     }
 
     /// Starts over from the scene's fills, keeping the current parameters and obstacles.

@@ -85,6 +85,8 @@ pub enum SimCommand {
         caught: CaughtAtoms,
     },
     RemoveAtoms(AtomSelection),
+    /// Drag the piston toward this height (sigma), or release it (None).
+    DragPiston(Option<f64>),
     AddAtoms(AtomState),
     /// Build this scene (atoms, box, parameters, obstacles) and start over from it.
     Load {

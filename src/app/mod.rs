@@ -130,6 +130,8 @@ pub struct App {
     pub pace: Pace,
     pub plots: Plots,
     pub last_telemetry: Option<Telemetry>,
+    /// The piston is being dragged in the view (the top wall was grabbed).
+    pub piston_drag: bool,
     pub tools: Tools,
     pub history: History,
     /// Obstacle shapes as the UI knows them (sent to the simulation on every change).
@@ -263,6 +265,7 @@ impl App {
             pace,
             plots,
             last_telemetry: None,
+            piston_drag: false,
             tools: Tools::default(),
             history: History::default(),
             shapes,
@@ -273,7 +276,7 @@ impl App {
             frame_step: 0,
             retiring_frames: Vec::new(),
             frame_seq: 0,
-            geometry: (1, Arc::new((sim_box, Vec::new()))),
+            geometry: (1, Arc::new((sim_box, Vec::new(), None))),
             pending_scene: true,
             messages,
             help_open: false,
@@ -477,9 +480,15 @@ impl App {
     pub fn view_data(
         &mut self,
     ) -> (Option<(u64, PositionFrame)>, (u64, SceneGeometry), Option<(u64, wgpu::Buffer, u32)>) {
-        if std::mem::take(&mut self.pending_scene) {
+        // The piston comes with the telemetry; the top wall is redrawn when it moved visibly.
+        let piston = self.last_telemetry.and_then(|t| t.piston).map(|p| p.height);
+        let moved = match (piston, self.geometry.1.2) {
+            (Some(a), Some(b)) => (a - b).abs() > 1e-3,
+            (a, b) => a.is_some() != b.is_some(),
+        };
+        if std::mem::take(&mut self.pending_scene) || moved {
             let b = self.status.as_ref().map(|s| s.sim_box).unwrap_or_else(|| self.scene.sim_box());
-            self.geometry = (self.geometry.0 + 1, Arc::new((b, self.shapes.clone())));
+            self.geometry = (self.geometry.0 + 1, Arc::new((b, self.shapes.clone(), piston)));
         }
         let mut external = None;
         if let Some(i) = &self.interop

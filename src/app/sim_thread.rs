@@ -601,6 +601,7 @@ impl Worker {
     ) -> Result<(), SimError> {
         match cmd {
             SimCommand::SetParams(p) => b.set_params(*p)?,
+            SimCommand::DragPiston(target) => b.drag_piston(target)?,
             SimCommand::SetObstacles { shapes: new, caught } => {
                 *caught_policy = caught;
                 let field = bake(&new, &b.sim_box());
@@ -652,7 +653,7 @@ impl Worker {
         // Free the old system first: two large systems may not fit side by side.
         self.backend = None;
         let opened = open_backend(choice, setup.sim_box, setup.params.clone(), &setup.atoms, field)
-            .and_then(|(mut b, why)| start_at(b.as_mut(), setup.step, setup.time).map(|()| (b, why)));
+            .and_then(|(mut b, why)| start_at(b.as_mut(), setup.step, setup.time, setup.piston).map(|()| (b, why)));
         match opened {
             Ok((b, why)) => {
                 self.backend = Some(b);

@@ -321,8 +321,10 @@ fn describe(t: &Telemetry, u: UnitSystem) -> String {
 pub fn run(args: &RunArgs) -> Result<()> {
     let base = base_setup(args)?;
     let (mut sim_box, mut params, mut atoms, shapes, mut start) = match base {
-        Some(s) => (s.sim_box, s.params, s.atoms, s.shapes, (s.step, s.time)),
-        None => (SimBox::new([1.0; 3], [true; 3]), SimParams::default(), AtomState::default(), Vec::new(), (0, 0.0)),
+        Some(s) => (s.sim_box, s.params, s.atoms, s.shapes, (s.step, s.time, s.piston)),
+        None => {
+            (SimBox::new([1.0; 3], [true; 3]), SimParams::default(), AtomState::default(), Vec::new(), (0, 0.0, None))
+        }
     };
     let mut generated_velocities = false;
     if let Some(path) = &args.init {
@@ -331,7 +333,7 @@ pub fn run(args: &RunArgs) -> Result<()> {
             eprintln!("note: {} has no units= key; reading it as reduced LJ units", path.display());
         }
         sim_box = frame.sim_box;
-        start = (0, 0.0);
+        start = (0, 0.0, None);
         if args.scene.is_none() {
             params.species.clear();
         }
@@ -359,7 +361,7 @@ pub fn run(args: &RunArgs) -> Result<()> {
     }
 
     let (mut sim, why) = open_backend(args.backend, sim_box, params.clone(), &atoms, field)?;
-    start_at(sim.as_mut(), start.0, start.1)?;
+    start_at(sim.as_mut(), start.0, start.1, start.2)?;
     drop(atoms);
     let n = sim.n_atoms();
     if !args.quiet {

@@ -270,7 +270,9 @@ pub fn run_sweep(
         let mut rows = Vec::new();
         let melt = spec.equilibration / 2;
         let own = SimParams { thermostat: spec.thermostat(), ..sim.params().clone() };
-        for (phase, (steps, keep)) in [(melt, false), (spec.equilibration - melt, false), (spec.production, true)].into_iter().enumerate() {
+        for (phase, (steps, keep)) in
+            [(melt, false), (spec.equilibration - melt, false), (spec.production, true)].into_iter().enumerate()
+        {
             if phase == 1 {
                 sim.set_params(own.clone())?;
             }

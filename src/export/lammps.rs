@@ -10,7 +10,8 @@
 //! Segments and strokes become unions of cylinders and rotated blocks, polygons unions of thin
 //! edge walls: LAMMPS sums the contacts with the pieces of a union, which differs from the
 //! distance to the whole shape near joints and corners; those are flagged as warnings. What
-//! cannot map at all (the tether, atoms inside the linear wall cap) is a comment and a warning.
+//! cannot map at all (the tether, the piston, atoms inside the linear wall cap) is a comment and a
+//! warning.
 //!
 //! Units: `lj` (reduced, as inside), or `real` / `metal` for argon (sigma = 3.405 Å,
 //! epsilon/k_B = 119.8 K, m = 39.948 g/mol), converted with LAMMPS's own constants so the
@@ -274,6 +275,16 @@ pub fn build_deck(inp: &ExportInput) -> Result<LammpsDeck, String> {
         let msg = format!(
             "the tether (a spring pulling atom {} toward the mouse) is an interactive tool and is not exported",
             t.atom + 1
+        );
+        let _ = writeln!(script, "\n# Not exported: {msg}.");
+        warnings.push(msg);
+    }
+    if let Some(piston) = &p.piston {
+        let msg = format!(
+            "the piston (the top wall moving under {:.4} epsilon/sigma^3) is not exported: LAMMPS gets a fixed \
+             top wall at the box top; rescale the box with fix press/berendsen or fix nph along y for a similar \
+             constant-pressure run",
+            piston.pressure
         );
         let _ = writeln!(script, "\n# Not exported: {msg}.");
         warnings.push(msg);
@@ -555,5 +566,26 @@ mod tests {
         atoms.velocities.push([0.0; 3]);
         atoms.types.push(0);
         assert!(inp(&atoms).unwrap_err().contains("NaN"));
+    }
+
+    #[test]
+    fn the_piston_is_flagged_as_not_exported() {
+        let b = SimBox::new([6.0, 10.0, 6.0], [true, false, true]);
+        let p =
+            SimParams { piston: Some(crate::physics::piston::PistonParams::at_pressure(1.5)), ..SimParams::default() };
+        let atoms = AtomState { positions: vec![[3.0, 5.0, 3.0]], velocities: vec![[0.0; 3]], types: vec![0] };
+        let deck = build_deck(&ExportInput {
+            sim_box: &b,
+            params: &p,
+            atoms: &atoms,
+            shapes: &[],
+            source: "test",
+            units: LammpsUnits::Lj,
+            steps: 0,
+            thermo_every: 1,
+        })
+        .unwrap();
+        assert!(deck.warnings.iter().any(|w| w.contains("piston") && w.contains("1.5000")), "{:?}", deck.warnings);
+        assert!(deck.input.contains("# Not exported: the piston"));
     }
 }

@@ -7,6 +7,7 @@ pub mod jzg;
 pub mod lj;
 pub mod obstacles;
 pub mod params;
+pub mod piston;
 pub mod real;
 pub mod species;
 pub mod wall;

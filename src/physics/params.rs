@@ -8,6 +8,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::physics::obstacles::ObstacleField;
+use crate::physics::piston::PistonParams;
 
 /// Periodic or walled, per axis.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -303,6 +304,9 @@ pub struct SimParams {
     /// while its atom index is out of range.
     #[serde(default)]
     pub tether: Option<Tether>,
+    /// The top wall as a piston under a set pressure (see [`PistonParams`]); needs a walled y.
+    #[serde(default)]
+    pub piston: Option<PistonParams>,
     pub wall: WallParams,
     /// The obstacles' repulsive 9-3 potential (its cutoff is always the repulsive one).
     pub obstacle: WallParams,
@@ -329,6 +333,7 @@ impl Default for SimParams {
             gravity: 0.0,
             drive: 0.0,
             tether: None,
+            piston: None,
             wall: WallParams::default(),
             obstacle: WallParams::default(),
             species: vec![Species::argon()],
@@ -361,6 +366,52 @@ fn check_trajectory(trajectory: u32) -> Result<(), ParamError> {
 
 fn check(ok: bool, field: &'static str, value: impl ToString, reason: impl Into<String>) -> Result<(), ParamError> {
     if ok { Ok(()) } else { Err(ParamError { field, value: value.to_string(), reason: reason.into() }) }
+}
+
+/// The piston's settings, and that the tank has a top wall for it.
+fn validate_piston(p: &PistonParams, sim_box: &SimBox, thermostat: &Thermostat) -> Result<(), ParamError> {
+    check(
+        !thermostat.is_monte_carlo(),
+        "piston",
+        "on",
+        "hybrid Monte Carlo accepts trajectories on the fluid's energy alone, without the piston's: \
+         use Bussi or Langevin with the piston, or switch the piston off",
+    )?;
+    check(
+        !sim_box.periodic[1],
+        "piston",
+        "on",
+        "the piston is the top wall, but y is periodic: make the y boundary Wall, or remove the piston",
+    )?;
+    check(
+        p.pressure.is_finite() && (0.0..=50.0).contains(&p.pressure),
+        "piston.pressure",
+        p.pressure,
+        "allowed range is [0, 50] epsilon/sigma^3 (0 to 2,100 MPa for argon)",
+    )?;
+    check(
+        p.mass.is_finite() && p.mass >= 1.0 && p.mass <= 1e6,
+        "piston.mass",
+        p.mass,
+        "allowed range is [1, 1000000] argon masses; 200 is the usual choice",
+    )?;
+    check(
+        p.damping.is_finite() && (0.0..=100.0).contains(&p.damping),
+        "piston.damping",
+        p.damping,
+        "allowed range is [0, 100] 1/tau; 0 conserves energy, 0.2 settles in a few oscillations",
+    )?;
+    let l = sim_box.length();
+    check(
+        l[1] > crate::physics::piston::MIN_GAP,
+        "piston",
+        "on",
+        format!(
+            "the tank is only {:.3} sigma high: the piston needs more than {} sigma",
+            l[1],
+            crate::physics::piston::MIN_GAP
+        ),
+    )
 }
 
 impl SimParams {
@@ -458,6 +509,9 @@ impl SimParams {
                 t.stiffness,
                 "allowed range is (0, 1000] epsilon/sigma^2",
             )?;
+        }
+        if let Some(p) = &self.piston {
+            validate_piston(p, sim_box, &self.thermostat)?;
         }
         // Obstacles keep sigma <= 2 so their repulsive cutoff stays inside the baked field's range.
         let walls = [

@@ -90,7 +90,7 @@ pub fn run(args: &RecordArgs) -> Result<()> {
     let setup = load_setup(args.scene.as_deref())?;
     let field = ObstacleField::bake(&setup.shapes, &setup.sim_box, 0.1).map(Arc::new);
     let (mut sim, why) = open_backend(args.backend, setup.sim_box, setup.params.clone(), &setup.atoms, field)?;
-    start_at(sim.as_mut(), setup.step, setup.time)?;
+    start_at(sim.as_mut(), setup.step, setup.time, setup.piston)?;
     let gpu = Gpu::headless()?;
     if !args.quiet {
         eprintln!("simulation: {why}; rendering on {}; writing {:?} to {}", gpu.describe(), kind, args.out.display());

@@ -18,6 +18,8 @@ pub struct FlatVertex {
 
 pub const OUTLINE: [f32; 4] = [0.75, 0.8, 0.9, 1.0];
 pub const WALL: [f32; 4] = [0.55, 0.65, 0.85, 0.10];
+pub const PISTON: [f32; 4] = [0.95, 0.70, 0.35, 0.35];
+pub const PISTON_RIM: [f32; 4] = [1.0, 0.78, 0.45, 1.0];
 pub const OBSTACLE_CAP: [f32; 4] = [0.42, 0.46, 0.52, 1.0];
 pub const OBSTACLE_SIDE: [f32; 4] = [0.30, 0.33, 0.38, 1.0];
 
@@ -50,6 +52,12 @@ pub fn tank_outline(b: &SimBox) -> Vec<FlatVertex> {
 
 /// Translucent faces on the walled axes, as a triangle list.
 pub fn tank_walls(b: &SimBox) -> Vec<FlatVertex> {
+    tank_walls_at(b, None)
+}
+
+/// The tank's walls with the top y face drawn as the piston at `piston` (when given): at its
+/// height, in the piston's colour.
+pub fn tank_walls_at(b: &SimBox, piston: Option<f64>) -> Vec<FlatVertex> {
     let lo = b.lo.map(|x| x as f32);
     let hi = b.hi.map(|x| x as f32);
     let mut out = Vec::new();
@@ -58,7 +66,11 @@ pub fn tank_walls(b: &SimBox) -> Vec<FlatVertex> {
             continue;
         }
         let (u, w) = ((k + 1) % 3, (k + 2) % 3);
-        for side in [lo[k], hi[k]] {
+        for (s, side) in [lo[k], hi[k]].into_iter().enumerate() {
+            let (side, colour) = match piston {
+                Some(h) if k == 1 && s == 1 => (h as f32, PISTON),
+                _ => (side, WALL),
+            };
             let p = |a: f32, c: f32| {
                 let mut q = [0.0; 3];
                 q[k] = side;
@@ -68,11 +80,18 @@ pub fn tank_walls(b: &SimBox) -> Vec<FlatVertex> {
             };
             let quad = [p(lo[u], lo[w]), p(hi[u], lo[w]), p(hi[u], hi[w]), p(lo[u], hi[w])];
             for idx in [0, 1, 2, 0, 2, 3] {
-                out.push(v(quad[idx], WALL));
+                out.push(v(quad[idx], colour));
             }
         }
     }
     out
+}
+
+/// The piston's rim at height `h`: four lines across the tank, in the piston's colour.
+pub fn piston_outline(b: &SimBox, h: f64) -> Vec<FlatVertex> {
+    let (x0, x1, z0, z1, y) = (b.lo[0] as f32, b.hi[0] as f32, b.lo[2] as f32, b.hi[2] as f32, h as f32);
+    let c = [x0, x1, x1, x0].into_iter().zip([z0, z0, z1, z1]).map(|(x, z)| [x, y, z]).collect::<Vec<_>>();
+    (0..4).flat_map(|i| [v(c[i], PISTON_RIM), v(c[(i + 1) % 4], PISTON_RIM)]).collect()
 }
 
 /// The shape's boundary as simple polygons (counter-clockwise), curves as segments.
@@ -218,6 +237,13 @@ mod tests {
         let b = SimBox::new([10.0, 5.0, 3.0], [false, false, true]);
         assert_eq!(tank_outline(&b).len(), 24);
         assert_eq!(tank_walls(&b).len(), 2 * 2 * 6);
+        // With a piston the top y face moves to its height and takes its colour.
+        let with = tank_walls_at(&b, Some(3.5));
+        assert_eq!(with.len(), 2 * 2 * 6);
+        let piston: Vec<_> = with.iter().filter(|v| v.colour == PISTON).collect();
+        assert_eq!(piston.len(), 6);
+        assert!(piston.iter().all(|v| v.pos[1] == 3.5));
+        assert_eq!(piston_outline(&b, 3.5).len(), 8);
     }
 
     #[test]

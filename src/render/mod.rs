@@ -356,6 +356,17 @@ impl Renderer {
         self.obstacles = vertex_buffer(device, "obstacles", &prisms);
     }
 
+    /// Draws the top wall as the piston at `height` (None: the fixed wall at the box top).
+    /// Called after [`Renderer::set_scene`], whose walls it replaces.
+    pub fn set_piston(&mut self, device: &wgpu::Device, sim_box: &SimBox, height: Option<f64>) {
+        self.walls = vertex_buffer(device, "tank walls", &geometry::tank_walls_at(sim_box, height));
+        let mut lines = geometry::tank_outline(sim_box);
+        if let Some(h) = height {
+            lines.extend(geometry::piston_outline(sim_box, h));
+        }
+        self.outline = vertex_buffer(device, "tank outline", &lines);
+    }
+
     /// Writes this frame's uniforms.
     pub fn prepare(&mut self, queue: &wgpu::Queue, camera: &Camera, size: [u32; 2], settings: &ViewSettings) {
         let aspect = size[0].max(1) as f32 / size[1].max(1) as f32;

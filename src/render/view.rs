@@ -18,8 +18,8 @@ use crate::shapes::Shape;
 /// Positions for the renderer's own buffer (the host-staging path).
 pub type PositionFrame = Arc<crate::sim::HostBuf>;
 
-/// Tank and obstacle geometry for the renderer.
-pub type SceneGeometry = Arc<(SimBox, Vec<Shape>)>;
+/// Tank and obstacle geometry for the renderer, and the piston's height when there is one.
+pub type SceneGeometry = Arc<(SimBox, Vec<Shape>, Option<f64>)>;
 
 /// GPU resources of the 3D view, created once per device and target format.
 pub struct ViewResources {
@@ -179,8 +179,11 @@ impl CallbackTrait for ViewCallback {
     ) -> Vec<wgpu::CommandBuffer> {
         let Some(view) = resources.get_mut::<ViewResources>() else { return Vec::new() };
         if view.uploaded_scene != self.scene.0 {
-            let (b, shapes) = &*self.scene.1;
+            let (b, shapes, piston) = &*self.scene.1;
             view.renderer.set_scene(device, b, shapes);
+            if piston.is_some() {
+                view.renderer.set_piston(device, b, *piston);
+            }
             view.uploaded_scene = self.scene.0;
         }
         match (&self.external, &self.positions) {

@@ -47,6 +47,7 @@ impl Scene {
             obstacle: WallParams::repulsive(self.obstacle_wall.epsilon, self.obstacle_wall.sigma),
             seed: self.seed,
             species: self.species.iter().map(|s| s.species()).collect(),
+            piston: self.piston.as_ref().map(|p| p.params()),
             ..SimParams::default()
         }
     }
@@ -108,7 +109,8 @@ impl Scene {
         let velocities = placer.velocities.into_iter().map(|v| v.unwrap_or([0.0; 3])).collect();
         let atoms = AtomState { positions: placer.positions, velocities, types };
         let (step, time) = self.resume.map_or((0, 0.0), |r| (r.step, r.time));
-        Ok(SimSetup { sim_box, params, atoms, shapes: self.obstacles.clone(), step, time })
+        let piston = self.resume.and_then(|r| r.piston);
+        Ok(SimSetup { sim_box, params, atoms, shapes: self.obstacles.clone(), step, time, piston })
     }
 
     /// A copy of this scene whose atoms are exactly `atoms` (one explicit `Atoms` fill with
@@ -152,7 +154,8 @@ impl Scene {
     /// A copy of this scene that continues the running state `snap`: its atoms, step and
     /// time. Loading it gives the same simulation, bit for bit, as running on.
     pub fn with_state(&self, snap: &crate::sim::Snapshot) -> Scene {
-        Scene { resume: Some(super::Resume { step: snap.step, time: snap.time }), ..self.with_atoms(&snap.atoms) }
+        let resume = super::Resume { step: snap.step, time: snap.time, piston: snap.piston };
+        Scene { resume: Some(resume), ..self.with_atoms(&snap.atoms) }
     }
 }
 

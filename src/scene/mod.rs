@@ -35,6 +35,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::physics::init::LatticeKind;
 use crate::physics::params::{Boundary, SimBox, SimParams, Species, Thermostat};
+use crate::physics::piston::{PistonParams, PistonState};
 use crate::physics::species;
 use crate::shapes::Shape;
 use crate::sim::AtomState;
@@ -83,6 +84,9 @@ pub struct Scene {
     pub obstacle_wall: ObstacleSpec,
     #[serde(default = "default_seed")]
     pub seed: u64,
+    /// The top wall as a piston under a set pressure (needs a `Wall` y boundary).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub piston: Option<PistonSpec>,
     /// Where a saved running state continues (written by "save with current atoms").
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub resume: Option<Resume>,
@@ -96,6 +100,39 @@ pub struct Resume {
     pub step: u64,
     /// Simulated time (tau).
     pub time: f64,
+    /// The piston's height and velocity when the run was saved.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub piston: Option<PistonState>,
+}
+
+/// The piston (see `physics/piston.rs`): external pressure in reduced units (epsilon/sigma^3;
+/// 1 is 41.9 MPa for argon), mass in argon masses, friction in 1/tau.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PistonSpec {
+    pub pressure: f64,
+    #[serde(default = "default_piston_mass")]
+    pub mass: f64,
+    #[serde(default = "default_piston_damping")]
+    pub damping: f64,
+}
+
+fn default_piston_mass() -> f64 {
+    PistonParams::DEFAULT_MASS
+}
+
+fn default_piston_damping() -> f64 {
+    PistonParams::DEFAULT_DAMPING
+}
+
+impl PistonSpec {
+    pub fn params(&self) -> PistonParams {
+        PistonParams { pressure: self.pressure, mass: self.mass, damping: self.damping }
+    }
+
+    pub fn from_params(p: &PistonParams) -> Self {
+        PistonSpec { pressure: p.pressure, mass: p.mass, damping: p.damping }
+    }
 }
 
 fn default_species() -> Vec<SpeciesSpec> {
@@ -283,4 +320,6 @@ pub struct SimSetup {
     /// Step and simulated time (tau) to start from (0 unless the scene resumes a run).
     pub step: u64,
     pub time: f64,
+    /// The piston's state to start from (a resumed run); None starts it at the top.
+    pub piston: Option<PistonState>,
 }

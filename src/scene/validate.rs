@@ -114,6 +114,17 @@ pub(crate) fn check(scene: &Scene) -> Result<(), Problem> {
         ok_or(r.time.is_finite() && r.time >= 0.0, || {
             Problem::range(path(&["resume", "time"]), r.time.to_string(), "a finite time >= 0 (tau)")
         })?;
+        if let Some(p) = &r.piston {
+            ok_or(p.height.is_finite() && p.velocity.is_finite(), || {
+                Problem::invalid(path(&["resume", "piston"]), "the piston's height and velocity must be finite numbers")
+            })?;
+            ok_or(scene.piston.is_some(), || {
+                Problem::invalid(
+                    path(&["resume", "piston"]),
+                    "a piston state needs a `piston` section; add one or remove this",
+                )
+            })?;
+        }
     }
     Ok(())
 }
@@ -155,6 +166,10 @@ fn param_problem(scene: &Scene, e: ParamError) -> Problem {
         "wall.cutoff" => (&["walls", "cutoff"], None),
         "obstacle.epsilon" => (&["obstacle_wall", "epsilon"], None),
         "obstacle.sigma" | "obstacle.cutoff" => (&["obstacle_wall", "sigma"], None),
+        "piston" => (&["piston"], None),
+        "piston.pressure" => (&["piston", "pressure"], None),
+        "piston.mass" => (&["piston", "mass"], Some(path(&["piston"]))),
+        "piston.damping" => (&["piston", "damping"], Some(path(&["piston"]))),
         _ => (&[], None),
     };
     let value = match e.field {

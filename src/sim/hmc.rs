@@ -279,6 +279,7 @@ mod tests {
             },
             step: 0,
             time: 0.0,
+            piston: None,
         };
         draw_velocities(&mut snap, &p, 3);
         for ty in 0..2u32 {

@@ -21,6 +21,7 @@ use std::sync::Arc;
 
 use crate::physics::obstacles::ObstacleField;
 use crate::physics::params::{ParamError, SimBox, SimParams};
+use crate::physics::piston::{PistonState, PistonTelemetry};
 
 /// Positions, velocities and species of every atom, in canonical order, on the host (f64).
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -56,6 +57,8 @@ pub struct Snapshot {
     pub step: u64,
     /// Simulated time (tau) since the start.
     pub time: f64,
+    /// The piston's height and velocity, when the parameters have a piston.
+    pub piston: Option<PistonState>,
 }
 
 /// Observables at one step. Energies are totals (not per atom); see the `_per_atom` helpers.
@@ -79,6 +82,9 @@ pub struct Telemetry {
     /// Carlo NPT).
     pub volume: f64,
     pub momentum: [f64; 3],
+    /// The piston (height, force per area, the volume under it), when there is one. The
+    /// pressure above is then the virial pressure of the volume under the piston.
+    pub piston: Option<PistonTelemetry>,
     /// Speed of the last `advance` call.
     pub steps_per_s: f64,
     /// Hybrid Monte Carlo acceptance counts (zero in molecular dynamics).
@@ -322,6 +328,14 @@ pub trait Backend: Send {
     /// says so. The zero-copy path uses this so the simulation never waits on the hand-over.
     fn write_positions_async(&mut self, ptr: u64, len: usize, colour: ColourScalar) -> Result<(), SimError> {
         self.write_positions(PositionTarget::Device { ptr, len }, colour)
+    }
+    /// Drags the piston toward height `target` (Some) or releases it (None). While dragged it
+    /// ignores forces and moves toward the target at the speed [`PistonState::drag_velocity`]
+    /// gives; released, it continues freely from that velocity. An error when the parameters
+    /// have no piston or the backend cannot run one.
+    fn drag_piston(&mut self, target: Option<f64>) -> Result<(), SimError> {
+        let _ = target;
+        Err(SimError::Invalid(format!("the {} backend does not run the piston; use the CPU backend", self.info().kind)))
     }
     /// Whether the last [`Backend::write_positions_async`] has finished; with `wait`, waits
     /// until it has (and returns true).

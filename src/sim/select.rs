@@ -8,6 +8,7 @@ use super::cuda::CudaBackend;
 use super::{AtomState, Backend, SimError};
 use crate::physics::obstacles::ObstacleField;
 use crate::physics::params::{SimBox, SimParams};
+use crate::physics::piston::PistonState;
 
 /// The backend a person asked for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default, clap::ValueEnum, serde::Serialize, serde::Deserialize)]
@@ -51,13 +52,17 @@ pub fn open_backend(
 }
 
 /// Moves a freshly opened backend's clock to `step` and `time` (a scene that resumes a run),
-/// so per-step thermostat noise continues as in the run that was saved.
-pub fn start_at(b: &mut dyn Backend, step: u64, time: f64) -> Result<(), SimError> {
-    if step == 0 && time == 0.0 {
+/// so per-step thermostat noise continues as in the run that was saved, and puts its piston
+/// where the run left it (`piston`, when the saved run had one).
+pub fn start_at(b: &mut dyn Backend, step: u64, time: f64, piston: Option<PistonState>) -> Result<(), SimError> {
+    if step == 0 && time == 0.0 && piston.is_none() {
         return Ok(());
     }
     let mut snap = b.snapshot()?;
     snap.step = step;
     snap.time = time;
+    if piston.is_some() {
+        snap.piston = piston;
+    }
     b.restore(&snap)
 }

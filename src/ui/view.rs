@@ -159,6 +159,38 @@ pub fn view_ui(app: &mut App, ui: &mut egui::Ui) {
     }
 }
 
+/// How close (sigma) to the piston a left-button drag must start to grab it.
+pub const PISTON_GRAB: f64 = 0.75;
+
+/// Grabbing the piston (a left drag starting at its rim, whatever the tool): while held it
+/// follows the cursor's height (the backend sets its velocity from the motion); released, it
+/// is free again. Returns true while the pointer belongs to the piston.
+fn piston_input(app: &mut App, ui: &egui::Ui, resp: &egui::Response, f: &Frame) -> bool {
+    let primary = egui::PointerButton::Primary;
+    let height = app.params.piston.and(app.last_telemetry.and_then(|t| t.piston)).map(|p| p.height);
+    let at = |pos: Option<Pos2>| pos.and_then(|p| f.to_tank(app, p));
+    if !app.piston_drag
+        && resp.drag_started_by(primary)
+        && let (Some(h), Some(p)) = (height, at(ui.input(|i| i.pointer.press_origin())))
+        && (p[1] - h).abs() < PISTON_GRAB
+    {
+        app.drag_piston(Some(p[1]));
+        return true;
+    }
+    if !app.piston_drag {
+        return false;
+    }
+    let now = at(resp.interact_pointer_pos());
+    if resp.drag_stopped_by(primary) || !ui.input(|i| i.pointer.primary_down()) || height.is_none() {
+        app.drag_piston(None);
+    } else if resp.dragged_by(primary)
+        && let Some(p) = now
+    {
+        app.drag_piston(Some(p[1]));
+    }
+    true
+}
+
 fn handle_input(app: &mut App, ui: &egui::Ui, resp: &egui::Response, f: &Frame) {
     // Camera: right-button drag rotates (orbit) or pans (front); the wheel zooms.
     if resp.dragged_by(egui::PointerButton::Secondary) {
@@ -177,6 +209,9 @@ fn handle_input(app: &mut App, ui: &egui::Ui, resp: &egui::Response, f: &Frame) 
         if scroll != 0.0 {
             app.camera.zoom_by((-scroll * 0.002).exp());
         }
+    }
+    if piston_input(app, ui, resp, f) {
+        return;
     }
     let sizes = app.tool_sizes();
     let mut events = Vec::new();

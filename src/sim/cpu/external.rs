@@ -5,6 +5,10 @@
 //! with d the minimum-image x-y displacement from its target. Virial: distance times outward
 //! force for walls and obstacles (LAMMPS `fix wall` style); body forces and the tether add none.
 //!
+//! With a piston, the top y wall sits at the piston's height instead of the box top, and the
+//! sum of that wall's forces on the atoms (the push on the piston, positive up) is returned
+//! with the energy and virial, summed in f64 in chunk order (deterministic).
+//!
 //! The tethered atom is found by its canonical index in `ids` (a linear scan per force
 //! evaluation); its spring force joins the atom's other one-body forces in f64 before the
 //! single rounding to force precision, as in `kernels/forces.cu`.
@@ -21,6 +25,7 @@ use crate::physics::wall::Wall93;
 pub struct External<'a, F> {
     walled: [bool; 3],
     lo: [f64; 3],
+    /// The upper wall planes; y is the piston's height when there is one.
     hi: [f64; 3],
     wall: Wall93<F>,
     obstacles: Option<(&'a ObstacleField, Wall93<F>)>,
@@ -32,11 +37,16 @@ pub struct External<'a, F> {
 }
 
 impl<'a, F: Real> External<'a, F> {
-    pub fn new(b: &SimBox, params: &SimParams, field: Option<&'a ObstacleField>) -> Self {
+    /// One-body forces in `b`; `piston_height` moves the top y wall (a piston) when given.
+    pub fn new(b: &SimBox, params: &SimParams, field: Option<&'a ObstacleField>, piston_height: Option<f64>) -> Self {
+        let mut hi = b.hi;
+        if let Some(h) = piston_height {
+            hi[1] = h;
+        }
         External {
             walled: [!b.periodic[0], !b.periodic[1], !b.periodic[2]],
             lo: b.lo,
-            hi: b.hi,
+            hi,
             wall: Wall93::new(&params.wall),
             obstacles: field.map(|f| (f, Wall93::new(&params.obstacle))),
             gravity: params.gravity,
@@ -60,16 +70,21 @@ impl<'a, F: Real> External<'a, F> {
         ids.par_iter().with_min_len(1 << 16).position_any(|&id| id == t.atom).map(|s| (s, t))
     }
 
-    /// Force, energy and virial on one atom at `p` with mass `m`.
+    /// Force, energy and virial on one atom at `p` with mass `m`, and the atom's push on the
+    /// upper y wall (the piston, when there is one).
     #[inline]
-    pub fn on_atom(&self, p: [f64; 3], m: f64) -> ([f64; 3], f64, f64) {
+    pub fn on_atom(&self, p: [f64; 3], m: f64) -> ([f64; 3], f64, f64, f64) {
         let mut f = [0.0; 3];
         let mut e = 0.0;
         let mut w = 0.0;
+        let mut top = 0.0;
         for k in 0..3 {
             if self.walled[k] {
                 let (fl, el) = self.wall.eval(F::of(p[k] - self.lo[k]));
                 let (fh, eh) = self.wall.eval(F::of(self.hi[k] - p[k]));
+                if k == 1 {
+                    top = fh.f64();
+                }
                 f[k] += fl.f64() - fh.f64();
                 e += el.f64() + eh.f64();
                 w += (p[k] - self.lo[k]) * fl.f64() + (self.hi[k] - p[k]) * fh.f64();
@@ -96,11 +111,12 @@ impl<'a, F: Real> External<'a, F> {
                 e -= m * self.drive * (p[0] - self.lo[0]);
             }
         }
-        (f, e, w)
+        (f, e, w, top)
     }
 
-    /// Adds the one-body forces to `force`; returns their energy and virial. `ids` holds the
-    /// canonical index of each slot (to find the tethered atom).
+    /// Adds the one-body forces to `force`; returns their energy and virial, and the atoms'
+    /// total push on the upper y wall (the piston's force). `ids` holds the canonical index
+    /// of each slot (to find the tethered atom).
     pub fn apply<S: Real, A: Real>(
         &self,
         pos: &[[S; 4]],
@@ -108,16 +124,16 @@ impl<'a, F: Real> External<'a, F> {
         ids: &[u32],
         masses: &[f64],
         force: &mut [[F; 4]],
-    ) -> EnergyVirial<A> {
+    ) -> (EnergyVirial<A>, f64) {
         let tethered = self.tethered(ids);
         let xyz = |i: usize| [pos[i][0].f64(), pos[i][1].f64(), pos[i][2].f64()];
         if self.is_empty() {
             // Only the tether, if any: one atom to touch.
-            let Some((s, t)) = tethered else { return EnergyVirial::default() };
+            let Some((s, t)) = tethered else { return (EnergyVirial::default(), 0.0) };
             let (ft, et) = t.eval(&self.sim_box, xyz(s));
             force[s][0] += F::of(ft[0]);
             force[s][1] += F::of(ft[1]);
-            return EnergyVirial { energy: A::of(et), virial: A::zero() };
+            return (EnergyVirial { energy: A::of(et), virial: A::zero() }, 0.0);
         }
         force
             .par_chunks_mut(1024)
@@ -125,10 +141,11 @@ impl<'a, F: Real> External<'a, F> {
             .map(|(c, chunk)| {
                 let mut e = 0.0;
                 let mut w = 0.0;
+                let mut top = 0.0;
                 for (k, fo) in chunk.iter_mut().enumerate() {
                     let i = c * 1024 + k;
                     let p = xyz(i);
-                    let (mut f, mut ei, wi) = self.on_atom(p, masses[types[i] as usize]);
+                    let (mut f, mut ei, wi, ti) = self.on_atom(p, masses[types[i] as usize]);
                     if let Some((s, t)) = tethered
                         && s == i
                     {
@@ -142,14 +159,15 @@ impl<'a, F: Real> External<'a, F> {
                     fo[2] += F::of(f[2]);
                     e += ei;
                     w += wi;
+                    top += ti;
                 }
-                EnergyVirial { energy: A::of(e), virial: A::of(w) }
+                (EnergyVirial { energy: A::of(e), virial: A::of(w) }, top)
             })
             .collect::<Vec<_>>()
             .into_iter()
-            .fold(EnergyVirial::default(), |mut a, b| {
+            .fold((EnergyVirial::default(), 0.0), |(mut a, ta), (b, tb)| {
                 a.add(b);
-                a
+                (a, ta + tb)
             })
     }
 }

@@ -123,15 +123,17 @@ impl CpuBackend {
         params.validate(&sim_box)?;
         check_atoms(atoms, &params)?;
         memory_check(atoms.len(), params.list_range(), memory_budget())?;
-        let snap = Snapshot { sim_box, atoms: atoms.clone(), step: 0, time: 0.0 };
-        Ok(CpuBackend {
+        let snap = Snapshot { sim_box, atoms: atoms.clone(), step: 0, time: 0.0, piston: None };
+        let mut b = CpuBackend {
             engine: Engine::new(params.precision, &snap),
             params,
             field,
             telemetry: Vec::new(),
             hmc: Default::default(),
             checkpoints: Default::default(),
-        })
+        };
+        with_sim!(&mut b.engine, s => s.sync_piston(&b.params));
+        Ok(b)
     }
 
     /// The algorithm that actually runs (Auto resolved).
@@ -144,9 +146,14 @@ impl CpuBackend {
         with_sim!(&self.engine, s => s.snapshot())
     }
 
-    /// Rebuilds the engine from a snapshot, keeping the precision.
+    /// Rebuilds the engine from a snapshot, keeping the precision and any drag in progress.
     fn reload(&mut self, snap: &Snapshot) {
+        let target = with_sim!(&self.engine, s => s.piston_target);
         self.engine = Engine::new(self.params.precision, snap);
+        with_sim!(&mut self.engine, s => {
+            s.piston_target = target;
+            s.sync_piston(&self.params)
+        });
     }
 }
 
@@ -189,6 +196,7 @@ impl Backend for CpuBackend {
         } else {
             with_sim!(&mut self.engine, s => s.invalidate());
         }
+        with_sim!(&mut self.engine, s => s.sync_piston(&self.params));
         Ok(())
     }
 
@@ -280,8 +288,11 @@ impl Backend for CpuBackend {
     fn rollback(&mut self) -> Result<Option<u64>, SimError> {
         self.hmc.forget();
         let Some(snap) = self.checkpoints.back() else { return Ok(None) };
+        // Not through `reload`: the checkpoint is not cloned. A rollback also ends any drag.
         self.engine = Engine::new(self.params.precision, snap);
-        Ok(Some(snap.step))
+        let step = snap.step;
+        with_sim!(&mut self.engine, s => s.sync_piston(&self.params));
+        Ok(Some(step))
     }
 
     fn rdf(&mut self, bins: usize, r_max: f64) -> Result<Histogram, SimError> {
@@ -297,6 +308,17 @@ impl Backend for CpuBackend {
     fn density_profile(&mut self, bins: usize) -> Result<Histogram, SimError> {
         let snap = self.state_copy();
         analysis::density_profile(&snap, bins)
+    }
+
+    fn drag_piston(&mut self, target: Option<f64>) -> Result<(), SimError> {
+        if self.params.piston.is_none() {
+            return Err(SimError::Invalid("there is no piston to move: switch the piston on first".into()));
+        }
+        if target.is_some_and(|y| !y.is_finite()) {
+            return Err(SimError::Invalid("the piston's target height must be a finite number (sigma)".into()));
+        }
+        with_sim!(&mut self.engine, s => s.piston_target = target);
+        Ok(())
     }
 
     fn write_positions(&mut self, target: PositionTarget<'_>, colour: ColourScalar) -> Result<(), SimError> {

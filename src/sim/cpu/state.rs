@@ -2,6 +2,9 @@
 //! thermostats, force computation through the chosen algorithm, neighbour-list upkeep
 //! (rebuild past skin/2 with spatial re-sorting), and telemetry.
 //!
+//! The piston (the top wall as a moving plane, `physics/piston.rs`) is stepped here in lockstep
+//! with the atoms: its half kicks use the top wall's force sum from the force pass.
+//!
 //! Atoms live in "slots" that are re-sorted by cell for locality; `ids` maps each slot to the
 //! atom's canonical index, which is what leaves this type (snapshots, positions, RNG streams).
 
@@ -18,6 +21,7 @@ use crate::analysis;
 use crate::physics::lj::{LjPair, PairCoeffs, Table, Uniform};
 use crate::physics::obstacles::ObstacleField;
 use crate::physics::params::{Algorithm, SimBox, SimParams, Thermostat};
+use crate::physics::piston::{PistonState, PistonTelemetry};
 use crate::physics::real::{PrecisionMode, Real};
 use crate::rng::{Sequence, Stream, normal4};
 use crate::sim::{AtomState, ESCAPE_MARGIN, RUNAWAY_STEP, SimError, Snapshot, Telemetry};
@@ -46,6 +50,13 @@ pub struct CpuSim<P: PrecisionMode> {
     pub ids: Vec<u32>,
     pub step: u64,
     pub time: f64,
+    /// The piston's state, when the parameters have a piston (see [`CpuSim::sync_piston`]).
+    pub piston: Option<PistonState>,
+    /// Dragged by the user toward this height: the piston ignores forces (see
+    /// [`PistonState::drag_velocity`]) until released (None).
+    pub piston_target: Option<f64>,
+    /// The atoms' push on the upper y wall (the piston) from the last force pass.
+    piston_force: f64,
     force: Vec<[P::Force; 4]>,
     /// Force-precision copy of `pos`, kept only when the two precisions differ (mixed).
     pos_f: Vec<[P::Force; 4]>,
@@ -236,6 +247,9 @@ impl<P: PrecisionMode> CpuSim<P> {
             ids: (0..n as u32).collect(),
             step: s.step,
             time: s.time,
+            piston: s.piston,
+            piston_target: None,
+            piston_force: 0.0,
             force: vec![[P::Force::zero(); 4]; n],
             pos_f: Vec::new(),
             forces_valid: false,
@@ -272,7 +286,7 @@ impl<P: PrecisionMode> CpuSim<P> {
             atoms.velocities[i] = self.vel[s].map(|x| x.f64());
             atoms.types[i] = self.types[s];
         }
-        Snapshot { sim_box: self.sim_box, atoms, step: self.step, time: self.time }
+        Snapshot { sim_box: self.sim_box, atoms, step: self.step, time: self.time, piston: self.piston }
     }
 
     /// Whether state and force precision differ (a separate force-precision copy is kept).
@@ -345,8 +359,10 @@ impl<P: PrecisionMode> CpuSim<P> {
             let c = Table::<P::Force>::from_params(p);
             self.pair_forces::<_, EV>(ctx, &c)
         };
-        let ext = External::<P::Force>::new(&self.sim_box, p, ctx.field);
-        let e: EnergyVirial<P::Accum> = ext.apply(&self.pos, &self.types, &self.ids, &ctx.masses, &mut self.force);
+        let ext = External::<P::Force>::new(&self.sim_box, p, ctx.field, self.piston.map(|s| s.height));
+        let (e, top): (EnergyVirial<P::Accum>, f64) =
+            ext.apply(&self.pos, &self.types, &self.ids, &ctx.masses, &mut self.force);
+        self.piston_force = top;
         self.forces_valid = true;
         (sums, EnergyVirial { energy: e.energy.f64(), virial: e.virial.f64() })
     }
@@ -389,6 +405,36 @@ impl<P: PrecisionMode> CpuSim<P> {
             }
         };
         EnergyVirial { energy: ev.energy.f64(), virial: ev.virial.f64() }
+    }
+
+    /// Brings the piston state in line with `params` (none without a piston, at rest at the
+    /// top when one is switched on, inside the limits); forces are recomputed if it changed.
+    pub fn sync_piston(&mut self, params: &SimParams) {
+        let s = PistonState::reconcile(params.piston.as_ref(), self.piston, &self.sim_box);
+        if s != self.piston {
+            self.piston = s;
+            self.forces_valid = false;
+        }
+        if s.is_none() {
+            self.piston_target = None;
+        }
+    }
+
+    /// The piston's half kick with the last force pass's push; while dragged, its velocity
+    /// is set toward the target instead.
+    fn piston_kick(&mut self, params: &SimParams) {
+        let Some(s) = self.piston.as_mut() else { return };
+        match (self.piston_target, params.piston.as_ref()) {
+            (Some(target), _) => s.velocity = s.drag_velocity(target),
+            (None, Some(p)) => s.half_kick(p, &self.sim_box, self.piston_force, params.dt),
+            (None, None) => {}
+        }
+    }
+
+    fn piston_drift(&mut self, dt: f64) {
+        if let Some(s) = self.piston.as_mut() {
+            s.drift(dt, &self.sim_box);
+        }
     }
 
     /// Half kick and drift; refreshes the force-precision positions and measures how far
@@ -531,6 +577,11 @@ impl<P: PrecisionMode> CpuSim<P> {
         let (twice_ke, momentum) = self.kinetic(&ctx.masses);
         let (pair, ext) = sums;
         let virial = pair.virial + ext.virial;
+        let piston = match (&self.piston, &ctx.params.piston) {
+            (Some(s), Some(p)) => Some(PistonTelemetry::new(s, p, &self.sim_box, self.piston_force)),
+            _ => None,
+        };
+        let volume = piston.map_or(self.sim_box.volume(), |p| p.volume);
         Telemetry {
             step: self.step,
             time: self.time,
@@ -541,9 +592,10 @@ impl<P: PrecisionMode> CpuSim<P> {
             pair_energy: pair.energy,
             external_energy: ext.energy,
             virial,
-            pressure: analysis::pressure(twice_ke, virial, self.sim_box.volume()),
-            volume: self.sim_box.volume(),
+            pressure: analysis::pressure(twice_ke, virial, volume),
+            volume,
             momentum,
+            piston,
             steps_per_s: 0.0,
             mc: Default::default(),
         }
@@ -551,12 +603,14 @@ impl<P: PrecisionMode> CpuSim<P> {
 
     /// Telemetry of the current state (forces recomputed with energies; the state is unchanged).
     pub fn measure(&mut self, ctx: &Ctx) -> Telemetry {
+        self.sync_piston(ctx.params);
         let sums = self.compute_forces::<true>(ctx);
         self.telemetry(ctx, sums)
     }
 
     /// Forces at the current positions in canonical order.
     pub fn forces(&mut self, ctx: &Ctx) -> Vec<[f64; 3]> {
+        self.sync_piston(ctx.params);
         self.compute_forces::<false>(ctx);
         let mut out = vec![[0.0; 3]; self.n()];
         for (s, f) in self.force.iter().enumerate() {
@@ -572,6 +626,7 @@ impl<P: PrecisionMode> CpuSim<P> {
             self.time += steps as f64 * ctx.params.dt;
             return Ok(());
         }
+        self.sync_piston(ctx.params);
         if !self.forces_valid {
             self.compute_forces::<false>(ctx);
         }
@@ -580,6 +635,8 @@ impl<P: PrecisionMode> CpuSim<P> {
         for _ in 0..steps {
             let next = self.step + 1;
             let moved = self.kick_drift(ctx.params.dt, &ctx.masses);
+            self.piston_kick(ctx.params);
+            self.piston_drift(ctx.params.dt);
             if moved > limit {
                 self.forces_valid = false;
                 return Err(blow_up(next, moved));
@@ -591,6 +648,7 @@ impl<P: PrecisionMode> CpuSim<P> {
                 None
             };
             let twice_ke = self.kick(ctx, next);
+            self.piston_kick(ctx.params);
             self.thermostat(ctx, twice_ke, next);
             self.step = next;
             self.time += ctx.params.dt;

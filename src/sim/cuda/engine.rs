@@ -548,6 +548,7 @@ impl Engine {
                     pressure: analysis::pressure(r[1], virial, volume),
                     volume,
                     momentum: [r[6], r[7], r[8]],
+                    piston: None,
                     steps_per_s: 0.0,
                     mc: Default::default(),
                 }
@@ -780,7 +781,7 @@ impl Engine {
         let vel = download(dev, &self.a.vel, self.n * 4 * s, "reading velocities")?;
         let ids = download(dev, &self.a.ids, self.n * 4, "reading atom ids")?;
         let atoms = canonical(self.n, s, &pos, &vel, &ids);
-        Ok(Snapshot { sim_box: self.sim_box, atoms, step: self.step, time: self.time })
+        Ok(Snapshot { sim_box: self.sim_box, atoms, step: self.step, time: self.time, piston: None })
     }
 
     /// The state held by checkpoint `cp` (of any atom count or precision), read back.
@@ -788,7 +789,7 @@ impl Engine {
         let (s, _) = real_sizes(cp.precision);
         let read = |c: &CudaSlice<u8>| dev.stream.clone_dtoh(c).map_err(dev_err("reading a checkpoint"));
         let atoms = canonical(cp.n, s, &read(&cp.pos)?, &read(&cp.vel)?, &read(&cp.ids)?);
-        Ok(Snapshot { sim_box: self.sim_box, atoms, step: cp.step, time: cp.time })
+        Ok(Snapshot { sim_box: self.sim_box, atoms, step: cp.step, time: cp.time, piston: None })
     }
 
     /// Runs a histogram kernel into a fresh counter array and returns the counts.

@@ -46,6 +46,9 @@ pub struct CudaBackend {
     step_graphs: bool,
 }
 
+/// The piston is not carried on the GPU yet (see `physics/piston.rs`).
+const NO_PISTON: &str = "the CUDA backend does not run the piston yet";
+
 fn colour_code(colour: ColourScalar) -> i32 {
     match colour {
         ColourScalar::Speed => 0,
@@ -69,9 +72,13 @@ impl CudaBackend {
     ) -> Result<CudaBackend, SimError> {
         params.validate(&sim_box)?;
         check_atoms(atoms, &params)?;
+        if params.piston.is_some() {
+            // A device-kind error, so `auto` falls back to the CPU backend, which runs it.
+            return Err(SimError::Device(NO_PISTON.into()));
+        }
         let dev = device::open().map_err(SimError::Device)?;
         let module = launch::module(&dev, params.precision, params.block_size, params.species.len())?;
-        let snap = Snapshot { sim_box, atoms: atoms.clone(), step: 0, time: 0.0 };
+        let snap = Snapshot { sim_box, atoms: atoms.clone(), step: 0, time: 0.0, piston: None };
         let dof = dof_of(atoms.len(), &sim_box, &params, &field);
         let mut engine = Engine::new(&dev, module, &params, &snap, field.as_deref(), dof)?;
         let step_graphs = std::env::var("ARGON_CUDA_GRAPHS").map(|v| v.trim() != "0").unwrap_or(true);
@@ -147,6 +154,11 @@ impl Backend for CudaBackend {
     fn set_params(&mut self, params: SimParams) -> Result<(), SimError> {
         self.hmc.forget();
         params.validate(&self.engine.sim_box)?;
+        if params.piston.is_some() {
+            return Err(SimError::Invalid(format!(
+                "{NO_PISTON}: switch the backend to CPU (Simulation panel), then switch the piston on"
+            )));
+        }
         let old = std::mem::replace(&mut self.params, params);
         let p = &self.params;
         let result = if p.precision != old.precision || p.species.len() != old.species.len() {
