@@ -121,3 +121,33 @@ fn piston_switch_pressure_field_gauge_and_drag() {
     let mpa = units::reduced_pressure_to_mpa(p);
     assert!(gauge_text(p).contains(&format!("{:.1} bar", 10.0 * mpa)));
 }
+
+/// On the GPU the piston is not run by the CUDA backend yet: switching it on continues the
+/// same run on the CPU backend, with the piston, and says so.
+#[test]
+fn switching_the_piston_on_under_cuda_continues_on_the_cpu() {
+    if let Err(why) = argon_sandbox::sim::cuda::device::open() {
+        eprintln!("skipped: no CUDA device ({why})");
+        return;
+    }
+    let app = App::new(AppOptions {
+        backend: Some(BackendChoice::Cuda),
+        settings: Some(Settings::default()),
+        atoms: Some(3000),
+        paused: false,
+        ..Default::default()
+    });
+    let mut h =
+        Harness::builder().with_size(egui::vec2(1400.0, 1000.0)).build_ui_state(|ui, app: &mut App| app.ui(ui), app);
+    until(&mut h, 60.0, "the scene to load", |a| a.status.is_some() && a.frame.is_some() && a.view_size[0] > 1);
+    assert_eq!(h.state().status.as_ref().unwrap().info.kind, "cuda");
+    let n = h.state().status.as_ref().unwrap().n_atoms;
+    h.get_by_label("Piston (top wall)").click();
+    h.step();
+    until(&mut h, 30.0, "the piston running on the CPU backend", |a| {
+        a.status.as_ref().is_some_and(|s| s.info.kind == "cpu" && s.params.piston.is_some())
+            && piston_height(a).is_some()
+    });
+    assert_eq!(h.state().status.as_ref().unwrap().n_atoms, n, "the state carried over");
+    h.get_by_label_contains("the piston runs on the CPU backend");
+}

@@ -12,7 +12,10 @@ use std::process::{Command, Output};
 use common::jzg_table;
 
 fn run(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_argon-sandbox")).args(args).output().expect("the binary runs")
+    Command::new(std::env::var("ARGON_BIN").unwrap_or_else(|_| env!("CARGO_BIN_EXE_argon-sandbox").to_string()))
+        .args(args)
+        .output()
+        .expect("the binary runs")
 }
 
 fn text(o: &Output) -> String {
