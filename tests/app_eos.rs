@@ -3,14 +3,15 @@
 //! stays untouched; a long sweep can be cancelled; bad values typed are refused with a
 //! message naming the field; the points save as CSV (`rho,P,P_err,U,U_err`).
 
-use std::time::{Duration, Instant};
+mod app_common;
 
 use argon_sandbox::app::settings::Settings;
 use argon_sandbox::app::{App, AppOptions};
 use argon_sandbox::sim::BackendChoice;
-use egui::accesskit::Role;
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
+
+use app_common::*;
 
 fn harness() -> Harness<'static, App> {
     let app = App::new(AppOptions {
@@ -28,37 +29,10 @@ fn harness() -> Harness<'static, App> {
     )
 }
 
-fn until(h: &mut Harness<'_, App>, secs: f64, what: &str, mut done: impl FnMut(&App) -> bool) {
-    let end = Instant::now() + Duration::from_secs_f64(secs);
-    while Instant::now() < end {
-        h.step();
-        if done(h.state()) {
-            return;
-        }
-        std::thread::sleep(Duration::from_millis(5));
-    }
-    panic!("timed out waiting for {what}; note: {:?}", h.state().eos.note);
-}
-
-fn type_into(h: &mut Harness<'_, App>, label: &str, text: &str) {
-    h.get_by_role_and_label(Role::TextInput, label).click();
-    h.step();
-    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::A);
-    h.get_by_role_and_label(Role::TextInput, label).type_text(text);
-    h.step();
-    h.key_press(egui::Key::Enter);
-    h.step();
-    h.step();
-}
-
-fn loaded(h: &mut Harness<'_, App>) {
-    until(h, 60.0, "the main scene to load", |a| a.status.is_some());
-}
-
 #[test]
 fn tiny_sweep_fills_the_plot_without_touching_the_simulation_and_saves_csv() {
     let mut h = harness();
-    loaded(&mut h);
+    until(&mut h, 60.0, "the main scene to load", |a| a.status.is_some());
     let main_before = h.state().status.clone().unwrap();
     type_into(&mut h, "Sweep atoms", "108");
     type_into(&mut h, "Steps per density", "200");
@@ -96,7 +70,7 @@ fn tiny_sweep_fills_the_plot_without_touching_the_simulation_and_saves_csv() {
 #[test]
 fn a_long_sweep_can_be_cancelled() {
     let mut h = harness();
-    loaded(&mut h);
+    until(&mut h, 60.0, "the main scene to load", |a| a.status.is_some());
     type_into(&mut h, "Sweep atoms", "108");
     type_into(&mut h, "Steps per density", "10000000");
     type_into(&mut h, "ρ to", "0.5");
@@ -116,7 +90,7 @@ fn a_long_sweep_can_be_cancelled() {
 #[test]
 fn bad_values_are_refused_with_a_message() {
     let mut h = harness();
-    loaded(&mut h);
+    until(&mut h, 60.0, "the main scene to load", |a| a.status.is_some());
     let t0 = h.state().eos.spec.temperature;
     type_into(&mut h, "Sweep temperature", "-3");
     h.get_by_label_contains("Sweep temperature: \"-3\" is not allowed; enter a number from 0.1 to 10");

@@ -4,49 +4,19 @@
 //! reduced units and a bad one is refused with a message; the gauge shows the telemetry's
 //! pressure in MPa and bar; dragging the piston's rim in the view moves it down.
 
-use std::time::{Duration, Instant};
+mod app_common;
 
-use argon_sandbox::app::settings::Settings;
-use argon_sandbox::app::{App, AppOptions};
+use argon_sandbox::app::App;
 use argon_sandbox::sim::BackendChoice;
 use argon_sandbox::ui::piston::gauge_text;
 use argon_sandbox::units;
-use egui::accesskit::Role;
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
 
+use app_common::*;
+
 fn harness() -> Harness<'static, App> {
-    let app = App::new(AppOptions {
-        backend: Some(BackendChoice::Cpu),
-        settings: Some(Settings::default()),
-        atoms: Some(3000),
-        paused: false,
-        ..Default::default()
-    });
-    Harness::builder().with_size(egui::vec2(1400.0, 1000.0)).build_ui_state(|ui, app: &mut App| app.ui(ui), app)
-}
-
-fn until(h: &mut Harness<'_, App>, secs: f64, what: &str, mut done: impl FnMut(&App) -> bool) {
-    let end = Instant::now() + Duration::from_secs_f64(secs);
-    while Instant::now() < end {
-        h.step();
-        if done(h.state()) {
-            return;
-        }
-        std::thread::sleep(Duration::from_millis(5));
-    }
-    panic!("timed out waiting for {what}; last error: {:?}", h.state().last_error());
-}
-
-fn type_into(h: &mut Harness<'_, App>, label: &str, text: &str) {
-    h.get_by_role_and_label(Role::TextInput, label).click();
-    h.step();
-    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::A);
-    h.get_by_role_and_label(Role::TextInput, label).type_text(text);
-    h.step();
-    h.key_press(egui::Key::Enter);
-    h.step();
-    h.step();
+    harness_of(app_on(BackendChoice::Cpu, false, 3000), [1400.0, 1000.0])
 }
 
 fn piston_height(app: &App) -> Option<f64> {
@@ -56,7 +26,7 @@ fn piston_height(app: &App) -> Option<f64> {
 #[test]
 fn piston_switch_pressure_field_gauge_and_drag() {
     let mut h = harness();
-    until(&mut h, 60.0, "the scene to load", |a| a.status.is_some() && a.frame.is_some() && a.view_size[0] > 1);
+    loaded(&mut h);
     let top = h.state().status.as_ref().unwrap().sim_box.hi[1];
 
     // On: the simulation runs with a piston and reports it.
@@ -130,16 +100,8 @@ fn switching_the_piston_on_under_cuda_continues_on_the_cpu() {
         eprintln!("skipped: no CUDA device ({why})");
         return;
     }
-    let app = App::new(AppOptions {
-        backend: Some(BackendChoice::Cuda),
-        settings: Some(Settings::default()),
-        atoms: Some(3000),
-        paused: false,
-        ..Default::default()
-    });
-    let mut h =
-        Harness::builder().with_size(egui::vec2(1400.0, 1000.0)).build_ui_state(|ui, app: &mut App| app.ui(ui), app);
-    until(&mut h, 60.0, "the scene to load", |a| a.status.is_some() && a.frame.is_some() && a.view_size[0] > 1);
+    let mut h = harness_of(app_on(BackendChoice::Cuda, false, 3000), [1400.0, 1000.0]);
+    loaded(&mut h);
     assert_eq!(h.state().status.as_ref().unwrap().info.kind, "cuda");
     let n = h.state().status.as_ref().unwrap().n_atoms;
     h.get_by_label("Piston (top wall)").click();

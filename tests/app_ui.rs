@@ -4,56 +4,25 @@
 //! and the energy continuous, the g(r) plot fills; and snapshot images of the panels.
 //! The simulation runs on the CPU backend on its own thread, as in the app.
 
+mod app_common;
+
 use std::time::{Duration, Instant};
 
-use argon_sandbox::app::settings::Settings;
-use argon_sandbox::app::{App, AppOptions};
+use argon_sandbox::app::App;
 use argon_sandbox::sim::BackendChoice;
 use argon_sandbox::units;
 use egui::accesskit::Role;
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
 
+use app_common::*;
+
 fn app(paused: bool, atoms: usize) -> App {
-    App::new(AppOptions {
-        backend: Some(BackendChoice::Cpu),
-        settings: Some(Settings::default()),
-        atoms: Some(atoms),
-        paused,
-        ..Default::default()
-    })
+    app_on(BackendChoice::Cpu, paused, atoms)
 }
 
 fn harness(app: App) -> Harness<'static, App> {
-    Harness::builder().with_size(egui::vec2(1400.0, 900.0)).build_ui_state(|ui, app: &mut App| app.ui(ui), app)
-}
-
-/// Steps frames until `done` holds or `secs` pass.
-fn until(h: &mut Harness<'_, App>, secs: f64, what: &str, mut done: impl FnMut(&App) -> bool) {
-    let end = Instant::now() + Duration::from_secs_f64(secs);
-    while Instant::now() < end {
-        h.step();
-        if done(h.state()) {
-            return;
-        }
-        std::thread::sleep(Duration::from_millis(5));
-    }
-    panic!("timed out waiting for {what}; last error: {:?}", h.state().last_error());
-}
-
-fn loaded(h: &mut Harness<'_, App>) {
-    until(h, 60.0, "the scene to load", |a| a.status.is_some() && a.frame.is_some() && a.view_size[0] > 1);
-}
-
-fn type_into(h: &mut Harness<'_, App>, label: &str, text: &str) {
-    h.get_by_role_and_label(Role::TextInput, label).click();
-    h.step();
-    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::A);
-    h.get_by_role_and_label(Role::TextInput, label).type_text(text);
-    h.step();
-    h.key_press(egui::Key::Enter);
-    h.step();
-    h.step();
+    harness_of(app, [1400.0, 900.0])
 }
 
 #[test]

@@ -19,20 +19,9 @@ use argon_sandbox::physics::obstacles::ObstacleField;
 use argon_sandbox::physics::params::{Algorithm, Precision, SimBox, SimParams, Tether, Thermostat};
 use argon_sandbox::shapes::Shape;
 use argon_sandbox::sim::cpu::CpuBackend;
-use argon_sandbox::sim::cuda::{CudaBackend, device};
+use argon_sandbox::sim::cuda::CudaBackend;
 use argon_sandbox::sim::{AtomSelection, AtomState, Backend, ColourScalar, PositionTarget};
-use common::{jiggled_fluid, reference, rel, validation_dir};
-
-/// True when a CUDA device is usable; otherwise says so.
-fn gpu() -> bool {
-    match device::open() {
-        Ok(_) => true,
-        Err(why) => {
-            eprintln!("skipped: no CUDA device ({why})");
-            false
-        }
-    }
-}
+use common::{gpu, jiggled_fluid, reference, rel, validation_dir};
 
 struct System {
     name: &'static str,

@@ -12,21 +12,11 @@ mod common;
 
 use argon_sandbox::physics::init::LatticeKind;
 use argon_sandbox::physics::params::{Precision, SimBox, SimParams, Thermostat};
-use argon_sandbox::sim::cuda::{CudaBackend, device};
+use argon_sandbox::sim::cuda::CudaBackend;
 use argon_sandbox::sim::{AtomState, Backend, Telemetry};
 use common::*;
 
 const RC: f64 = 2.5;
-
-fn gpu() -> bool {
-    match device::open() {
-        Ok(_) => true,
-        Err(why) => {
-            eprintln!("skipped: no CUDA device ({why})");
-            false
-        }
-    }
-}
 
 #[derive(Clone, Copy, Debug)]
 enum Kind {

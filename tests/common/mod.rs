@@ -145,3 +145,14 @@ pub fn numeric_force(sim: &mut dyn Backend, base: &Snapshot, i: usize, k: usize,
     }
     -(energy[1] - energy[0]) / (2.0 * h)
 }
+
+/// True when a CUDA device is usable; otherwise says `skipped: no CUDA device` and why.
+pub fn gpu() -> bool {
+    match argon_sandbox::sim::cuda::device::open() {
+        Ok(_) => true,
+        Err(why) => {
+            eprintln!("skipped: no CUDA device ({why})");
+            false
+        }
+    }
+}
