@@ -101,6 +101,15 @@ struct Consts {
     float lj_f[6];        // lj1, lj2, lj3, lj4, offset, rcut_sq
     float r_list_sq_f;
     int tpa;              // threads per atom in the neighbour-list force kernel (power of 2, <= 32)
+    // The piston (piston.cu): P_ext A, mass, friction, height limits; piston_on: 1 when the
+    // top y wall is the piston at b.piston[0].
+    double piston_pa;
+    double piston_mass;
+    double piston_damp;
+    double piston_lo;
+    double piston_hi;
+    int piston_on;
+    int pad1;
 };
 
 #define NO_TETHER 0xFFFFFFFFu
@@ -144,6 +153,8 @@ struct Bufs {
     unsigned long long* clock; // [0]: the step in progress (advanced by step_tick), [1]: records written
     int* scan_sums;       // per 1024 cells: the block totals of the cell scan
     unsigned long long* pair_acc; // per atom 4 x 64-bit fixed-point pair force (symmetric all pairs)
+    double* piston;       // height, velocity, push, drag target, dragged (piston.cu)
+    double* piston_part;  // per atom: the top wall's push on it (the piston's force), this force pass
 };
 
 // A read-only load (the non-coherent path, which the compiler may move ahead of stores).

@@ -48,11 +48,14 @@ __device__ __forceinline__ void external_forces(const Consts& c, const Bufs& a, 
     for (int k = 0; k < 3; k++) {
         if (!c.periodic[k]) {
             real_f fl, el, fh, eh;
+            // With a piston the top y wall is the piston plane, and its push is recorded.
+            double hi = (k == 1 && c.piston_on) ? a.piston[0] : c.hi[k];
             wall_eval(wall, (real_f)(p[k] - c.lo[k]), fl, el);
-            wall_eval(wall, (real_f)(c.hi[k] - p[k]), fh, eh);
+            wall_eval(wall, (real_f)(hi - p[k]), fh, eh);
             f[k] += (double)fl - (double)fh;
             e += (double)el + (double)eh;
-            w += (p[k] - c.lo[k]) * (double)fl + (c.hi[k] - p[k]) * (double)fh;
+            w += (p[k] - c.lo[k]) * (double)fl + (hi - p[k]) * (double)fh;
+            if (k == 1 && c.piston_on) a.piston_part[i] = (double)fh;
         }
     }
     if (c.has_obstacles) {

@@ -186,7 +186,7 @@ extern "C" __global__ void __launch_bounds__(BLOCK) finish_step(Consts c, Bufs b
     }
     b.lambda[0] = l;
     if (want) {
-        double* r = b.records + 10 * record;
+        double* r = b.records + 12 * record;
         r[0] = (double)step;
         r[1] = ke2 * l * l;
         r[2] = pe;
@@ -196,7 +196,9 @@ extern "C" __global__ void __launch_bounds__(BLOCK) finish_step(Consts c, Bufs b
         r[6] = px * l;
         r[7] = py * l;
         r[8] = pz * l;
-        r[9] = 0.0;
+        r[9] = c.piston_on ? b.piston[1] : 0.0;
+        r[10] = c.piston_on ? b.piston[0] : 0.0;
+        r[11] = c.piston_on ? b.piston[2] : 0.0;
         b.clock[1] = record + 1;
     }
 }

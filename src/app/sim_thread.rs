@@ -576,21 +576,6 @@ impl Worker {
                 self.maybe_status(true);
             }
             SimCommand::SwitchBackend(choice) => self.switch_backend(choice),
-            SimCommand::SetParams(p)
-                if p.piston.is_some() && self.backend.as_ref().is_some_and(|b| b.info().kind == "cuda") =>
-            {
-                // The piston runs on the CPU backend only (for now): continue there with the
-                // same state, then apply the parameters.
-                self.switch_backend(BackendChoice::Cpu);
-                if self.backend.as_ref().is_some_and(|b| b.info().kind == "cuda") {
-                    // The switch failed and said why; the piston stays off.
-                    return Flow::Continue;
-                }
-                self.report(SimReport::Notice(
-                    "the piston runs on the CPU backend for now: the simulation continues on the CPU".into(),
-                ));
-                return self.apply(SimCommand::SetParams(p));
-            }
             other => {
                 let Some(b) = self.backend.as_mut() else {
                     self.report(SimReport::Error("no simulation is loaded".into()));

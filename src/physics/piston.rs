@@ -2,7 +2,7 @@
 //! moves under a set external pressure. Its settings ([`PistonParams`]), its state
 //! ([`PistonState`]: height and velocity, part of the simulation state like the atoms) and the
 //! arithmetic of its velocity-Verlet step, shared by every backend (mirrored in
-//! `kernels/piston.cuh` once the CUDA backend carries it).
+//! `kernels/piston.cu`).
 //!
 //! Equations (reduced units), with A = Lx Lz the piston's area and F the sum over atoms of
 //! the top 9-3 wall's force on them (the same `Wall93` as the fixed walls, at distance h - y):

@@ -335,7 +335,7 @@ pub trait Backend: Send {
     /// have no piston or the backend cannot run one.
     fn drag_piston(&mut self, target: Option<f64>) -> Result<(), SimError> {
         let _ = target;
-        Err(SimError::Invalid(format!("the {} backend does not run the piston; use the CPU backend", self.info().kind)))
+        Err(SimError::Invalid(format!("the {} backend does not run the piston", self.info().kind)))
     }
     /// Whether the last [`Backend::write_positions_async`] has finished; with `wait`, waits
     /// until it has (and returns true).

@@ -70,6 +70,14 @@ pub struct Consts {
     pub r_list_sq_f: f32,
     /// Threads per atom in the neighbour-list force kernel (a power of two, at most 32).
     pub tpa: i32,
+    /// The piston: P_ext A, mass, friction, height limits, and whether there is one.
+    pub piston_pa: f64,
+    pub piston_mass: f64,
+    pub piston_damp: f64,
+    pub piston_lo: f64,
+    pub piston_hi: f64,
+    pub piston_on: i32,
+    pub pad1: i32,
 }
 
 /// `half_len` on walled axes: no difference of positions ever exceeds it.
@@ -152,6 +160,15 @@ impl Consts {
         c.lj_f = [lj.lj1, lj.lj2, lj.lj3, lj.lj4, lj.offset, lj.rcut_sq].map(|x| x as f32);
         c.r_list_sq_f = c.r_list_sq as f32;
         c.tpa = threads_per_atom(n);
+        if let Some(pp) = &p.piston {
+            let (lo, hi) = crate::physics::piston::PistonParams::limits(b);
+            c.piston_pa = pp.pressure * crate::physics::piston::PistonParams::area(b);
+            c.piston_mass = pp.mass;
+            c.piston_damp = pp.damping;
+            c.piston_lo = lo;
+            c.piston_hi = hi;
+            c.piston_on = 1;
+        }
         if let Some(t) = p.tether.filter(|t| t.is_active(n)) {
             let target = t.target_in_box(b);
             c.tether_id = t.atom;
@@ -211,6 +228,8 @@ pub struct Bufs {
     pub clock: u64,
     pub scan_sums: u64,
     pub pair_acc: u64,
+    pub piston: u64,
+    pub piston_part: u64,
 }
 
 // SAFETY: plain old data with the C layout the kernels expect.
@@ -277,15 +296,17 @@ mod layout_tests {
             offset_of!(Consts, lj_f),
             offset_of!(Consts, r_list_sq_f),
             offset_of!(Consts, tpa),
+            offset_of!(Consts, piston_pa),
+            offset_of!(Consts, piston_on),
             std::mem::size_of::<Consts>(),
         ];
         assert_eq!(
             got,
             [
                 108, 112, 136, 184, 256, 328, 352, 408, 424, 428, 448, 472, 480, 520, 528, 536, 540, 544, 552, 560,
-                568, 592, 604, 616, 640, 644, 648
+                568, 592, 604, 616, 640, 644, 648, 688, 696
             ]
         );
-        assert_eq!(std::mem::size_of::<Bufs>(), 280);
+        assert_eq!(std::mem::size_of::<Bufs>(), 296);
     }
 }

@@ -17,8 +17,12 @@ use crate::analysis;
 use crate::physics::lj::{LjPair, PairCoeffs, Table};
 use crate::physics::obstacles::ObstacleField;
 use crate::physics::params::{Algorithm, Precision, SimBox, SimParams, Thermostat};
+use crate::physics::piston::{PistonParams, PistonState, PistonTelemetry};
 use crate::sim::{AtomState, SimError, Snapshot, Telemetry};
 use steps::segments;
+
+/// Bytes of one telemetry record (12 doubles, written by `finish_step`).
+const RECORD_BYTES: usize = 96;
 
 /// Bytes of one real of the state and of the force arithmetic.
 pub fn real_sizes(p: Precision) -> (usize, usize) {
@@ -126,6 +130,8 @@ pub struct DeviceCheckpoint {
     pub precision: Precision,
     pub step: u64,
     pub time: f64,
+    /// The piston's height and velocity then.
+    piston: Option<PistonState>,
 }
 
 #[derive(Default)]
@@ -163,11 +169,14 @@ struct Arrays {
     clock: Option<CudaSlice<u8>>,
     scan_sums: Option<CudaSlice<u8>>,
     pair_acc: Option<CudaSlice<u8>>,
+    piston: Option<CudaSlice<u8>>,
+    piston_part: Option<CudaSlice<u8>>,
     // Copies taken at the start of an advance, to redo it after a list overflow.
     pos_bak: Option<CudaSlice<u8>>,
     vel_bak: Option<CudaSlice<u8>>,
     ids_bak: Option<CudaSlice<u8>>,
     force_bak: Option<CudaSlice<u8>>,
+    piston_bak: Option<CudaSlice<u8>>,
 }
 
 /// A simulation on the device.
@@ -197,6 +206,10 @@ pub struct Engine {
     /// False when turned off (`CudaBackend::set_step_graphs`) or after a graph could not be
     /// built: steps are launched one kernel at a time.
     pub use_graphs: bool,
+    /// The piston's settings while there is one (its state lives in `a.piston`).
+    piston: Option<PistonParams>,
+    /// The piston state to start from at the next `configure` (from a snapshot).
+    piston_seed: Option<PistonState>,
 }
 
 fn alloc(dev: &Device, bytes: usize, what: &str) -> Result<CudaSlice<u8>, SimError> {
@@ -292,6 +305,8 @@ impl Engine {
             n_blocks: 0,
             graphs: std::collections::HashMap::new(),
             use_graphs: true,
+            piston: None,
+            piston_seed: snap.piston,
         };
         e.check_memory(dev, params)?;
         e.upload_state(dev, &snap.atoms)?;
@@ -415,11 +430,61 @@ impl Engine {
         } else {
             self.a.nlist = None;
         }
+        self.configure_piston(dev, params)?;
         self.consts = c;
         self.set_block_arrays(dev)?;
         self.request_rebuild(dev)?;
         self.forces_valid = false;
         self.refresh_bufs(dev);
+        Ok(())
+    }
+
+    /// The piston's device state for `params`: the current one (or the snapshot's) brought in
+    /// line with the settings, none without a piston.
+    fn configure_piston(&mut self, dev: &Device, params: &SimParams) -> Result<(), SimError> {
+        let current = match self.piston_seed.take() {
+            Some(s) => Some(s),
+            None => self.piston_state(dev)?,
+        };
+        let state = PistonState::reconcile(params.piston.as_ref(), current, &self.sim_box);
+        self.piston = params.piston;
+        match state {
+            Some(s) => {
+                let words = [s.height, s.velocity, 0.0, s.height, 0.0];
+                let bytes: Vec<u8> = words.iter().flat_map(|x| x.to_le_bytes()).collect();
+                self.a.piston = Some(upload(dev, &bytes, "uploading the piston")?);
+                self.a.piston_part = Some(alloc(dev, self.n.max(1) * 8, "allocating piston forces")?);
+            }
+            None => {
+                self.a.piston = None;
+                self.a.piston_part = None;
+            }
+        }
+        Ok(())
+    }
+
+    /// The piston's words on the device: height, velocity, push, drag target, dragged.
+    fn piston_words(&self, dev: &Device) -> Result<Option<[f64; 5]>, SimError> {
+        if self.a.piston.is_none() {
+            return Ok(None);
+        }
+        let raw = unpack(&download(dev, &self.a.piston, 40, "reading the piston")?, 8);
+        Ok(Some([raw[0], raw[1], raw[2], raw[3], raw[4]]))
+    }
+
+    /// The piston's state (height, velocity), if there is one.
+    pub fn piston_state(&self, dev: &Device) -> Result<Option<PistonState>, SimError> {
+        Ok(self.piston_words(dev)?.map(|w| PistonState { height: w[0], velocity: w[1] }))
+    }
+
+    /// Drags the piston toward `target` (Some) or releases it.
+    pub fn drag_piston(&mut self, dev: &Device, target: Option<f64>) -> Result<(), SimError> {
+        if let Some(p) = self.a.piston.as_mut() {
+            let words = [target.unwrap_or(0.0), if target.is_some() { 1.0 } else { 0.0 }];
+            let bytes: Vec<u8> = words.iter().flat_map(|x| x.to_le_bytes()).collect();
+            let mut v = p.slice_mut(24..40);
+            dev.stream.memcpy_htod(&bytes[..], &mut v).map_err(dev_err("dragging the piston"))?;
+        }
         Ok(())
     }
 
@@ -494,6 +559,8 @@ impl Engine {
             clock: ptr(dev, &a.clock),
             scan_sums: ptr(dev, &a.scan_sums),
             pair_acc: ptr(dev, &a.pair_acc),
+            piston: ptr(dev, &a.piston),
+            piston_part: ptr(dev, &a.piston_part),
         };
     }
 
@@ -504,7 +571,7 @@ impl Engine {
     fn ensure_records(&mut self, dev: &Device, count: usize) -> Result<(), SimError> {
         if count > self.records_cap || self.a.records.is_none() {
             let cap = count.max(16);
-            self.a.records = Some(alloc(dev, cap * 80, "allocating telemetry records")?);
+            self.a.records = Some(alloc(dev, cap * RECORD_BYTES, "allocating telemetry records")?);
             self.records_cap = cap;
             self.refresh_bufs(dev);
         }
@@ -530,11 +597,16 @@ impl Engine {
     }
 
     fn records_to_telemetry(&self, raw: &[f64], count: usize, dof: f64) -> Vec<Telemetry> {
-        let volume = self.sim_box.volume();
         (0..count)
             .map(|k| {
-                let r = &raw[10 * k..10 * k + 10];
+                let r = &raw[12 * k..12 * k + 12];
                 let virial = r[3] + r[5];
+                // With a piston: its height and push at the record's step (integrate.cu).
+                let piston = self.piston.as_ref().map(|p| {
+                    let s = PistonState { height: r[10], velocity: r[9] };
+                    PistonTelemetry::new(&s, p, &self.sim_box, r[11])
+                });
+                let volume = piston.map_or(self.sim_box.volume(), |p| p.volume);
                 Telemetry {
                     step: r[0] as u64,
                     time: 0.0,
@@ -548,7 +620,7 @@ impl Engine {
                     pressure: analysis::pressure(r[1], virial, volume),
                     volume,
                     momentum: [r[6], r[7], r[8]],
-                    piston: None,
+                    piston,
                     steps_per_s: 0.0,
                     mc: Default::default(),
                 }
@@ -557,11 +629,12 @@ impl Engine {
     }
 
     fn backup(&mut self, dev: &Device) -> Result<(), SimError> {
-        let pairs: [(&Slot, &mut Slot); 4] = [
+        let pairs: [(&Slot, &mut Slot); 5] = [
             (&self.a.pos, &mut self.a.pos_bak),
             (&self.a.vel, &mut self.a.vel_bak),
             (&self.a.ids, &mut self.a.ids_bak),
             (&self.a.force, &mut self.a.force_bak),
+            (&self.a.piston, &mut self.a.piston_bak),
         ];
         for (src, dst) in pairs {
             if let Some(src) = src {
@@ -577,11 +650,12 @@ impl Engine {
     }
 
     fn restore_backup(&mut self, dev: &Device) -> Result<(), SimError> {
-        let pairs: [(&Slot, &mut Slot); 4] = [
+        let pairs: [(&Slot, &mut Slot); 5] = [
             (&self.a.pos_bak, &mut self.a.pos),
             (&self.a.vel_bak, &mut self.a.vel),
             (&self.a.ids_bak, &mut self.a.ids),
             (&self.a.force_bak, &mut self.a.force),
+            (&self.a.piston_bak, &mut self.a.piston),
         ];
         for (src, dst) in pairs {
             if let (Some(s), Some(d)) = (src, dst.as_mut()) {
@@ -615,6 +689,7 @@ impl Engine {
             precision: self.precision,
             step: self.step,
             time: self.time,
+            piston: self.piston_state(dev)?,
         })
     }
 
@@ -634,6 +709,11 @@ impl Engine {
         self.refresh_bufs(dev);
         self.step = cp.step;
         self.time = cp.time;
+        if let (Some(p), Some(s)) = (self.a.piston.as_mut(), cp.piston) {
+            let bytes: Vec<u8> =
+                [s.height, s.velocity, 0.0, s.height, 0.0].iter().flat_map(|x| x.to_le_bytes()).collect();
+            dev.stream.memcpy_htod(&bytes[..], p).map_err(dev_err("rolling back the piston"))?;
+        }
         self.forces_valid = false;
         Ok(())
     }
@@ -724,7 +804,7 @@ impl Engine {
             self.forces_valid = valid0;
             return self.advance(dev, steps, params, dof, out);
         }
-        let raw = download(dev, &self.a.records, record as usize * 80, "reading telemetry")?;
+        let raw = download(dev, &self.a.records, record as usize * RECORD_BYTES, "reading telemetry")?;
         let mut tele = self.records_to_telemetry(&unpack(&raw, 8), record as usize, dof);
         for t in tele.iter_mut() {
             t.time = time0 + (t.step - step0) as f64 * params.dt;
@@ -745,7 +825,7 @@ impl Engine {
         self.launch_forces(&l, true)?;
         l.run(l.integrate_second_call(0))?;
         l.run(Some(l.finish_step_call(self.n_blocks as i32, self.ev_blocks(), 1, 0)))?;
-        let raw = download(dev, &self.a.records, 80, "reading telemetry")?;
+        let raw = download(dev, &self.a.records, RECORD_BYTES, "reading telemetry")?;
         self.forces_valid = true;
         let mut t = self.records_to_telemetry(&unpack(&raw, 8), 1, dof).remove(0);
         t.time = self.time;
@@ -781,7 +861,8 @@ impl Engine {
         let vel = download(dev, &self.a.vel, self.n * 4 * s, "reading velocities")?;
         let ids = download(dev, &self.a.ids, self.n * 4, "reading atom ids")?;
         let atoms = canonical(self.n, s, &pos, &vel, &ids);
-        Ok(Snapshot { sim_box: self.sim_box, atoms, step: self.step, time: self.time, piston: None })
+        let piston = self.piston_state(dev)?;
+        Ok(Snapshot { sim_box: self.sim_box, atoms, step: self.step, time: self.time, piston })
     }
 
     /// The state held by checkpoint `cp` (of any atom count or precision), read back.
@@ -789,7 +870,7 @@ impl Engine {
         let (s, _) = real_sizes(cp.precision);
         let read = |c: &CudaSlice<u8>| dev.stream.clone_dtoh(c).map_err(dev_err("reading a checkpoint"));
         let atoms = canonical(cp.n, s, &read(&cp.pos)?, &read(&cp.vel)?, &read(&cp.ids)?);
-        Ok(Snapshot { sim_box: self.sim_box, atoms, step: cp.step, time: cp.time, piston: None })
+        Ok(Snapshot { sim_box: self.sim_box, atoms, step: cp.step, time: cp.time, piston: cp.piston })
     }
 
     /// Runs a histogram kernel into a fresh counter array and returns the counts.

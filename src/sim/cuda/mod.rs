@@ -46,9 +46,6 @@ pub struct CudaBackend {
     step_graphs: bool,
 }
 
-/// The piston is not carried on the GPU yet (see `physics/piston.rs`).
-const NO_PISTON: &str = "the CUDA backend does not run the piston yet";
-
 fn colour_code(colour: ColourScalar) -> i32 {
     match colour {
         ColourScalar::Speed => 0,
@@ -72,10 +69,6 @@ impl CudaBackend {
     ) -> Result<CudaBackend, SimError> {
         params.validate(&sim_box)?;
         check_atoms(atoms, &params)?;
-        if params.piston.is_some() {
-            // A device-kind error, so `auto` falls back to the CPU backend, which runs it.
-            return Err(SimError::Device(NO_PISTON.into()));
-        }
         let dev = device::open().map_err(SimError::Device)?;
         let module = launch::module(&dev, params.precision, params.block_size, params.species.len())?;
         let snap = Snapshot { sim_box, atoms: atoms.clone(), step: 0, time: 0.0, piston: None };
@@ -154,11 +147,6 @@ impl Backend for CudaBackend {
     fn set_params(&mut self, params: SimParams) -> Result<(), SimError> {
         self.hmc.forget();
         params.validate(&self.engine.sim_box)?;
-        if params.piston.is_some() {
-            return Err(SimError::Invalid(format!(
-                "{NO_PISTON}: switch the backend to CPU (Simulation panel), then switch the piston on"
-            )));
-        }
         let old = std::mem::replace(&mut self.params, params);
         let p = &self.params;
         let result = if p.precision != old.precision || p.species.len() != old.species.len() {
@@ -191,6 +179,16 @@ impl Backend for CudaBackend {
         let dof = self.dof();
         let (engine, dev, params) = (&mut self.engine, &self.dev, &self.params);
         super::timed_advance(steps, &mut self.telemetry, |out| engine.advance(dev, steps, params, dof, out))
+    }
+
+    fn drag_piston(&mut self, target: Option<f64>) -> Result<(), SimError> {
+        if self.params.piston.is_none() {
+            return Err(SimError::Invalid("there is no piston to move: switch the piston on first".into()));
+        }
+        if target.is_some_and(|y| !y.is_finite()) {
+            return Err(SimError::Invalid("the piston's target height must be a finite number (sigma)".into()));
+        }
+        self.engine.drag_piston(&self.dev, target)
     }
 
     fn hmc_parts(&mut self) -> (&mut crate::sim::hmc::HmcState, &mut Vec<Telemetry>) {

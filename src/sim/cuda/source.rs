@@ -5,7 +5,7 @@
 use crate::physics::params::Precision;
 
 /// (file name, text) of every kernel source, in the order they are concatenated.
-const SOURCES: [(&str, &str); 11] = [
+const SOURCES: [(&str, &str); 12] = [
     ("common.cuh", include_str!("../../../kernels/common.cuh")),
     ("cells.cuh", include_str!("../../../kernels/cells.cuh")),
     ("lj.cuh", include_str!("../../../kernels/lj.cuh")),
@@ -17,6 +17,7 @@ const SOURCES: [(&str, &str); 11] = [
     ("forces.cu", include_str!("../../../kernels/forces.cu")),
     ("cells.cu", include_str!("../../../kernels/cells.cu")),
     ("analysis.cu", include_str!("../../../kernels/analysis.cu")),
+    ("piston.cu", include_str!("../../../kernels/piston.cu")),
 ];
 
 /// Every kernel entry point, for loading and for error messages.
@@ -52,7 +53,8 @@ pub const KERNELS: [&str; 28] = [
 ];
 
 /// Kernels beyond [`KERNELS`] (kept separate so the array length stays readable).
-pub const EXTRA_KERNELS: [&str; 4] = ["publish", "step_tick", "allpairs_finish_noev", "allpairs_finish_ev"];
+pub const EXTRA_KERNELS: [&str; 6] =
+    ["publish", "step_tick", "allpairs_finish_noev", "allpairs_finish_ev", "piston_latch", "piston_step"];
 
 /// The conditional-node kernel (`kernels/graph.cu`), compiled as a module of its own.
 pub const GRAPH_SOURCE: &str = include_str!("../../../kernels/graph.cu");

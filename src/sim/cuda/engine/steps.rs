@@ -96,13 +96,26 @@ impl Engine {
             let part0 = (tiles * segs) as i32;
             let finish = if ev { "allpairs_finish_ev" } else { "allpairs_finish_noev" };
             calls.extend(l.plain_call(finish, Over::Atoms).map(|c| c.arg(&part0)));
-            return calls;
+        } else {
+            let over = if self.algorithm == Algorithm::Neighbors { Over::Lanes } else { Over::Atoms };
+            let call = l.plain_call(self.force_kernel(ev), over);
+            let tiled = self.algorithm == Algorithm::AllPairsTiled;
+            calls.extend(call.map(|c| if tiled { c.arg(&1i32) } else { c }));
         }
-        let over = if self.algorithm == Algorithm::Neighbors { Over::Lanes } else { Over::Atoms };
-        let call = l.plain_call(self.force_kernel(ev), over);
-        let tiled = self.algorithm == Algorithm::AllPairsTiled;
-        calls.extend(call.map(|c| if tiled { c.arg(&1i32) } else { c }));
+        if self.consts.piston_on != 0 {
+            // The atoms' push on the piston from this force pass.
+            calls.extend(l.plain_call("piston_latch", Over::Scan));
+        }
         calls
+    }
+
+    /// The piston's half kick closing a step (`second`) and its half kick and drift opening
+    /// the next (`first`); none without a piston.
+    fn piston_call(&self, l: &Launcher, second: bool, first: bool) -> Option<Call> {
+        if self.consts.piston_on == 0 {
+            return None;
+        }
+        l.plain_call("piston_step", Over::Single).map(|c| c.arg(&i32::from(second)).arg(&i32::from(first)))
     }
 
     /// One time step: kick and drift (unless the previous step's fused pass did it), the
@@ -121,6 +134,7 @@ impl Engine {
         let track = i32::from(self.algorithm == Algorithm::Neighbors);
         if first {
             out.add(l.integrate_first_call(track))?;
+            out.add(self.piston_call(l, false, true))?;
         }
         let rebuild = self.list_calls(l);
         match cond {
@@ -143,8 +157,10 @@ impl Engine {
             out.add(Some(c))?;
         }
         if fuse_next {
+            out.add(self.piston_call(l, true, true))?;
             return out.add(l.integrate_fused_call(track));
         }
+        out.add(self.piston_call(l, true, false))?;
         out.add(l.integrate_second_call(1))?;
         if thermostat_on || ev {
             let finish =
