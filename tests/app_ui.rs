@@ -11,7 +11,6 @@ use std::time::{Duration, Instant};
 use argon_sandbox::app::App;
 use argon_sandbox::sim::BackendChoice;
 use argon_sandbox::units;
-use egui::accesskit::Role;
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
 
@@ -134,12 +133,7 @@ fn pause_stops_steps_and_switching_algorithm_or_precision_keeps_n_and_energy() {
     assert_eq!(h.state().status.as_ref().unwrap().step, paused_at, "steps were taken while paused");
     let n = h.state().status.as_ref().unwrap().n_atoms;
     // Constant energy (no thermostat), so a jump at a switch would stand out.
-    h.get_by_role_and_label(Role::ComboBox, "Ensemble").click();
-    h.step();
-    h.step();
-    h.get_by_label("NVE (no thermostat)").click();
-    h.step();
-    h.step();
+    choose(&mut h, "Ensemble", "NVE (no thermostat)");
     until(&mut h, 10.0, "NVE", |a| {
         a.status.as_ref().is_some_and(|s| s.params.thermostat == argon_sandbox::physics::params::Thermostat::Nve)
     });
@@ -150,12 +144,7 @@ fn pause_stops_steps_and_switching_algorithm_or_precision_keeps_n_and_energy() {
     let mut e_last = h.state().last_telemetry.unwrap().etotal_per_atom();
     let control = (e_last - e_prev).abs();
     for (combo, option) in [("Precision", "single"), ("Algorithm", "Cell list"), ("Precision", "mixed")] {
-        h.get_by_role_and_label(Role::ComboBox, combo).click();
-        h.step();
-        h.step();
-        h.get_by_label(option).click();
-        h.step();
-        h.step();
+        choose(&mut h, combo, option);
         step_to_next_record(&mut h);
         let s = h.state().status.clone().unwrap();
         assert_eq!(s.n_atoms, n, "{combo} -> {option} changed N");
@@ -298,15 +287,7 @@ fn hybrid_monte_carlo_is_chosen_in_the_panel_and_reports_acceptance() {
     use argon_sandbox::physics::params::Thermostat;
     let mut h = harness(app(false, 2000));
     loaded(&mut h);
-    let choose = |h: &mut Harness<'_, App>, option: &str| {
-        h.get_by_role_and_label(Role::ComboBox, "Ensemble").click();
-        h.step();
-        h.step();
-        h.get_by_label(option).click();
-        h.step();
-        h.step();
-    };
-    choose(&mut h, "Hybrid Monte Carlo (NVT)");
+    choose(&mut h, "Ensemble", "Hybrid Monte Carlo (NVT)");
     until(&mut h, 20.0, "HMC in the simulation", |a| {
         a.status.as_ref().is_some_and(|s| matches!(s.params.thermostat, Thermostat::Hmc { .. }))
     });
@@ -320,7 +301,7 @@ fn hybrid_monte_carlo_is_chosen_in_the_panel_and_reports_acceptance() {
     h.get_by_label_contains("Trajectory: \"0\" is not allowed");
     // The default tank has walls: constant-pressure Monte Carlo, which scales the box, is
     // refused with the reason, and the simulation keeps its ensemble.
-    choose(&mut h, "Hybrid Monte Carlo (NPT)");
+    choose(&mut h, "Ensemble", "Hybrid Monte Carlo (NPT)");
     h.get_by_label_contains("every axis must be periodic");
     for _ in 0..10 {
         h.step();
@@ -341,12 +322,7 @@ fn choosing_krypton_in_the_brush_adds_krypton_atoms_and_undo_removes_them() {
     let n0 = h.state().status.as_ref().unwrap().n_atoms;
     h.get_by_label("Add atoms").click();
     h.step();
-    h.get_by_role_and_label(Role::ComboBox, "Add species").click();
-    h.step();
-    h.step();
-    h.get_by_label("Kr").click();
-    h.step();
-    h.step();
+    choose(&mut h, "Add species", "Kr");
     assert_eq!(h.state().settings.brush_species, "Kr");
     drag_in_view(&mut h, [0.75 * b.hi[0], 0.6 * b.hi[1]], [0.85 * b.hi[0], 0.6 * b.hi[1]], 5, 0);
     // Krypton joins the simulation's species, the view colours by species, and the new atoms

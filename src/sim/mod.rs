@@ -223,6 +223,17 @@ pub fn check_atoms(atoms: &AtomState, params: &SimParams) -> Result<(), SimError
     Ok(())
 }
 
+/// Checks a piston drag request against `params`: there must be a piston and a finite target.
+pub(crate) fn check_piston_drag(params: &SimParams, target: Option<f64>) -> Result<(), SimError> {
+    if params.piston.is_none() {
+        return Err(SimError::Invalid("there is no piston to move: switch the piston on first".into()));
+    }
+    if target.is_some_and(|y| !y.is_finite()) {
+        return Err(SimError::Invalid("the piston's target height must be a finite number (sigma)".into()));
+    }
+    Ok(())
+}
+
 /// Runs `advance` (which appends the telemetry it produced), stamps the call's speed on the
 /// new records and queues them: the bookkeeping every backend's `advance` shares.
 pub(crate) fn timed_advance(

@@ -57,3 +57,13 @@ pub fn type_into(h: &mut Harness<'_, App>, label: &str, text: &str) {
     h.step();
     h.step();
 }
+
+/// Opens the combo box labelled `combo` and picks `option`.
+pub fn choose(h: &mut Harness<'_, App>, combo: &str, option: &str) {
+    h.get_by_role_and_label(Role::ComboBox, combo).click();
+    h.step();
+    h.step();
+    h.get_by_label(option).click();
+    h.step();
+    h.step();
+}

@@ -21,6 +21,11 @@ use crate::physics::piston::{PistonParams, PistonState, PistonTelemetry};
 use crate::sim::{AtomState, SimError, Snapshot, Telemetry};
 use steps::segments;
 
+/// The piston's device words for state `s`: height, velocity, no push yet, not dragged.
+fn piston_bytes(s: PistonState) -> Vec<u8> {
+    [s.height, s.velocity, 0.0, s.height, 0.0].iter().flat_map(|x| x.to_le_bytes()).collect()
+}
+
 /// Bytes of one telemetry record (12 doubles, written by `finish_step`).
 const RECORD_BYTES: usize = 96;
 
@@ -450,9 +455,7 @@ impl Engine {
         self.piston = params.piston;
         match state {
             Some(s) => {
-                let words = [s.height, s.velocity, 0.0, s.height, 0.0];
-                let bytes: Vec<u8> = words.iter().flat_map(|x| x.to_le_bytes()).collect();
-                self.a.piston = Some(upload(dev, &bytes, "uploading the piston")?);
+                self.a.piston = Some(upload(dev, &piston_bytes(s), "uploading the piston")?);
                 self.a.piston_part = Some(alloc(dev, self.n.max(1) * 8, "allocating piston forces")?);
             }
             None => {
@@ -710,8 +713,7 @@ impl Engine {
         self.step = cp.step;
         self.time = cp.time;
         if let (Some(p), Some(s)) = (self.a.piston.as_mut(), cp.piston) {
-            let bytes: Vec<u8> =
-                [s.height, s.velocity, 0.0, s.height, 0.0].iter().flat_map(|x| x.to_le_bytes()).collect();
+            let bytes = piston_bytes(s);
             dev.stream.memcpy_htod(&bytes[..], p).map_err(dev_err("rolling back the piston"))?;
         }
         self.forces_valid = false;

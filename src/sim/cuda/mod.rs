@@ -182,12 +182,7 @@ impl Backend for CudaBackend {
     }
 
     fn drag_piston(&mut self, target: Option<f64>) -> Result<(), SimError> {
-        if self.params.piston.is_none() {
-            return Err(SimError::Invalid("there is no piston to move: switch the piston on first".into()));
-        }
-        if target.is_some_and(|y| !y.is_finite()) {
-            return Err(SimError::Invalid("the piston's target height must be a finite number (sigma)".into()));
-        }
+        super::check_piston_drag(&self.params, target)?;
         self.engine.drag_piston(&self.dev, target)
     }
 
