@@ -143,96 +143,135 @@ extern "C" __global__ void __launch_bounds__(BLOCK) permute_copy(Consts c, Bufs 
 
 // Full Verlet list within cutoff + skin from the 27 surrounding cells (atoms already sorted
 // by cell, so cell r holds atoms cell_start[r] .. cell_start[r + 1]), in packs of 8 with the
-// last pack padded by the atom itself (see Bufs::nlist). At small N (c.tpa > 1) NB_LANES
-// threads share an atom and read a cell's atoms side by side, hits placed in
-// cell-then-index order by a ballot, so the list is the one a single thread would build; at
-// large N one thread per atom keeps NB_UNROLL read-only loads in flight. A neighbouring cell
-// farther from the atom than the list range is skipped (about a quarter of them), and a
-// periodic cell's image shift is applied to the atom once per cell.
-#define NB_LANES 8
-#define NB_UNROLL 4
-extern "C" __global__ void __launch_bounds__(BLOCK) nlist_build(Consts c, Bufs b, int gate) {
+// last pack padded by the atom itself (see Bufs::nlist). One warp per cell: its lanes own
+// the cell's atoms (32 at a time), and the warp walks the 27 neighbouring cells together
+// (their ranges and periodic image shifts worked out once, one per lane), staging 32
+// candidates at a time in shared memory with one coalesced load, from which every lane reads
+// the same candidate (a broadcast). Each lane first marks its hits among the 32 in a bit
+// mask (no branch per candidate; candidate u is bit 31 - u, so a count of leading zeros
+// finds them in index order) and appends them to its ring of RING entries in shared memory;
+// after each chunk, whole packs of 8 go out as two 16-byte stores, many lanes at once (a
+// chunk adds at most 32 to the 7 left over). Each atom's hits come in cell-then-index order, as a
+// one-thread-per-atom scan would find them. Blocks of NB_BLOCK threads whatever BLOCK is, so
+// the shared arrays stay small (Over::BuildWarps launches it so).
+#define NB_BLOCK 128
+#define RING 40
+extern "C" __global__ void __launch_bounds__(NB_BLOCK) nlist_build(Consts c, Bufs b, int gate) {
     if (!b.flags[gate]) return;
-    int t = blockIdx.x * blockDim.x + threadIdx.x;
-    int lanes = c.tpa > 1 ? NB_LANES : 1;
-    int i = t / lanes, lane = t & (lanes - 1);
-    // Whole groups leave together (n * lanes threads are launched in whole groups).
-    if (i >= c.n) return;
-    unsigned int group = (lanes == 32 ? 0xffffffffu : (1u << lanes) - 1) << ((threadIdx.x & 31) & ~(lanes - 1));
-    unsigned int below = group & ((1u << (threadIdx.x & 31)) - 1);
-    real_s4 xi = b.pos[i];
-    real_f4 pi = b.posf[i];
+    __shared__ real_f4 stage[NB_BLOCK];
+    // Per lane a ring of RING entries, interleaved by thread (entry q of thread t at
+    // q * NB_BLOCK + t) so lanes never share a bank.
+    __shared__ unsigned int ring[NB_BLOCK * RING];
+    int lane = threadIdx.x & 31;
+    real_f4* cand = stage + (threadIdx.x & ~31);
+    int k = (blockIdx.x * NB_BLOCK + threadIdx.x) >> 5;
+    // Whole warps leave together (n_cells warps are launched in whole warps).
+    if (k >= c.n_cells) return;
+    int s = b.cell_start[k], e = b.cell_start[k + 1];
+    if (s == e) return;
+    // The cell's grid coordinates, from its first atom (binned by the same function), and
+    // lane t < 27 works out neighbour t (dz, dy, dx from -1 to 1, dx fastest): its atoms
+    // nb_start .. nb_end (an empty range beyond a wall) and its image shift.
     int cc[3];
-    cell_coords(c, xi, cc);
-    double x[3] = {(double)xi.x, (double)xi.y, (double)xi.z};
-    double gap_lo[3], gap_hi[3];
-    #pragma unroll
-    for (int k = 0; k < 3; k++) {
-        double w = 1.0 / c.cell_inv[k];
-        double rel = x[k] - c.lo[k] - cc[k] * w;
-        gap_lo[k] = rel > 0.0 ? rel * rel : 0.0;
-        gap_hi[k] = w - rel > 0.0 ? (w - rel) * (w - rel) : 0.0;
+    cell_coords(c, b.pos[s], cc);
+    int nb_start = 0, nb_end = 0;
+    real_f nb_sh[3] = {(real_f)0, (real_f)0, (real_f)0};
+    if (lane < 27) {
+        int d[3] = {lane % 3 - 1, (lane / 3) % 3 - 1, lane / 9 - 1};
+        int r = neighbour_cell_image(c, b.cell_rank, cc, d, nb_sh);
+        if (r >= 0) {
+            nb_start = b.cell_start[r];
+            nb_end = b.cell_start[r + 1];
+        }
     }
-    int count = 0;
 #if PRECISION == 2
     real_f rl2 = c.r_list_sq;
 #else
     real_f rl2 = c.r_list_sq_f;
 #endif
+    // Padding for a partly filled stage: far from everything, so it is never a hit.
+    const real_f far = (real_f)1e18;
     size_t n = (size_t)c.n;
-    for (int dz = -1; dz <= 1; dz++)
-        for (int dy = -1; dy <= 1; dy++)
-            for (int dx = -1; dx <= 1; dx++) {
-                int d[3] = {dx, dy, dz};
-                double g2 = 0.0;
-                #pragma unroll
-                for (int k = 0; k < 3; k++) g2 += d[k] < 0 ? gap_lo[k] : (d[k] > 0 ? gap_hi[k] : 0.0);
-                if (g2 >= c.r_list_sq) continue;
-                real_f sh[3];
-                int r = neighbour_cell_image(c, b.cell_rank, cc, d, sh);
-                if (r < 0) continue;
-                real_f qx = pi.x - sh[0], qy = pi.y - sh[1], qz = pi.z - sh[2];
-                int start = b.cell_start[r], end = b.cell_start[r + 1];
-                if (lanes == 1) {
-                    for (int j0 = start; j0 < end; j0 += NB_UNROLL) {
-                        real_f4 pj[NB_UNROLL];
-                        #pragma unroll
-                        for (int u = 0; u < NB_UNROLL; u++) pj[u] = ldg4(b.posf + (j0 + u < end ? j0 + u : start));
-                        #pragma unroll
-                        for (int u = 0; u < NB_UNROLL; u++) {
-                            int j = j0 + u;
-                            real_f ex = qx - pj[u].x, ey = qy - pj[u].y, ez = qz - pj[u].z;
-                            if (j < end && ex * ex + ey * ey + ez * ez < rl2 && j != i) {
-                                if (count < c.max_nbrs) b.nlist[((size_t)(count >> 3) * n + i) * 8 + (count & 7)] = (unsigned int)j;
-                                count++;
-                            }
-                        }
-                    }
-                    continue;
+    uint4* out = reinterpret_cast<uint4*>(b.nlist);
+    for (int base = s; base < e; base += 32) {
+        int i = base + lane;
+        bool mine = i < e;
+        real_f4 pi = b.posf[mine ? i : s];
+        int count = 0;
+        int w = 0, rp = 0, flushed = 0;
+        for (int t = 0; t < 27; t++) {
+            int start = __shfl_sync(0xffffffffu, nb_start, t), end = __shfl_sync(0xffffffffu, nb_end, t);
+            if (start >= end) continue;
+            real_f qx = pi.x - __shfl_sync(0xffffffffu, nb_sh[0], t);
+            real_f qy = pi.y - __shfl_sync(0xffffffffu, nb_sh[1], t);
+            real_f qz = pi.z - __shfl_sync(0xffffffffu, nb_sh[2], t);
+            for (int j0 = start; j0 < end; j0 += 32) {
+                real_f4 q;
+                q.x = q.y = q.z = q.w = far;
+                if (j0 + lane < end) q = ldg4(b.posf + j0 + lane);
+                cand[lane] = q;
+                __syncwarp();
+                int m = end - j0 < 32 ? end - j0 : 32;
+                unsigned int hits = 0, bit = 0x80000000u;
+                #pragma unroll 4
+                for (int u = 0; u < ((m + 3) & ~3); u++, bit >>= 1) {
+                    real_f4 pj = cand[u];
+                    real_f ex = qx - pj.x, ey = qy - pj.y, ez = qz - pj.z;
+                    if (ex * ex + ey * ey + ez * ez < rl2) hits |= bit;
                 }
-                for (int j0 = start; j0 < end; j0 += lanes) {
-                    int j = j0 + lane;
-                    bool hit = false;
-                    if (j < end) {
-                        real_f4 pj = ldg4(b.posf + j);
-                        real_f ex = qx - pj.x, ey = qy - pj.y, ez = qz - pj.z;
-                        hit = ex * ex + ey * ey + ez * ez < rl2 && j != i;
-                    }
-                    unsigned int hits = __ballot_sync(group, hit);
-                    int at = count + __popc(hits & below);
-                    if (hit && at < c.max_nbrs) b.nlist[((size_t)(at >> 3) * n + i) * 8 + (at & 7)] = (unsigned int)j;
-                    count += __popc(hits);
+                __syncwarp();
+                unsigned int self = (unsigned int)(i - j0);
+                if (self < 32u) hits &= ~(0x80000000u >> self);
+                if (!mine) hits = 0;
+                // Past max_nbrs the list overflows (flagged below) and is built again
+                // larger: the hits beyond it are only counted.
+                while (hits && count < c.max_nbrs) {
+                    int u = __clz(hits);
+                    hits ^= 0x80000000u >> u;
+                    ring[w * NB_BLOCK + threadIdx.x] = (unsigned int)(j0 + u);
+                    w = w == RING - 1 ? 0 : w + 1;
+                    count++;
                 }
+                // Whole packs out, after the chunk (many lanes at once).
+                while (flushed + 8 <= count && flushed + 8 <= c.max_nbrs) {
+                    unsigned int v[8];
+                    #pragma unroll
+                    for (int q = 0; q < 8; q++) {
+                        v[q] = ring[rp * NB_BLOCK + threadIdx.x];
+                        rp = rp == RING - 1 ? 0 : rp + 1;
+                    }
+                    size_t at = ((size_t)(flushed >> 3) * n + i) * 2;
+                    out[at] = make_uint4(v[0], v[1], v[2], v[3]);
+                    out[at + 1] = make_uint4(v[4], v[5], v[6], v[7]);
+                    flushed += 8;
+                }
+                count += __popc(hits);
             }
-    int kept = count < c.max_nbrs ? count : c.max_nbrs;
-    for (int pad = kept + lane; pad < ((kept + 7) & ~7); pad += lanes) {
-        b.nlist[((size_t)(pad >> 3) * n + i) * 8 + (pad & 7)] = (unsigned int)i;
-    }
-    if (lane == 0) {
-        if (count > c.max_nbrs) b.flags[FLAG_OVERFLOW] = 1;
-        atomicMax(&b.flags[FLAG_MAX_NBRS_SEEN], count);
+        }
+        // The warp's largest count, so one atomic per warp reaches the shared flag.
+        int most = mine ? count : 0;
+        #pragma unroll
+        for (int off = 16; off > 0; off >>= 1) most = max(most, __shfl_xor_sync(0xffffffffu, most, off));
+        if (lane == 0) {
+            if (most > c.max_nbrs) b.flags[FLAG_OVERFLOW] = 1;
+            atomicMax(&b.flags[FLAG_MAX_NBRS_SEEN], most);
+        }
+        if (!mine) continue;
+        // The last, partial pack, padded with the atom itself (max_nbrs is a multiple of 8).
+        int kept = count < c.max_nbrs ? count : c.max_nbrs;
+        if (kept & 7) {
+            unsigned int v[8];
+            #pragma unroll
+            for (int q = 0; q < 8; q++) {
+                v[q] = q < (kept & 7) ? ring[rp * NB_BLOCK + threadIdx.x] : (unsigned int)i;
+                rp = rp == RING - 1 ? 0 : rp + 1;
+            }
+            size_t at = ((size_t)(kept >> 3) * n + i) * 2;
+            out[at] = make_uint4(v[0], v[1], v[2], v[3]);
+            out[at + 1] = make_uint4(v[4], v[5], v[6], v[7]);
+        }
         b.ncount[i] = kept;
-        b.pos_build[i] = xi;
+        b.pos_build[i] = b.pos[i];
     }
 }
 

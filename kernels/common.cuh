@@ -180,8 +180,9 @@ __device__ __forceinline__ real_f min_image(real_f d, real_f len, real_f inv) {
 #define NEAREST(c, d, k) wrap_diff((d), (c).len_f[k], (c).half_f[k])
 #endif
 __device__ __forceinline__ real_f wrap_diff(real_f d, real_f len, real_f half) {
-    d = d > half ? d - len : d;
-    return d < -half ? d + len : d;
+    // |d| < len: one compare on |d| and a subtraction of len carrying d's sign (the same
+    // value as d - len for d > half and d + len for d < -half).
+    return fabs(d) > half ? d - copysign(len, d) : d;
 }
 
 // Per-type masses live in a small array; species 0 is argon by default.

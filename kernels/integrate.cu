@@ -80,12 +80,28 @@ __device__ __forceinline__ real_s4 second_kick(const Consts& c, const Bufs& b, i
     return v;
 }
 
-extern "C" __global__ void __launch_bounds__(BLOCK) integrate_first(Consts c, Bufs b, int track) {
+// With `scale`, the previous step's thermostat factor lambda[0] is applied first (the same
+// arithmetic as scale_velocities, saving a pass over the velocities inside a graph).
+extern "C" __global__ void __launch_bounds__(BLOCK) integrate_first(Consts c, Bufs b, int track, int scale) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     unsigned long long step = b.clock[0] + 1;
-    if (i >= c.n || b.flags[FLAG_BLOWUP]) return;
+    if (i >= c.n) return;
+    real_s4 v = b.vel[i];
+    if (scale) {
+        double l = b.lambda[0];
+        if (l != 1.0) {
+            real_s s = (real_s)l;
+            v.x *= s;
+            v.y *= s;
+            v.z *= s;
+        }
+    }
+    if (b.flags[FLAG_BLOWUP]) {
+        if (scale) b.vel[i] = v;
+        return;
+    }
     real_s4 x = b.pos[i];
-    kick_drift(c, b, i, x, b.vel[i], b.force[i], b.masses[type_of(x.w)], step, track);
+    kick_drift(c, b, i, x, v, b.force[i], b.masses[type_of(x.w)], step, track);
 }
 
 // Second half kick (when `kick`), Langevin velocity update, and per-block sums of

@@ -9,7 +9,8 @@ struct Frame {
     // x: radius (sigma), y: 1 for orthographic, z, w: colour scalar at the map's ends
     params: vec4<f32>,
     // x: colour map (0 viridis, 1 plasma-like warm, 2 single colour, 3 species), y: atom count,
-    // z: 1 to draw atoms in reverse order (front to back when atoms were placed back to front)
+    // z: 1 to draw atoms in reverse order (front to back when atoms were placed back to front),
+    // w: the target's width | height << 16 (the splat path's pixel grid)
     map: vec4<u32>,
     single: vec4<f32>,
     light: vec4<f32>,
@@ -25,8 +26,11 @@ struct VOut {
     @location(2) scalar: f32,
 };
 
+// One plain draw of 3 N vertices (vertex 3 i + k is corner k of atom i).
 @vertex
-fn vs_main(@builtin(vertex_index) vi: u32, @builtin(instance_index) ii: u32) -> VOut {
+fn vs_main(@builtin(vertex_index) v: u32) -> VOut {
+    let ii = v / 3u;
+    let vi = v - 3u * ii;
     let a = atoms[select(ii, frame.map.y - 1u - ii, frame.map.z == 1u)];
     let c = (frame.view * vec4<f32>(a.xyz, 1.0)).xyz;
     let r = frame.params.x;
@@ -136,12 +140,19 @@ fn fs_main(in: VOut) -> FOut {
         hit = dir * (b - sqrt(disc));
         view_dir = -dir;
     }
-    let n = normalize(hit - in.centre);
+    return shade(hit, in.centre, view_dir, in.scalar);
+}
+
+// The lit colour and depth of the sphere centred at `centre` (view space) at its surface
+// point `hit`, seen along `view_dir` (toward the eye); shared with the splat path's resolve
+// (shaders/splat.wgsl).
+fn shade(hit: vec3<f32>, centre: vec3<f32>, view_dir: vec3<f32>, scalar: f32) -> FOut {
+    let n = normalize(hit - centre);
     let key = normalize(frame.light.xyz);
     let diffuse = 0.65 * max(dot(n, key), 0.0) + 0.25 * max(dot(n, view_dir), 0.0);
     let h = normalize(key + view_dir);
     let spec = 0.35 * pow(max(dot(n, h), 0.0), 40.0);
-    let base = base_colour(in.scalar);
+    let base = base_colour(scalar);
     let clip = frame.proj * vec4<f32>(hit, 1.0);
     var out: FOut;
     out.colour = vec4<f32>(base * (0.22 + diffuse) + vec3<f32>(spec), 1.0);

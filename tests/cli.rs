@@ -238,6 +238,10 @@ fn bad_flags_give_clear_errors() {
         (vec!["bench", "--interactive", "--max-fps=-1"], "--max-fps"),
         (vec!["bench", "--interactive", "--steps-per-frame", "0"], "--steps-per-frame"),
         (vec!["bench", "--interactive", "--size", "0x10"], "--size 0x10"),
+        (vec!["bench", "--scene", missing.to_str().unwrap(), "--backend", "cpu"], "missing.ron"),
+        (vec!["bench", "--scene", bad_scene.to_str().unwrap(), "--backend", "cpu"], "bogus"),
+        (vec!["bench", "--scene", "default", "--n", "3", "--backend", "cpu"], "--n 3"),
+        (vec!["bench", "--scene", "default", "--interactive"], "cannot be used with"),
         (vec!["run", "--steps", "10", "--dump-every", "0"], "--dump-every"),
         (vec!["export-lammps"], "--out"),
         (vec!["export-lammps", missing.to_str().unwrap(), "--out", dir_str], "missing.ron"),
@@ -325,4 +329,56 @@ fn hybrid_monte_carlo_runs_from_the_cli_and_npt_in_a_tank_is_refused() {
     let msg = text(&out);
     assert!(!out.status.success() && msg.contains("thermostat.trajectory"), "{msg}");
     std::fs::remove_dir_all(dir).ok();
+}
+
+/// `bench --scene`: the app's default tank, re-initialised to about the asked atom count,
+/// with its own thermostat, gravity, walls and obstacles, measured without rendering.
+#[test]
+fn bench_measures_a_scene_at_the_asked_size() {
+    let out = run(&[
+        "bench",
+        "--scene",
+        "default",
+        "--n",
+        "3000",
+        "--backend",
+        "cpu",
+        "--precision",
+        "single",
+        "--steps",
+        "20",
+        "--repeats",
+        "1",
+        "--warmup",
+        "5",
+        "--json",
+    ]);
+    let msg = text(&out);
+    assert!(out.status.success(), "{msg}");
+    let line = msg.lines().find(|l| l.starts_with('{')).unwrap_or_else(|| panic!("no JSON line in: {msg}"));
+    let v: serde_json::Value = serde_json::from_str(line).unwrap();
+    let n = v["n"].as_u64().unwrap();
+    // The slab fill places about the asked count (the tank is scaled to hold it).
+    assert!((2_400..=3_600).contains(&n), "{n} atoms for --n 3000: {msg}");
+    assert!(v["atom_steps_per_s"].as_f64().unwrap() > 0.0, "{msg}");
+    assert_eq!(v["precision"], "single", "{msg}");
+    // The in.lj system of the same --n is a different system (a cube of fcc at 0.8442).
+    let lj = run(&[
+        "bench",
+        "--n",
+        "3000",
+        "--backend",
+        "cpu",
+        "--precision",
+        "single",
+        "--steps",
+        "5",
+        "--repeats",
+        "1",
+        "--json",
+    ]);
+    let lj_msg = text(&lj);
+    let lj_line = lj_msg.lines().find(|l| l.starts_with('{')).unwrap();
+    let lj_v: serde_json::Value = serde_json::from_str(lj_line).unwrap();
+    assert_ne!(lj_v["n"], v["n"], "{lj_msg}");
 }

@@ -16,7 +16,8 @@ use std::process::Command;
 use argon_sandbox::physics::init::{LatticeKind, lattice_sites, maxwell_boltzmann};
 use argon_sandbox::physics::params::SimBox;
 use argon_sandbox::render::offscreen::{COLOUR_FORMAT, Gpu, Offscreen, png_bytes};
-use argon_sandbox::render::{Camera, CameraMode, ColourBy, Renderer, ViewSettings};
+use argon_sandbox::render::splat::Splat;
+use argon_sandbox::render::{Camera, CameraMode, ColourBy, Renderer, SplatMode, ViewSettings};
 use argon_sandbox::rng::{Sequence, Stream};
 use argon_sandbox::shapes::Shape;
 
@@ -324,4 +325,57 @@ fn record_writes_mp4_gif_and_png_frames() {
     assert!(String::from_utf8_lossy(&bad.stderr).contains("even width and height"));
     assert!(!dir.join("odd.mp4").exists(), "a refused recording leaves no file");
     std::fs::remove_dir_all(dir).ok();
+}
+
+/// The compute splat path (many small atoms) draws what the triangles draw: front and orbit
+/// views, atoms from the renderer's own buffer and from an outside one, walls and obstacles
+/// composed by depth; `Auto` keeps triangles for this small scene. Devices without 64-bit
+/// atomics have only the triangles (said, and the rest checked).
+#[test]
+fn splatted_atoms_look_like_triangle_atoms() {
+    let Some(gpu) = gpu() else { return };
+    let (b, shapes, atoms) = scene();
+    let mut renderer = Renderer::new(&gpu.device, COLOUR_FORMAT);
+    renderer.set_scene(&gpu.device, &b, &shapes);
+    renderer.upload_atoms(&gpu.device, &gpu.queue, &atoms);
+    let size = [320, 200];
+    let triangles = render(&gpu, &mut renderer, CameraMode::Front, ColourBy::Speed, size);
+    assert!(!renderer.splats(), "a small scene is drawn with triangles in Auto");
+    if !Splat::supported(&gpu.device) {
+        eprintln!("skipped: {} has no 64-bit atomic min/max, so only triangles draw atoms", gpu.describe());
+        return;
+    }
+    renderer.splat_mode = SplatMode::Always;
+    for (mode, colour) in [(CameraMode::Front, ColourBy::Speed), (CameraMode::Orbit, ColourBy::Height)] {
+        renderer.splat_mode = SplatMode::Never;
+        let want = render(&gpu, &mut renderer, mode, colour, size);
+        renderer.splat_mode = SplatMode::Always;
+        let got = render(&gpu, &mut renderer, mode, colour, size);
+        assert!(renderer.splats());
+        let lit = got.chunks_exact(4).filter(|p| p[0] as u32 + p[1] as u32 + p[2] as u32 > 200).count();
+        assert!(lit > 2000, "{mode:?}: the splatted image is nearly empty ({lit} bright pixels)");
+        let (mean, bad) = compare(&got, &want);
+        eprintln!(
+            "{mode:?}: splat against triangles: mean channel difference {mean:.3}, {:.3}% pixels off",
+            bad * 100.0
+        );
+        if mean > 1.0 || bad > 0.01 {
+            let out = std::env::temp_dir().join(format!("argon-splat-{mode:?}.png"));
+            std::fs::write(&out, png_bytes(&got, size).unwrap()).unwrap();
+            panic!("{mode:?}: the splat differs from the triangles (mean {mean:.3}, {bad:.4} bad): {}", out.display());
+        }
+    }
+    assert_ne!(triangles, vec![0u8; triangles.len()]);
+    // From a buffer filled outside the renderer (the CUDA interop path), the same image.
+    let own = render(&gpu, &mut renderer, CameraMode::Front, ColourBy::Speed, size);
+    let external = gpu.device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("external atoms"),
+        size: (atoms.len() * 16) as u64,
+        usage: wgpu::BufferUsages::STORAGE,
+        mapped_at_creation: false,
+    });
+    fill_from_outside(&gpu, &external, &atoms);
+    renderer.use_external_atoms(&gpu.device, &external, atoms.len() as u32);
+    let outside = render(&gpu, &mut renderer, CameraMode::Front, ColourBy::Speed, size);
+    assert!(own == outside, "the splat of an externally filled buffer differs");
 }

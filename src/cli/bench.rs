@@ -47,6 +47,10 @@ pub struct BenchArgs {
     /// Measure the renderer instead: frame time for each --n at --size (front view, speed colours).
     #[arg(long)]
     pub render: bool,
+    /// With --render: how atoms are drawn: `auto` as the app does (compute splatting for many
+    /// small atoms where the device can), `splat`, or `triangles`.
+    #[arg(long, value_enum, default_value_t = DrawPath::Auto, requires = "render")]
+    pub draw: DrawPath,
     /// Image size for --render, WIDTHxHEIGHT.
     #[arg(long, default_value = "1920x1080")]
     pub size: String,
@@ -68,6 +72,37 @@ pub struct BenchArgs {
     /// MD steps per displayed frame asked of the app with --interactive.
     #[arg(long, default_value_t = 30)]
     pub steps_per_frame: u64,
+    /// Measure a scene instead of the in.lj system: `default` (the app's tank) or a scene
+    /// file, with its own thermostat, walls, gravity and obstacles, re-initialised as a
+    /// liquid slab to each --n like the app's Re-initialise (--n 0: as written). The
+    /// simulation alone, with no rendering: compare with --interactive.
+    #[arg(long, value_name = "default|FILE", conflicts_with_all = ["render", "interactive", "publish"])]
+    pub scene: Option<std::path::PathBuf>,
+}
+
+/// How `bench --render` draws atoms.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DrawPath {
+    Auto,
+    Splat,
+    Triangles,
+}
+
+/// The scene named by --scene, re-initialised to `n` atoms (0: as written), built.
+fn scene_setup(which: &std::path::Path, n: usize) -> Result<crate::scene::SimSetup> {
+    use crate::app::reinit::{InitialState, reinitialise};
+    let scene = if which == std::path::Path::new("default") {
+        let text = crate::scene::presets::preset("default").context("the default scene is missing")?;
+        crate::scene::Scene::from_str(text, "default.ron (built in)")?
+    } else {
+        crate::scene::Scene::load(which)?
+    };
+    let scene = if n == 0 {
+        scene
+    } else {
+        reinitialise(&scene, n, InitialState::LiquidSlab).map_err(|e| anyhow::anyhow!("--n {n}: {e}"))?
+    };
+    scene.build().map_err(|e| anyhow::anyhow!("{}: {e}", which.display()))
 }
 
 /// The in.lj system with about `n` atoms.
@@ -105,13 +140,24 @@ fn render_bench(args: &BenchArgs) -> Result<()> {
     let device = gpu.describe();
     let target = Offscreen::new(&gpu.device, size)?;
     let mut renderer = Renderer::new(&gpu.device, COLOUR_FORMAT);
+    renderer.splat_mode = match args.draw {
+        DrawPath::Auto => crate::render::SplatMode::Auto,
+        DrawPath::Splat => crate::render::SplatMode::Always,
+        DrawPath::Triangles => crate::render::SplatMode::Never,
+    };
+    if args.draw == DrawPath::Splat && !crate::render::splat::Splat::supported(&gpu.device) {
+        anyhow::bail!("--draw splat: {device} has no 64-bit atomic min/max in shaders; use --draw triangles");
+    }
     if !args.json {
         let early = gpu.device.features().contains(wgpu::Features::SHADER_EARLY_DEPTH_TEST);
         println!(
             "rendering on {device}; early depth test with conservative depth: {}",
             if early { "yes" } else { "no" }
         );
-        println!("{:>9} {:>11} {:>10} {:>10} {:>8} {:>11}", "atoms", "size", "ms/frame", "min ms", "fps", "latency ms");
+        println!(
+            "{:>9} {:>11} {:>10} {:>10} {:>8} {:>11}  draw",
+            "atoms", "size", "ms/frame", "min ms", "fps", "latency ms"
+        );
     }
     for &n_req in &args.sizes {
         let (b, atoms) = in_lj_system(n_req);
@@ -152,6 +198,7 @@ fn render_bench(args: &BenchArgs) -> Result<()> {
             wait()?;
             times.push(t0.elapsed().as_secs_f64() / args.frames as f64);
         }
+        let path = if renderer.splats() { "splat" } else { "triangles" };
         let latency = median(latency);
         let fastest = times.iter().copied().fold(f64::INFINITY, f64::min);
         let per = median(times);
@@ -159,12 +206,12 @@ fn render_bench(args: &BenchArgs) -> Result<()> {
             let obj = serde_json::json!({
                 "render": true, "device": device, "n": data.len(), "width": size[0], "height": size[1],
                 "frames": args.frames, "ms_per_frame": per * 1e3, "min_ms_per_frame": fastest * 1e3, "fps": 1.0 / per,
-                "latency_ms": latency * 1e3,
+                "latency_ms": latency * 1e3, "draw": path,
             });
             println!("{obj}");
         } else {
             println!(
-                "{:>9} {:>11} {:>10.3} {:>10.3} {:>8.1} {:>11.3}",
+                "{:>9} {:>11} {:>10.3} {:>10.3} {:>8.1} {:>11.3}  {path}",
                 data.len(),
                 format!("{}x{}", size[0], size[1]),
                 per * 1e3,
@@ -216,9 +263,28 @@ pub fn run(args: &BenchArgs) -> Result<()> {
                             ..SimParams::default()
                         };
                         // Built per case and dropped once uploaded, so peak memory is the backend's.
-                        let (sim_box, atoms) = in_lj_system(n_req);
+                        let (sim_box, params, atoms, field) = match &args.scene {
+                            None => {
+                                let (sim_box, atoms) = in_lj_system(n_req);
+                                (sim_box, params, atoms, None)
+                            }
+                            Some(which) => {
+                                let setup = scene_setup(which, n_req)?;
+                                let params = SimParams {
+                                    algorithm,
+                                    precision,
+                                    block_size,
+                                    telemetry_every: setup.params.telemetry_every.min(args.steps.max(1)),
+                                    ..setup.params
+                                };
+                                let field =
+                                    crate::physics::obstacles::ObstacleField::bake(&setup.shapes, &setup.sim_box, 0.1)
+                                        .map(std::sync::Arc::new);
+                                (setup.sim_box, params, setup.atoms, field)
+                            }
+                        };
                         let n = atoms.len();
-                        let (mut sim, _why) = open_backend(backend, sim_box, params, &atoms, None)
+                        let (mut sim, _why) = open_backend(backend, sim_box, params, &atoms, field)
                             .with_context(|| format!("opening the {backend:?} backend"))?;
                         drop(atoms);
                         let info = sim.info();

@@ -112,6 +112,16 @@ impl Camera {
         }
     }
 
+    /// Screen pixels per sigma at the view's centre for a view `height_px` pixels tall (the
+    /// scale of an atom near the target).
+    pub fn pixels_per_sigma(&self, height_px: u32) -> f32 {
+        let half = match self.mode {
+            CameraMode::Front => self.zoom,
+            CameraMode::Orbit => self.zoom * (0.5 * FOV_Y).tan(),
+        };
+        height_px as f32 / (2.0 * half.max(1e-6))
+    }
+
     /// True when the view direction points along -z (the camera sits on the +z side).
     pub fn looks_down_z(&self) -> bool {
         self.eye().z > self.target[2]

@@ -11,6 +11,7 @@ pub mod colour;
 pub mod geometry;
 pub mod offscreen;
 pub mod overlay;
+pub mod splat;
 pub mod view;
 
 use bytemuck::{Pod, Zeroable};
@@ -19,12 +20,15 @@ use wgpu::util::DeviceExt;
 pub use self::camera::{Camera, CameraMode};
 pub use self::colour::{ColourBy, Palette};
 use self::geometry::FlatVertex;
+use self::splat::Splat;
+pub use self::splat::SplatMode;
 use crate::physics::params::SimBox;
 use crate::shapes::Shape;
 
 /// Optional device features the renderer uses when the adapter has them.
 pub fn wanted_features(adapter: &wgpu::Adapter) -> wgpu::Features {
-    adapter.features() & wgpu::Features::SHADER_EARLY_DEPTH_TEST | crate::interop::wanted_features(adapter)
+    adapter.features() & (wgpu::Features::SHADER_EARLY_DEPTH_TEST | splat::features())
+        | crate::interop::wanted_features(adapter)
 }
 
 /// Depth format of every render target.
@@ -107,6 +111,16 @@ pub struct Renderer {
     walls: (wgpu::Buffer, u32),
     obstacles: (wgpu::Buffer, u32),
     settings: ViewSettings,
+    /// The compute splat path, where the device can run it.
+    splat: Option<Splat>,
+    /// When the splat path draws (see [`SplatMode`]).
+    pub splat_mode: SplatMode,
+    /// The buffer the atoms are read from (own or external).
+    atom_source_buffer: wgpu::Buffer,
+    /// An atom's radius on screen this frame (pixels, at the view's centre).
+    radius_px: f32,
+    /// This frame's splat resolve, when the atoms were splatted.
+    splat_bind: Option<wgpu::BindGroup>,
 }
 
 fn vertex_buffer(device: &wgpu::Device, label: &str, data: &[FlatVertex]) -> (wgpu::Buffer, u32) {
@@ -139,7 +153,7 @@ impl Renderer {
         }
         let atoms_shader = device.create_shader_module(wgpu::ShaderModuleDescriptor {
             label: Some("atoms.wgsl"),
-            source: wgpu::ShaderSource::Wgsl(atoms_source.into()),
+            source: wgpu::ShaderSource::Wgsl(atoms_source.as_str().into()),
         });
         let flat_shader = device.create_shader_module(wgpu::ShaderModuleDescriptor {
             label: Some("flat.wgsl"),
@@ -278,7 +292,13 @@ impl Renderer {
         );
         let atom_buffer = atom_storage(device, 1);
         let atom_bind = Self::bind_atoms(device, &atoms_layout, &atom_uniform, &atom_buffer);
+        let splat = Splat::new(device, &atoms_source, format, depth(true));
         Renderer {
+            splat,
+            splat_mode: SplatMode::Auto,
+            atom_source_buffer: atom_buffer.clone(),
+            radius_px: 0.0,
+            splat_bind: None,
             atoms_pipeline,
             lines_pipeline,
             solid_pipeline,
@@ -325,6 +345,7 @@ impl Renderer {
                 self.atom_buffer = atom_storage(device, self.atom_capacity);
             }
             self.atom_bind = Self::bind_atoms(device, &self.atoms_layout, &self.atom_uniform, &self.atom_buffer);
+            self.atom_source_buffer = self.atom_buffer.clone();
             self.source = AtomSource::Own;
         }
         let bytes: &[u8] = bytemuck::cast_slice(atoms);
@@ -339,6 +360,7 @@ impl Renderer {
     /// Draws `n` atoms from `buffer`, which another owner fills (storage usage required).
     pub fn use_external_atoms(&mut self, device: &wgpu::Device, buffer: &wgpu::Buffer, n: u32) {
         self.atom_bind = Self::bind_atoms(device, &self.atoms_layout, &self.atom_uniform, buffer);
+        self.atom_source_buffer = buffer.clone();
         self.source = AtomSource::External;
         self.n_atoms = n;
     }
@@ -378,7 +400,12 @@ impl Renderer {
             params: [settings.radius, if camera.is_ortho() { 1.0 } else { 0.0 }, settings.range[0], settings.range[1]],
             // Scenes and lattices place atoms with z ascending: drawing them in reverse when the
             // camera looks down -z draws front to back, so early depth tests skip hidden atoms.
-            map: [settings.colour_by.palette() as u32, self.n_atoms, u32::from(camera.looks_down_z()), 0],
+            map: [
+                settings.colour_by.palette() as u32,
+                self.n_atoms,
+                u32::from(camera.looks_down_z()),
+                size[0].min(0xffff) | size[1].min(0xffff) << 16,
+            ],
             single: [settings.single[0], settings.single[1], settings.single[2], 1.0],
             light: [light.x, light.y, light.z, 0.0],
         };
@@ -386,6 +413,37 @@ impl Renderer {
         let f = FlatUniform { view_proj: (proj * view).to_cols_array_2d() };
         queue.write_buffer(&self.flat_uniform, 0, bytemuck::bytes_of(&f));
         self.settings = *settings;
+        self.radius_px = settings.radius * camera.pixels_per_sigma(size[1]);
+    }
+
+    /// Whether this frame's atoms go through the splat path (see [`SplatMode`]).
+    pub fn splats(&self) -> bool {
+        self.splat.is_some()
+            && self.n_atoms > 0
+            && match self.splat_mode {
+                SplatMode::Never => false,
+                SplatMode::Always => true,
+                SplatMode::Auto => {
+                    self.n_atoms >= splat::SPLAT_MIN_ATOMS && self.radius_px <= splat::SPLAT_MAX_RADIUS_PX
+                }
+            }
+    }
+
+    /// Before the frame's render pass: splats the atoms into `vis` (the target's visibility
+    /// buffer, None where the device lacks the splat path) when [`Renderer::splats`], so that
+    /// [`Renderer::paint`] resolves them; otherwise paint draws triangles.
+    pub fn encode_splat(
+        &mut self,
+        device: &wgpu::Device,
+        encoder: &mut wgpu::CommandEncoder,
+        vis: Option<&wgpu::Buffer>,
+    ) {
+        self.splat_bind = match (&self.splat, vis) {
+            (Some(s), Some(vis)) if self.splats() => {
+                Some(s.encode(device, encoder, &self.atom_uniform, &self.atom_source_buffer, vis, self.n_atoms))
+            }
+            _ => None,
+        };
     }
 
     /// Records the draws into a pass whose targets match this renderer's formats.
@@ -396,10 +454,12 @@ impl Renderer {
             pass.set_vertex_buffer(0, self.obstacles.0.slice(..));
             pass.draw(0..self.obstacles.1, 0..1);
         }
-        if self.n_atoms > 0 {
+        if let (Some(s), Some(bind)) = (&self.splat, &self.splat_bind) {
+            s.paint(pass, bind);
+        } else if self.n_atoms > 0 {
             pass.set_pipeline(&self.atoms_pipeline);
             pass.set_bind_group(0, &self.atom_bind, &[]);
-            pass.draw(0..3, 0..self.n_atoms);
+            pass.draw(0..3 * self.n_atoms, 0..1);
         }
         if self.settings.show_walls {
             pass.set_pipeline(&self.lines_pipeline);

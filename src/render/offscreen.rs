@@ -72,6 +72,8 @@ pub struct Offscreen {
     pub colour_view: wgpu::TextureView,
     depth_view: wgpu::TextureView,
     readback: wgpu::Buffer,
+    /// The splat path's per-pixel visibility buffer, where the device has that path.
+    vis: Option<wgpu::Buffer>,
 }
 
 impl Offscreen {
@@ -113,19 +115,28 @@ impl Offscreen {
             depth_view: depth.create_view(&wgpu::TextureViewDescriptor::default()),
             colour,
             readback,
+            vis: super::splat::Splat::supported(device).then(|| super::splat::Splat::visibility_buffer(device, size)),
         })
     }
 
     /// Draws one frame of `renderer` (already prepared) into the target.
-    pub fn render(&self, gpu: &Gpu, renderer: &Renderer, settings: &ViewSettings) -> wgpu::SubmissionIndex {
+    pub fn render(&self, gpu: &Gpu, renderer: &mut Renderer, settings: &ViewSettings) -> wgpu::SubmissionIndex {
         let mut encoder =
             gpu.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("offscreen frame") });
-        self.encode(&mut encoder, renderer, settings);
+        self.encode(&gpu.device, &mut encoder, renderer, settings);
         gpu.queue.submit(Some(encoder.finish()))
     }
 
-    /// Records the pass drawing `renderer` (already prepared) into `encoder`.
-    pub fn encode(&self, encoder: &mut wgpu::CommandEncoder, renderer: &Renderer, settings: &ViewSettings) {
+    /// Records the frame of `renderer` (already prepared) into `encoder`: the atoms' splat
+    /// pass when the renderer takes that path, then the pass drawing everything.
+    pub fn encode(
+        &self,
+        device: &wgpu::Device,
+        encoder: &mut wgpu::CommandEncoder,
+        renderer: &mut Renderer,
+        settings: &ViewSettings,
+    ) {
+        renderer.encode_splat(device, encoder, self.vis.as_ref());
         let bg = settings.background;
         let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
             label: Some("offscreen pass"),

@@ -206,7 +206,7 @@ impl CallbackTrait for ViewCallback {
         if view.ensure_target(device, self.size) {
             view.renderer.prepare(queue, &self.camera, self.size, &self.settings);
             if let Some(t) = &view.target {
-                t.encode(encoder, &view.renderer, &self.settings);
+                t.encode(device, encoder, &mut view.renderer, &self.settings);
             }
         }
         Vec::new()

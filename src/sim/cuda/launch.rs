@@ -72,13 +72,12 @@ pub enum Over {
     ScanBlocks,
     /// One warp per cell.
     CellWarps,
-    /// The neighbour-list build: [`NB_LANES`] threads per atom when the force kernel shares
-    /// atoms among threads (small N), else one.
-    BuildLanes,
+    /// One warp per cell in blocks of [`NB_BLOCK`] (the neighbour-list build).
+    BuildWarps,
 }
 
-/// Threads per atom of the neighbour-list build at small N (`NB_LANES` in kernels/cells.cu).
-pub const NB_LANES: u32 = 8;
+/// Threads per block of the neighbour-list build (`NB_BLOCK` in kernels/cells.cu).
+pub const NB_BLOCK: u32 = 128;
 
 /// Threads of the one-block cell scan (`SCAN_THREADS` in kernels/cells.cu).
 pub const SCAN_THREADS: u32 = 1024;
@@ -157,13 +156,16 @@ fn err(name: &str) -> impl Fn(cudarc::driver::DriverError) -> SimError + '_ {
 
 impl Launcher<'_> {
     fn config(&self, over: Over, shared: u32) -> Option<LaunchConfig> {
-        let block = if matches!(over, Over::Scan | Over::ScanBlocks) { SCAN_THREADS } else { self.module.block };
+        let block = match over {
+            Over::Scan | Over::ScanBlocks => SCAN_THREADS,
+            Over::BuildWarps => NB_BLOCK,
+            _ => self.module.block,
+        };
         let items = match over {
             Over::Atoms => self.c.n.max(0) as u32,
             Over::Lanes => self.c.n.max(0) as u32 * self.c.tpa.max(1) as u32,
             Over::Cells | Over::ScanBlocks => self.c.n_cells.max(0) as u32,
-            Over::CellWarps => self.c.n_cells.max(0) as u32 * 32,
-            Over::BuildLanes => self.c.n.max(0) as u32 * if self.c.tpa > 1 { NB_LANES } else { 1 },
+            Over::CellWarps | Over::BuildWarps => self.c.n_cells.max(0) as u32 * 32,
             Over::Single | Over::Scan => 1,
         };
         if items == 0 {
@@ -202,8 +204,8 @@ impl Launcher<'_> {
     }
 
     /// Kick and drift of the step after the clock's (b.clock[0] + 1); `track` tests the skin.
-    pub fn integrate_first_call(&self, track: i32) -> Option<Call> {
-        self.call("integrate_first", Over::Atoms).map(|c| c.arg(&track))
+    pub fn integrate_first_call(&self, track: i32, scale: bool) -> Option<Call> {
+        self.call("integrate_first", Over::Atoms).map(|c| c.arg(&track).arg(&i32::from(scale)))
     }
 
     /// Second kick of the clock's step and first kick and drift of the next, in one pass.

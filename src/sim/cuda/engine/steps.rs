@@ -45,6 +45,10 @@ struct StepKind {
     thermostat_on: bool,
     /// The next step of the segment follows without telemetry or scaling in between.
     fuse_next: bool,
+    /// The previous step's thermostat factor is still to be applied (by integrate_first).
+    scale_first: bool,
+    /// The next step of the segment applies this step's thermostat factor.
+    scale_next: bool,
 }
 
 impl Engine {
@@ -68,7 +72,7 @@ impl Engine {
             l.gated_call("permute_copy", Over::Atoms, gate),
         ];
         if self.algorithm == Algorithm::Neighbors {
-            calls.push(l.gated_call("nlist_build", Over::BuildLanes, gate));
+            calls.push(l.gated_call("nlist_build", Over::BuildWarps, gate));
             calls.push(l.gated_call("rebuild_done", Over::Single, gate));
         }
         calls.into_iter().flatten().collect()
@@ -118,7 +122,8 @@ impl Engine {
         l.plain_call("piston_step", Over::Single).map(|c| c.arg(&i32::from(second)).arg(&i32::from(first)))
     }
 
-    /// One time step: kick and drift (unless the previous step's fused pass did it), the
+    /// One time step: kick and drift (unless the previous step's fused pass did it; after the
+    /// previous step's thermostat factor when it was left to this step), the
     /// step clock (with the rebuild's IF node when `cond` gives the conditional kernel and
     /// its context), the list rebuild, the forces, then the second kick: fused with the next
     /// step's first half when `fuse_next`, else with the thermostat and telemetry kernels it
@@ -130,10 +135,10 @@ impl Engine {
         cond: Option<(&cudarc::driver::CudaFunction, cudarc::driver::sys::CUcontext)>,
         kind: StepKind,
     ) -> Result<(), SimError> {
-        let StepKind { first, ev, thermostat_on, fuse_next } = kind;
+        let StepKind { first, ev, thermostat_on, fuse_next, scale_first, scale_next } = kind;
         let track = i32::from(self.algorithm == Algorithm::Neighbors);
         if first {
-            out.add(l.integrate_first_call(track))?;
+            out.add(l.integrate_first_call(track, scale_first))?;
             out.add(self.piston_call(l, false, true))?;
         }
         let rebuild = self.list_calls(l);
@@ -166,7 +171,7 @@ impl Engine {
             let finish =
                 l.finish_step_call(self.n_blocks as i32, self.ev_blocks(), i32::from(ev), i32::from(thermostat_on));
             out.add(Some(finish))?;
-            if thermostat_on {
+            if thermostat_on && !scale_next {
                 out.add(l.plain_call("scale_velocities", Over::Atoms))?;
             }
         }
@@ -189,12 +194,16 @@ impl Engine {
             None
         };
         let cond = cond.as_deref().map(|f| (f, dev.ctx.cu_ctx()));
-        let mut first = true;
+        let (mut first, mut scale_first) = (true, false);
         for s in 0..steps {
             let ev = ev_last && s + 1 == steps;
             let fuse_next = !ev && !thermostat_on && s + 1 < steps;
-            self.add_step(&l, out, cond, StepKind { first, ev, thermostat_on, fuse_next })?;
+            // Inside a segment the next step's kick applies this step's velocity factor; the
+            // last step scales before the state can be read.
+            let scale_next = thermostat_on && s + 1 < steps;
+            self.add_step(&l, out, cond, StepKind { first, ev, thermostat_on, fuse_next, scale_first, scale_next })?;
             first = !fuse_next;
+            scale_first = scale_next;
         }
         Ok(())
     }
