@@ -156,6 +156,11 @@ extern "C" __global__ void __launch_bounds__(BLOCK) permute_copy(Consts c, Bufs 
 // the shared arrays stay small (Over::BuildWarps launches it so).
 #define NB_BLOCK 128
 #define RING 40
+// A pack of 8 as two 16-byte stores.
+__device__ __forceinline__ void store_pack(uint4* p, const unsigned int v[8]) {
+    p[0] = make_uint4(v[0], v[1], v[2], v[3]);
+    p[1] = make_uint4(v[4], v[5], v[6], v[7]);
+}
 extern "C" __global__ void __launch_bounds__(NB_BLOCK) nlist_build(Consts c, Bufs b, int gate) {
     if (!b.flags[gate]) return;
     __shared__ real_f4 stage[NB_BLOCK];
@@ -241,8 +246,7 @@ extern "C" __global__ void __launch_bounds__(NB_BLOCK) nlist_build(Consts c, Buf
                         rp = rp == RING - 1 ? 0 : rp + 1;
                     }
                     size_t at = ((size_t)(flushed >> 3) * n + i) * 2;
-                    out[at] = make_uint4(v[0], v[1], v[2], v[3]);
-                    out[at + 1] = make_uint4(v[4], v[5], v[6], v[7]);
+                    store_pack(out + at, v);
                     flushed += 8;
                 }
                 count += __popc(hits);
@@ -267,8 +271,7 @@ extern "C" __global__ void __launch_bounds__(NB_BLOCK) nlist_build(Consts c, Buf
                 rp = rp == RING - 1 ? 0 : rp + 1;
             }
             size_t at = ((size_t)(kept >> 3) * n + i) * 2;
-            out[at] = make_uint4(v[0], v[1], v[2], v[3]);
-            out[at + 1] = make_uint4(v[4], v[5], v[6], v[7]);
+            store_pack(out + at, v);
         }
         b.ncount[i] = kept;
         b.pos_build[i] = b.pos[i];

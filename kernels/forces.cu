@@ -312,7 +312,9 @@ __device__ void neighbor_list(const Consts& c, const Bufs& a) {
         const uint4* list = reinterpret_cast<const uint4*>(a.nlist);
         for (int p = lane; p < packs; p += tpa) {
             size_t at = ((size_t)p * c.n + i) * 2;
-            uint4 j0 = __ldg(list + at), j1 = __ldg(list + at + 1);
+            // Streaming loads (evict first): the list is read once per step and is far larger
+            // than the caches, which should keep the positions instead.
+            uint4 j0 = __ldcs(list + at), j1 = __ldcs(list + at + 1);
             unsigned int js[8] = {j0.x, j0.y, j0.z, j0.w, j1.x, j1.y, j1.z, j1.w};
             real_f4 pj[8];
             #pragma unroll
