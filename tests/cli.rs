@@ -335,50 +335,23 @@ fn hybrid_monte_carlo_runs_from_the_cli_and_npt_in_a_tank_is_refused() {
 /// with its own thermostat, gravity, walls and obstacles, measured without rendering.
 #[test]
 fn bench_measures_a_scene_at_the_asked_size() {
-    let out = run(&[
-        "bench",
-        "--scene",
-        "default",
-        "--n",
-        "3000",
-        "--backend",
-        "cpu",
-        "--precision",
-        "single",
-        "--steps",
-        "20",
-        "--repeats",
-        "1",
-        "--warmup",
-        "5",
-        "--json",
-    ]);
-    let msg = text(&out);
-    assert!(out.status.success(), "{msg}");
-    let line = msg.lines().find(|l| l.starts_with('{')).unwrap_or_else(|| panic!("no JSON line in: {msg}"));
-    let v: serde_json::Value = serde_json::from_str(line).unwrap();
-    let n = v["n"].as_u64().unwrap();
+    let common = ["--n", "3000", "--backend", "cpu", "--precision", "single", "--repeats", "1", "--json"];
+    let scene = bench_json(&[&["bench", "--scene", "default", "--steps", "20", "--warmup", "5"][..], &common].concat());
+    let n = scene["n"].as_u64().unwrap();
     // The slab fill places about the asked count (the tank is scaled to hold it).
-    assert!((2_400..=3_600).contains(&n), "{n} atoms for --n 3000: {msg}");
-    assert!(v["atom_steps_per_s"].as_f64().unwrap() > 0.0, "{msg}");
-    assert_eq!(v["precision"], "single", "{msg}");
+    assert!((2_400..=3_600).contains(&n), "{n} atoms for --n 3000: {scene}");
+    assert!(scene["atom_steps_per_s"].as_f64().unwrap() > 0.0, "{scene}");
+    assert_eq!(scene["precision"], "single", "{scene}");
     // The in.lj system of the same --n is a different system (a cube of fcc at 0.8442).
-    let lj = run(&[
-        "bench",
-        "--n",
-        "3000",
-        "--backend",
-        "cpu",
-        "--precision",
-        "single",
-        "--steps",
-        "5",
-        "--repeats",
-        "1",
-        "--json",
-    ]);
-    let lj_msg = text(&lj);
-    let lj_line = lj_msg.lines().find(|l| l.starts_with('{')).unwrap();
-    let lj_v: serde_json::Value = serde_json::from_str(lj_line).unwrap();
-    assert_ne!(lj_v["n"], v["n"], "{lj_msg}");
+    let lj = bench_json(&[&["bench", "--steps", "5"][..], &common].concat());
+    assert_ne!(lj["n"], scene["n"], "{lj}");
+}
+
+/// The JSON line of a successful `bench ... --json` run.
+fn bench_json(args: &[&str]) -> serde_json::Value {
+    let out = run(args);
+    let msg = text(&out);
+    assert!(out.status.success(), "{args:?}: {msg}");
+    let line = msg.lines().find(|l| l.starts_with('{')).unwrap_or_else(|| panic!("no JSON line in: {msg}"));
+    serde_json::from_str(line).unwrap()
 }

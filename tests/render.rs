@@ -203,6 +203,18 @@ fn fill_from_outside(gpu: &Gpu, buffer: &wgpu::Buffer, atoms: &[[f32; 4]]) {
     gpu.queue.submit(Some(enc.finish()));
 }
 
+/// A storage buffer of `atoms` filled by a compute shader, as CUDA interop fills one.
+fn filled_outside(gpu: &Gpu, atoms: &[[f32; 4]]) -> wgpu::Buffer {
+    let external = gpu.device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("external atoms"),
+        size: (atoms.len() * 16) as u64,
+        usage: wgpu::BufferUsages::STORAGE,
+        mapped_at_creation: false,
+    });
+    fill_from_outside(gpu, &external, atoms);
+    external
+}
+
 #[test]
 fn a_buffer_filled_from_outside_renders_like_an_uploaded_one() {
     let Some(gpu) = gpu() else { return };
@@ -211,13 +223,7 @@ fn a_buffer_filled_from_outside_renders_like_an_uploaded_one() {
     renderer.set_scene(&gpu.device, &b, &shapes);
     renderer.upload_atoms(&gpu.device, &gpu.queue, &atoms);
     let uploaded = render(&gpu, &mut renderer, CameraMode::Orbit, ColourBy::Speed, [256, 192]);
-    let external = gpu.device.create_buffer(&wgpu::BufferDescriptor {
-        label: Some("external atoms"),
-        size: (atoms.len() * 16) as u64,
-        usage: wgpu::BufferUsages::STORAGE,
-        mapped_at_creation: false,
-    });
-    fill_from_outside(&gpu, &external, &atoms);
+    let external = filled_outside(&gpu, &atoms);
     renderer.use_external_atoms(&gpu.device, &external, atoms.len() as u32);
     let outside = render(&gpu, &mut renderer, CameraMode::Orbit, ColourBy::Speed, [256, 192]);
     assert!(uploaded == outside, "the externally filled buffer renders differently");
@@ -368,13 +374,7 @@ fn splatted_atoms_look_like_triangle_atoms() {
     assert_ne!(triangles, vec![0u8; triangles.len()]);
     // From a buffer filled outside the renderer (the CUDA interop path), the same image.
     let own = render(&gpu, &mut renderer, CameraMode::Front, ColourBy::Speed, size);
-    let external = gpu.device.create_buffer(&wgpu::BufferDescriptor {
-        label: Some("external atoms"),
-        size: (atoms.len() * 16) as u64,
-        usage: wgpu::BufferUsages::STORAGE,
-        mapped_at_creation: false,
-    });
-    fill_from_outside(&gpu, &external, &atoms);
+    let external = filled_outside(&gpu, &atoms);
     renderer.use_external_atoms(&gpu.device, &external, atoms.len() as u32);
     let outside = render(&gpu, &mut renderer, CameraMode::Front, ColourBy::Speed, size);
     assert!(own == outside, "the splat of an externally filled buffer differs");
