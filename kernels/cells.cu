@@ -7,12 +7,6 @@
 #include "common.cuh"
 #include "cells.cuh"
 
-extern "C" __global__ void __launch_bounds__(BLOCK) cells_clear(Consts c, Bufs b, int gate) {
-    if (!b.flags[gate]) return;
-    int k = blockIdx.x * blockDim.x + threadIdx.x;
-    if (k < c.n_cells) b.cell_count[k] = 0;
-}
-
 extern "C" __global__ void __launch_bounds__(BLOCK) cells_bin(Consts c, Bufs b, int gate) {
     if (!b.flags[gate]) return;
     int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -78,10 +72,15 @@ extern "C" __global__ void __launch_bounds__(SCAN_THREADS) cells_scan_top(Consts
     if (threadIdx.x == 0) b.cell_start[c.n_cells] = carry;
 }
 
+// Adds each cell's block offset, and empties the counts for the next binning (cells_bin
+// counts into zeros: they start zeroed and are emptied here once the scan has read them).
 extern "C" __global__ void __launch_bounds__(BLOCK) cells_scan_add(Consts c, Bufs b, int gate) {
     if (!b.flags[gate]) return;
     int k = blockIdx.x * blockDim.x + threadIdx.x;
-    if (k < c.n_cells) b.cell_start[k] += b.scan_sums[k / SCAN_THREADS];
+    if (k < c.n_cells) {
+        b.cell_start[k] += b.scan_sums[k / SCAN_THREADS];
+        b.cell_count[k] = 0;
+    }
 }
 
 extern "C" __global__ void __launch_bounds__(BLOCK) cells_scatter(Consts c, Bufs b, int gate) {
@@ -91,9 +90,17 @@ extern "C" __global__ void __launch_bounds__(BLOCK) cells_scatter(Consts c, Bufs
     b.order[b.cell_start[b.cell_of[i]] + b.slot[i]] = (unsigned int)i;
 }
 
+// The atom from slot `src` into sorted place k of the permutation scratch arrays.
+__device__ __forceinline__ void gather_to(const Bufs& b, int k, unsigned int src) {
+    b.pos2[k] = b.pos[src];
+    b.vel2[k] = b.vel[src];
+    b.ids2[k] = b.ids[src];
+}
+
 // One warp per cell: each atom's place is the number of the cell's atoms with a smaller
 // index (cells of up to 32 atoms, all in registers); a larger cell is insertion-sorted by
-// its warp's first lane.
+// its warp's first lane. Each atom is then gathered into its sorted place in the scratch
+// arrays (permute_copy brings them back).
 extern "C" __global__ void __launch_bounds__(BLOCK) cells_sort(Consts c, Bufs b, int gate) {
     if (!b.flags[gate]) return;
     int k = (blockIdx.x * blockDim.x + threadIdx.x) >> 5, lane = threadIdx.x & 31;
@@ -103,29 +110,22 @@ extern "C" __global__ void __launch_bounds__(BLOCK) cells_sort(Consts c, Bufs b,
         unsigned int v = lane < e - s ? b.order[s + lane] : 0xFFFFFFFFu;
         int rank = 0;
         for (int t = 0; t < 32; t++) rank += __shfl_sync(0xffffffffu, v, t) < v;
-        if (lane < e - s) b.order[s + rank] = v;
+        if (lane < e - s) gather_to(b, s + rank, v);
         return;
     }
-    if (lane != 0) return;
-    for (int x = s + 1; x < e; x++) {
-        unsigned int v = b.order[x];
-        int y = x - 1;
-        while (y >= s && b.order[y] > v) {
-            b.order[y + 1] = b.order[y];
-            y--;
+    if (lane == 0) {
+        for (int x = s + 1; x < e; x++) {
+            unsigned int v = b.order[x];
+            int y = x - 1;
+            while (y >= s && b.order[y] > v) {
+                b.order[y + 1] = b.order[y];
+                y--;
+            }
+            b.order[y + 1] = v;
         }
-        b.order[y + 1] = v;
     }
-}
-
-extern "C" __global__ void __launch_bounds__(BLOCK) permute_gather(Consts c, Bufs b, int gate) {
-    if (!b.flags[gate]) return;
-    int k = blockIdx.x * blockDim.x + threadIdx.x;
-    if (k >= c.n) return;
-    unsigned int src = b.order[k];
-    b.pos2[k] = b.pos[src];
-    b.vel2[k] = b.vel[src];
-    b.ids2[k] = b.ids[src];
+    __syncwarp();
+    for (int x = s + lane; x < e; x += 32) gather_to(b, x, b.order[x]);
 }
 
 extern "C" __global__ void __launch_bounds__(BLOCK) permute_copy(Consts c, Bufs b, int gate) {

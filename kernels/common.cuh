@@ -163,6 +163,12 @@ __device__ __forceinline__ double4 ldg4(const double4* p) {
     double2 a = __ldg(reinterpret_cast<const double2*>(p)), b = __ldg(reinterpret_cast<const double2*>(p) + 1);
     return make_double4(a.x, a.y, b.x, b.y);
 }
+// A streaming load (evict first): for data read once per step, so the caches keep the rest.
+__device__ __forceinline__ float4 ldcs4(const float4* p) { return __ldcs(p); }
+__device__ __forceinline__ double4 ldcs4(const double4* p) {
+    double2 a = __ldcs(reinterpret_cast<const double2*>(p)), b = __ldcs(reinterpret_cast<const double2*>(p) + 1);
+    return make_double4(a.x, a.y, b.x, b.y);
+}
 
 __device__ __forceinline__ real_f min_image(real_f d, real_f len, real_f inv) {
     return d - len * rint(d * inv);

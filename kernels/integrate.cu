@@ -50,7 +50,7 @@ __device__ __forceinline__ void kick_drift(const Consts& c, const Bufs& b, int i
         atomicMin(b.blowup_step, step);
     }
     if (track) {
-        real_s4 q = b.pos_build[i];
+        real_s4 q = ldcs4(b.pos_build + i);
         double d[3] = {(double)x.x - (double)q.x, (double)x.y - (double)q.y, (double)x.z - (double)q.z};
         double r2 = 0.0;
         #pragma unroll
@@ -135,7 +135,8 @@ extern "C" __global__ void __launch_bounds__(BLOCK) integrate_fused(Consts c, Bu
     if (i >= c.n) return;
     unsigned long long step = b.clock[0];
     real_s4 x = b.pos[i];
-    real_f4 f = b.force[i];
+    // Forces and build positions are read once here; positions and velocities stay cached.
+    real_f4 f = ldcs4(b.force + i);
     double m = b.masses[type_of(x.w)];
     real_s4 v = second_kick(c, b, i, b.vel[i], f, m, step);
     if (b.flags[FLAG_BLOWUP]) {

@@ -21,7 +21,7 @@ const SOURCES: [(&str, &str); 12] = [
 ];
 
 /// Every kernel entry point, for loading and for error messages.
-pub const KERNELS: [&str; 28] = [
+pub const KERNELS: [&str; 26] = [
     "integrate_first",
     "integrate_second",
     "integrate_fused",
@@ -36,14 +36,12 @@ pub const KERNELS: [&str; 28] = [
     "forces_neighbors_noev",
     "forces_neighbors_ev",
     "obstacle_pass",
-    "cells_clear",
     "cells_bin",
     "cells_scan_blocks",
     "cells_scan_top",
     "cells_scan_add",
     "cells_scatter",
     "cells_sort",
-    "permute_gather",
     "permute_copy",
     "nlist_build",
     "rebuild_done",

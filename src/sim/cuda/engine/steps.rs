@@ -61,14 +61,12 @@ impl Engine {
             _ => return Vec::new(),
         };
         let mut calls = vec![
-            l.gated_call("cells_clear", Over::Cells, gate),
             l.gated_call("cells_bin", Over::Atoms, gate),
             l.gated_call("cells_scan_blocks", Over::ScanBlocks, gate),
             l.gated_call("cells_scan_top", Over::Scan, gate),
             l.gated_call("cells_scan_add", Over::Cells, gate),
             l.gated_call("cells_scatter", Over::Atoms, gate),
             l.gated_call("cells_sort", Over::CellWarps, gate),
-            l.gated_call("permute_gather", Over::Atoms, gate),
             l.gated_call("permute_copy", Over::Atoms, gate),
         ];
         if self.algorithm == Algorithm::Neighbors {
