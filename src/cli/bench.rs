@@ -91,12 +91,7 @@ pub enum DrawPath {
 /// The scene named by --scene, re-initialised to `n` atoms (0: as written), built.
 fn scene_setup(which: &std::path::Path, n: usize) -> Result<crate::scene::SimSetup> {
     use crate::app::reinit::{InitialState, reinitialise};
-    let scene = if which == std::path::Path::new("default") {
-        let text = crate::scene::presets::preset("default").context("the default scene is missing")?;
-        crate::scene::Scene::from_str(text, "default.ron (built in)")?
-    } else {
-        crate::scene::Scene::load(which)?
-    };
+    let scene = super::run::load_scene((which != std::path::Path::new("default")).then_some(which))?;
     let scene = if n == 0 {
         scene
     } else {

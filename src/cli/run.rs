@@ -148,15 +148,20 @@ fn base_setup(args: &RunArgs) -> Result<Option<SimSetup>> {
     load_setup(args.scene.as_deref()).map(Some)
 }
 
-/// Builds the scene at `path`, or the built-in default scene.
-pub fn load_setup(path: Option<&Path>) -> Result<SimSetup> {
-    let scene = match path {
+/// The scene at `path`, or the built-in default scene.
+pub fn load_scene(path: Option<&Path>) -> Result<Scene> {
+    Ok(match path {
         Some(path) => Scene::load(path)?,
         None => {
             let text = presets::preset("default").ok_or_else(|| anyhow!("the default scene is missing"))?;
             Scene::from_str(text, "default.ron (built in)")?
         }
-    };
+    })
+}
+
+/// Builds the scene at `path`, or the built-in default scene.
+pub fn load_setup(path: Option<&Path>) -> Result<SimSetup> {
+    let scene = load_scene(path)?;
     scene.build().map_err(|e| match path {
         Some(p) => anyhow!("{}: {e}", p.display()),
         None => anyhow!("{e}"),

@@ -89,7 +89,7 @@ enum AtomSource {
     /// Our own storage buffer, filled by `upload_atoms`.
     Own,
     /// A buffer another owner fills (e.g. CUDA through Vulkan interop).
-    External,
+    External(wgpu::Buffer),
 }
 
 /// The renderer's GPU resources, made once per device and target format.
@@ -115,8 +115,6 @@ pub struct Renderer {
     splat: Option<Splat>,
     /// When the splat path draws (see [`SplatMode`]).
     pub splat_mode: SplatMode,
-    /// The buffer the atoms are read from (own or external).
-    atom_source_buffer: wgpu::Buffer,
     /// An atom's radius on screen this frame (pixels, at the view's centre).
     radius_px: f32,
     /// This frame's splat resolve, when the atoms were splatted.
@@ -296,7 +294,6 @@ impl Renderer {
         Renderer {
             splat,
             splat_mode: SplatMode::Auto,
-            atom_source_buffer: atom_buffer.clone(),
             radius_px: 0.0,
             splat_bind: None,
             atoms_pipeline,
@@ -345,7 +342,6 @@ impl Renderer {
                 self.atom_buffer = atom_storage(device, self.atom_capacity);
             }
             self.atom_bind = Self::bind_atoms(device, &self.atoms_layout, &self.atom_uniform, &self.atom_buffer);
-            self.atom_source_buffer = self.atom_buffer.clone();
             self.source = AtomSource::Own;
         }
         let bytes: &[u8] = bytemuck::cast_slice(atoms);
@@ -360,8 +356,7 @@ impl Renderer {
     /// Draws `n` atoms from `buffer`, which another owner fills (storage usage required).
     pub fn use_external_atoms(&mut self, device: &wgpu::Device, buffer: &wgpu::Buffer, n: u32) {
         self.atom_bind = Self::bind_atoms(device, &self.atoms_layout, &self.atom_uniform, buffer);
-        self.atom_source_buffer = buffer.clone();
-        self.source = AtomSource::External;
+        self.source = AtomSource::External(buffer.clone());
         self.n_atoms = n;
     }
 
@@ -440,7 +435,11 @@ impl Renderer {
     ) {
         self.splat_bind = match (&self.splat, vis) {
             (Some(s), Some(vis)) if self.splats() => {
-                Some(s.encode(device, encoder, &self.atom_uniform, &self.atom_source_buffer, vis, self.n_atoms))
+                let atoms = match &self.source {
+                    AtomSource::Own => &self.atom_buffer,
+                    AtomSource::External(b) => b,
+                };
+                Some(s.encode(device, encoder, &self.atom_uniform, atoms, vis, self.n_atoms))
             }
             _ => None,
         };
