@@ -62,6 +62,22 @@ impl CellGrid {
         }
     }
 
+    /// A grid of exactly `dims` cells (each at least 1) over `b`, for binning only (reach 1).
+    pub fn with_dims(b: &SimBox, dims: [usize; 3]) -> CellGrid {
+        let len = b.length();
+        let dims = dims.map(|d| d.max(1));
+        CellGrid {
+            dims,
+            reach: 1,
+            lo: b.lo,
+            inv_cell: std::array::from_fn(|k| dims[k] as f64 / len[k]),
+            periodic: b.periodic,
+            start: vec![0; dims[0] * dims[1] * dims[2] + 1],
+            order: Vec::new(),
+            cell_of: Vec::new(),
+        }
+    }
+
     /// The finest grid for `range` among reach 2 and 1.
     pub fn finest(b: &SimBox, range: f64) -> Option<CellGrid> {
         CellGrid::new(b, range, 2).or_else(|| CellGrid::new(b, range, 1))

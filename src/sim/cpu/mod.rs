@@ -7,6 +7,9 @@
 #[cfg(target_arch = "x86_64")]
 mod avx512;
 mod cells;
+#[cfg(target_arch = "x86_64")]
+mod cluster_kernel;
+mod clusters;
 mod external;
 mod forces;
 mod kernels;
@@ -203,7 +206,12 @@ impl Backend for CpuBackend {
     fn advance_md(&mut self, steps: u64) -> Result<(), SimError> {
         let ctx = make_ctx(&self.params, self.field.as_deref(), &self.engine);
         let engine = &mut self.engine;
-        super::timed_advance(steps, &mut self.telemetry, |out| with_sim!(engine, s => s.advance(steps, &ctx, out)))
+        // The step loop runs on a pool thread, so that its parallel loops start without
+        // handing work over from this thread and waking it again for each one.
+        let telemetry = &mut self.telemetry;
+        rayon::scope(|_| {
+            super::timed_advance(steps, telemetry, |out| with_sim!(engine, s => s.advance(steps, &ctx, out)))
+        })
     }
 
     fn hmc_parts(&mut self) -> (&mut crate::sim::hmc::HmcState, &mut Vec<Telemetry>) {

@@ -180,6 +180,11 @@ impl NeighborList {
             let atoms = size.min(n - chunk.first);
             build_chunk::<F>(chunk, atoms, &c, grid);
         });
+        self.record_build(pos);
+    }
+
+    /// Notes a build (of this list or of a cluster list) at positions `pos`.
+    pub fn record_build<F: Real>(&mut self, pos: &[[F; 4]]) {
         self.pos_at_build.clear();
         self.pos_at_build.extend(pos.iter().map(|p| [p[0].f64() as f32, p[1].f64() as f32, p[2].f64() as f32]));
         self.builds += 1;
@@ -188,18 +193,25 @@ impl NeighborList {
     /// Splits the chunks into at most `parts` contiguous runs with about equal pair counts;
     /// returns the runs as chunk index ranges.
     pub fn balanced_ranges(&self, parts: usize) -> Vec<std::ops::Range<usize>> {
-        let total: usize = self.chunks.iter().map(ListChunk::pairs).sum();
-        let parts = parts.clamp(1, self.chunks.len().max(1));
-        let mut out = Vec::with_capacity(parts);
-        let (mut lo, mut acc) = (0, 0usize);
-        for (k, c) in self.chunks.iter().enumerate() {
-            acc += c.pairs();
-            if out.len() + 1 < parts && acc * parts >= total * (out.len() + 1) {
-                out.push(lo..k + 1);
-                lo = k + 1;
-            }
-        }
-        out.push(lo..self.chunks.len());
-        out
+        balanced_ranges(self.chunks.iter().map(ListChunk::pairs), parts)
     }
+}
+
+/// Splits items of the given weights into at most `parts` contiguous runs of about equal
+/// weight; returns the runs as index ranges (one empty run when there are no items).
+pub fn balanced_ranges(weights: impl Iterator<Item = usize> + Clone, parts: usize) -> Vec<std::ops::Range<usize>> {
+    let total: usize = weights.clone().sum();
+    let count = weights.clone().count();
+    let parts = parts.clamp(1, count.max(1));
+    let mut out = Vec::with_capacity(parts);
+    let (mut lo, mut acc) = (0, 0usize);
+    for (k, w) in weights.enumerate() {
+        acc += w;
+        if out.len() + 1 < parts && acc * parts >= total * (out.len() + 1) {
+            out.push(lo..k + 1);
+            lo = k + 1;
+        }
+    }
+    out.push(lo..count);
+    out
 }

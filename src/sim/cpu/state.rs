@@ -12,11 +12,12 @@ use num_traits::Zero;
 use rayon::prelude::*;
 
 use super::cells::CellGrid;
+use super::clusters::{self, Block, ClusterList};
 use super::external::External;
 use super::forces::{self, CellScratch, TILE};
 use super::kernels::{EnergyVirial, MinImage};
 use super::neighbors::NeighborList;
-use super::simd::multiversion;
+use super::simd::{cast_slice, cast_slice_mut, multiversion};
 use crate::analysis;
 use crate::physics::lj::{LjPair, PairCoeffs, Table, Uniform};
 use crate::physics::obstacles::ObstacleField;
@@ -67,6 +68,10 @@ pub struct CpuSim<P: PrecisionMode> {
     nl_grid: Option<CellGrid>,
     nl_range: f64,
     nl_valid: bool,
+    /// The valid list is the cluster list (else the per-atom list).
+    nl_clusters: bool,
+    clusters: ClusterList,
+    cluster_bufs: Vec<Vec<Block>>,
     bufs: Vec<Vec<[P::Force; 4]>>,
     /// `pos_f` matches `pos` (set by the drift, cleared once forces use it).
     pos_f_fresh: bool,
@@ -259,6 +264,9 @@ impl<P: PrecisionMode> CpuSim<P> {
             nl_grid: None,
             nl_range: 0.0,
             nl_valid: false,
+            nl_clusters: false,
+            clusters: ClusterList::default(),
+            cluster_bufs: Vec::new(),
             bufs: Vec::new(),
             pos_f_fresh: false,
             disp_since_build: None,
@@ -321,7 +329,7 @@ impl<P: PrecisionMode> CpuSim<P> {
 
     fn rebuild_neighbors(&mut self, params: &SimParams) {
         let range = params.list_range();
-        if !self.nl_valid && (self.nl_range != range || self.nl.builds == 0) {
+        if self.nl_grid.is_none() || (!self.nl_valid && (self.nl_range != range || self.nl.builds == 0)) {
             self.nl_grid = CellGrid::finest(&self.sim_box, range);
             self.nl_range = range;
         }
@@ -340,6 +348,26 @@ impl<P: PrecisionMode> CpuSim<P> {
         // The force array is still free scratch.
         let scratch = self.force.as_flattened_mut();
         self.nl.build(force_positions(&self.pos, &self.pos_f), self.nl_grid.as_ref(), range, &img, scratch);
+        self.nl_valid = true;
+    }
+
+    /// Sorts the atoms into clusters and builds the cluster-pair list (f32 forces only).
+    fn rebuild_clusters(&mut self, range: f64) {
+        let pf = force_positions(&self.pos, &self.pos_f);
+        let Some(p32) = cast_slice::<_, [f32; 4]>(pf) else { return };
+        let order = self.clusters.sort(p32, &self.sim_box);
+        // Forces are recomputed right after a rebuild: their array is free scratch.
+        let scratch = bytemuck::cast_slice_mut::<_, u8>(&mut self.force[..]);
+        permute(&mut self.pos, order, scratch);
+        permute(&mut self.vel, order, scratch);
+        permute(&mut self.types, order, scratch);
+        permute(&mut self.ids, order, scratch);
+        self.sync_pos_f();
+        let pf = force_positions(&self.pos, &self.pos_f);
+        if let Some(p32) = cast_slice::<_, [f32; 4]>(pf) {
+            self.clusters.build(p32, &self.sim_box, range);
+        }
+        self.nl.record_build(pf);
         self.nl_valid = true;
     }
 
@@ -382,6 +410,10 @@ impl<P: PrecisionMode> CpuSim<P> {
             }
         }
         if algorithm == Algorithm::Neighbors {
+            let lj32 = cluster_coeffs(c, &self.sim_box, ctx.params.list_range());
+            if lj32.is_some() != self.nl_clusters || self.nl.pos_at_build.len() != self.pos.len() {
+                self.nl_valid = false;
+            }
             // Build positions are kept in f32: allow for their rounding.
             let half_skin = (0.5 * ctx.params.skin - 1e-4).max(0.0);
             let moved = match self.disp_since_build.take() {
@@ -389,8 +421,23 @@ impl<P: PrecisionMode> CpuSim<P> {
                 None if self.nl_valid => self.max_disp_sq_since_build(),
                 None => f64::INFINITY,
             };
-            if !self.nl_valid || moved > half_skin * half_skin {
-                self.rebuild_neighbors(ctx.params);
+            let rebuild = !self.nl_valid || moved > half_skin * half_skin;
+            if rebuild {
+                self.nl_clusters = lj32.is_some();
+                match lj32 {
+                    Some(_) => self.rebuild_clusters(ctx.params.list_range()),
+                    None => self.rebuild_neighbors(ctx.params),
+                }
+            }
+            let pf = force_positions(&self.pos, &self.pos_f);
+            if let (Some(lj), Some(p32), Some(f32s)) =
+                (lj32, cast_slice::<_, [f32; 4]>(pf), cast_slice_mut::<_, [f32; 4]>(&mut self.force))
+            {
+                if !rebuild {
+                    self.clusters.pack(p32, &self.nl.pos_at_build);
+                }
+                let (energy, virial) = self.clusters.forces::<EV>(&lj, &mut self.cluster_bufs, f32s);
+                return EnergyVirial { energy, virial };
             }
         }
         let pf = force_positions(&self.pos, &self.pos_f);
@@ -667,6 +714,16 @@ impl<P: PrecisionMode> CpuSim<P> {
         }
         Ok(())
     }
+}
+
+/// The f32 pair coefficients when the cluster-pair list serves this case: one species,
+/// f32 forces, AVX-512 present, a box the clusters fit (see [`clusters::fits`]) and not
+/// switched off (`ARGON_CPU_CLUSTERS=0`).
+fn cluster_coeffs<F: Real, C: PairCoeffs<F>>(c: &C, b: &SimBox, range: f64) -> Option<LjPair<f32>> {
+    if !clusters::enabled() || !clusters::fits(b, range) {
+        return None;
+    }
+    c.uniform().and_then(super::simd::cast_ref::<LjPair<F>, LjPair<f32>>).copied()
 }
 
 fn blow_up(step: u64, moved_sq: f64) -> SimError {

@@ -1,0 +1,550 @@
+//! Cluster-pair neighbour lists for the single-species f32 force loop on AVX-512 (the scheme
+//! of GROMACS' nbnxm kernels): atoms are grouped into clusters of [`CLUSTER`] spatial
+//! neighbours, and the list holds pairs of clusters whose bounding boxes come within the
+//! list range, each with the periodic image the second is seen in. The force loop then
+//! reads positions as contiguous vectors and adds reactions with whole-vector stores: no
+//! gathers, scatters or per-pair minimum images.
+//!
+//! Clusters: the box is cut into columns along z about two clusters' widths across; atoms
+//! are sorted by column, then by z within a column, and every run of [`CLUSTER`] atoms of a
+//! column is a cluster (the last one of a column may be short). The caller permutes its
+//! atom slots into that order, so cluster `c` is the slots `first[c]..first[c + 1]`.
+//!
+//! Each step the caller [`pack`](ClusterList::pack)s the positions into per-cluster
+//! structure-of-arrays blocks, unwrapped to the images they had when the list was built (the
+//! drift wraps atoms that cross a periodic face; the list's image shifts assume they were
+//! not wrapped). Empty lanes sit at a far-away point and never interact.
+
+use rayon::prelude::*;
+
+use super::cells::CellGrid;
+use super::neighbors::balanced_ranges;
+use crate::physics::lj::LjPair;
+use crate::physics::params::SimBox;
+
+/// Atoms per cluster.
+pub const CLUSTER: usize = 8;
+
+/// The shift code of the unshifted image (codes are `(sx+1)*9 + (sy+1)*3 + (sz+1)`).
+pub const ZERO_SHIFT: u32 = 13;
+
+/// Bits of a list entry holding the shift code; the cluster index sits above them.
+pub const SHIFT_BITS: u32 = 5;
+
+/// One cluster's x, y and z (lanes 0..8 of each row; row 3 unused), or its forces.
+#[repr(C, align(64))]
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Block(pub [[f32; CLUSTER]; 4]);
+
+impl Block {
+    const ZERO: Block = Block([[0.0; CLUSTER]; 4]);
+}
+
+/// Axis-aligned bounding box of a cluster's atoms.
+#[derive(Clone, Copy, Debug)]
+struct Bounds {
+    lo: [f32; 3],
+    hi: [f32; 3],
+}
+
+/// The list entries of a run of consecutive i-clusters, by half cluster: atoms 4h..4h + 4 of
+/// cluster `first + k` pair with `entries[start[2k + h]..start[2k + h + 1]]`, each
+/// `j << SHIFT_BITS | shift code` (j-clusters with an atom within the list range of the
+/// half). Storage is kept between builds.
+#[derive(Clone, Debug, Default)]
+pub struct ClusterChunk {
+    pub first: usize,
+    pub start: Vec<u32>,
+    pub entries: Vec<u32>,
+}
+
+/// Clusters, their positions and the cluster-pair list.
+#[derive(Clone, Debug, Default)]
+pub struct ClusterList {
+    columns: Option<CellGrid>,
+    /// Clusters of column `k`: `col_clusters[k]..col_clusters[k + 1]`.
+    col_clusters: Vec<u32>,
+    /// Slots of cluster `c`: `first[c]..first[c + 1]` (at most [`CLUSTER`]).
+    pub first: Vec<u32>,
+    bounds: Vec<Bounds>,
+    /// Bounds of each column's clusters together.
+    col_bounds: Vec<Bounds>,
+    /// Positions by cluster, unwrapped to their images at the build.
+    pub packed: Vec<Block>,
+    pub chunks: Vec<ClusterChunk>,
+    /// Image shifts by code: (sx Lx, sy Ly, sz Lz, 0).
+    pub shifts: [[f32; 4]; 27],
+    len: [f32; 3],
+    inv: [f32; 3],
+}
+
+/// Whether cluster lists may be used: on x86-64 with AVX-512, unless `ARGON_CPU_CLUSTERS=0`
+/// asks for the per-atom list (for comparisons).
+pub fn enabled() -> bool {
+    static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *ON.get_or_init(|| {
+        cfg!(target_arch = "x86_64")
+            && super::simd::level() == super::simd::SimdLevel::Avx512
+            && std::env::var("ARGON_CPU_CLUSTERS").map_or(true, |v| v.trim() != "0")
+    })
+}
+
+/// Whether clusters can serve `b` at list range `range`: every periodic length must exceed
+/// the range, so that partners are at most one image away.
+pub fn fits(b: &SimBox, range: f64) -> bool {
+    let len = b.length();
+    (0..3).all(|k| !b.periodic[k] || len[k] > range)
+}
+
+impl ClusterList {
+    pub fn n_clusters(&self) -> usize {
+        self.first.len().saturating_sub(1)
+    }
+
+    /// Sorts the atoms at `pos` into clusters; returns the order the caller must permute its
+    /// slots into (new slot `k` holds old slot `order[k]`), after which it calls
+    /// [`build`](Self::build).
+    pub fn sort(&mut self, pos: &[[f32; 4]], b: &SimBox) -> &[u32] {
+        let n = pos.len();
+        let len = b.length();
+        let density = n as f64 / b.volume().max(f64::MIN_POSITIVE);
+        // Columns about two clusters' width across (a cluster is near-cubic then), no more
+        // columns than clusters.
+        let width = (CLUSTER as f64 / density.max(1e-12)).cbrt();
+        let mut dims = [0usize; 2];
+        for k in 0..2 {
+            dims[k] = ((len[k] / width).floor() as usize).clamp(1, n.div_ceil(CLUSTER).max(1));
+        }
+        while dims[0] * dims[1] > n.div_ceil(CLUSTER).max(1) {
+            let k = if dims[0] >= dims[1] { 0 } else { 1 };
+            dims[k] = (dims[k] / 2).max(1);
+        }
+        let grid = self.columns.insert(CellGrid::with_dims(b, [dims[0], dims[1], 1]));
+        grid.bin_by(n, |i| [pos[i][0] as f64, pos[i][1] as f64, pos[i][2] as f64]);
+        // Sort each column by z.
+        let ncols = grid.n_cells();
+        let mut parts: Vec<&mut [u32]> = Vec::with_capacity(ncols);
+        let mut rest = &mut grid.order[..];
+        for w in grid.start.windows(2) {
+            let (head, tail) = rest.split_at_mut((w[1] - w[0]) as usize);
+            parts.push(head);
+            rest = tail;
+        }
+        parts
+            .into_par_iter()
+            .for_each(|p| p.sort_unstable_by(|&a, &b| pos[a as usize][2].total_cmp(&pos[b as usize][2])));
+        // Cut every column into clusters.
+        self.col_clusters.clear();
+        self.first.clear();
+        self.col_clusters.push(0);
+        for c in 0..ncols {
+            let (lo, hi) = (grid.start[c], grid.start[c + 1]);
+            let mut s = lo;
+            while s < hi {
+                self.first.push(s);
+                s = (s + CLUSTER as u32).min(hi);
+            }
+            self.col_clusters.push(self.first.len() as u32);
+        }
+        self.first.push(n as u32);
+        &grid.order
+    }
+
+    /// Builds bounds, packed positions and the pair list for `pos`, already permuted into
+    /// the order [`sort`](Self::sort) returned, at list range `range`.
+    pub fn build(&mut self, pos: &[[f32; 4]], b: &SimBox, range: f64) {
+        let len = b.length();
+        self.len = len.map(|l| l as f32);
+        self.inv = std::array::from_fn(|k| if b.periodic[k] { (1.0 / len[k]) as f32 } else { 0.0 });
+        for (code, s) in self.shifts.iter_mut().enumerate() {
+            let image = [code as i32 / 9 - 1, code as i32 / 3 % 3 - 1, code as i32 % 3 - 1];
+            *s = [0, 1, 2, 3].map(|k| if k < 3 { image[k] as f32 * self.len[k] } else { 0.0 });
+        }
+        let nc = self.n_clusters();
+        let first = &self.first;
+        self.bounds.clear();
+        self.bounds.par_extend((0..nc).into_par_iter().map(|c| {
+            let atoms = &pos[first[c] as usize..first[c + 1] as usize];
+            let mut bb = Bounds { lo: [f32::INFINITY; 3], hi: [f32::NEG_INFINITY; 3] };
+            for p in atoms {
+                for k in 0..3 {
+                    bb.lo[k] = bb.lo[k].min(p[k]);
+                    bb.hi[k] = bb.hi[k].max(p[k]);
+                }
+            }
+            bb
+        }));
+        let (bounds, col_clusters) = (&self.bounds, &self.col_clusters);
+        self.col_bounds.clear();
+        self.col_bounds.extend(col_clusters.windows(2).map(|w| {
+            let mut u = Bounds { lo: [f32::INFINITY; 3], hi: [f32::NEG_INFINITY; 3] };
+            for c in &bounds[w[0] as usize..w[1] as usize] {
+                for k in 0..3 {
+                    u.lo[k] = u.lo[k].min(c.lo[k]);
+                    u.hi[k] = u.hi[k].max(c.hi[k]);
+                }
+            }
+            u
+        }));
+        // Empty lanes sit further from the box than any atom or image can come.
+        let far = (b.lo.iter().fold(f64::INFINITY, |a, &x| a.min(x))
+            - 3.0 * len.iter().fold(0.0f64, |a, &x| a.max(x))
+            - 100.0) as f32;
+        self.packed.clear();
+        self.packed.resize(nc, Block([[far; CLUSTER]; 4]));
+        self.packed.par_iter_mut().enumerate().for_each(|(c, blk)| {
+            for (l, p) in pos[first[c] as usize..first[c + 1] as usize].iter().enumerate() {
+                for k in 0..3 {
+                    blk.0[k][l] = p[k];
+                }
+            }
+        });
+        // Small chunks: the force loop balances its threads by whole chunks.
+        let size = (nc / (32 * rayon::current_num_threads().max(1))).clamp(16, 256);
+        let mut chunks = std::mem::take(&mut self.chunks);
+        chunks.resize_with(nc.div_ceil(size), ClusterChunk::default);
+        let this = &*self;
+        chunks.par_iter_mut().enumerate().for_each(|(k, chunk)| {
+            chunk.first = k * size;
+            chunk.start.clear();
+            chunk.start.push(0);
+            chunk.entries.clear();
+            let (mut near, mut halves) = (Vec::new(), Vec::new());
+            let r2 = (range * range) as f32;
+            for ci in chunk.first..(chunk.first + size).min(nc) {
+                near.clear();
+                this.pairs_of(ci, b, range as f32, &mut near);
+                // Keep, for each half of the i-cluster, the j-clusters with an atom in range.
+                kernel::near_halves(ci, &near, &this.packed, &this.shifts, r2, &mut halves);
+                for h in 0..2 {
+                    let kept = near.iter().zip(&halves).filter(|&(_, m)| m >> h & 1 == 1);
+                    chunk.entries.extend(kept.map(|(&e, _)| e));
+                    chunk.start.push(chunk.entries.len() as u32);
+                }
+            }
+        });
+        self.chunks = chunks;
+    }
+
+    /// Appends the entries of cluster `ci`: every cluster j (with j > ci, or j = ci in the
+    /// unshifted or a "positive" image) whose bounds, in some image, come within `range`.
+    fn pairs_of(&self, ci: usize, b: &SimBox, range: f32, out: &mut Vec<u32>) {
+        let Some(g) = self.columns.as_ref() else { return };
+        let bi = self.bounds[ci];
+        let lo = b.lo.map(|x| x as f32);
+        let r2 = range * range;
+        // Column (or image) index ranges along each axis, with the image of each.
+        let window = |k: usize, n: usize, width: f32| -> (i64, i64) {
+            let a = ((bi.lo[k] - range - lo[k]) / width).floor() as i64;
+            let z = ((bi.hi[k] + range - lo[k]) / width).floor() as i64;
+            if b.periodic[k] { (a, z) } else { (a.clamp(0, n as i64 - 1), z.clamp(0, n as i64 - 1)) }
+        };
+        // Partners are at most one image away (see `fits`).
+        let wrap = |v: i64, n: usize| {
+            let n = n as i64;
+            if v < 0 {
+                ((v + n).max(0) as usize, -1)
+            } else if v >= n {
+                ((v - n).min(n - 1) as usize, 1)
+            } else {
+                (v as usize, 0)
+            }
+        };
+        let (nx, ny) = (g.dims[0], g.dims[1]);
+        let (x0, x1) = window(0, nx, self.len[0] / nx as f32);
+        let (y0, y1) = window(1, ny, self.len[1] / ny as f32);
+        let (z0, z1) = if b.periodic[2] { window(2, 1, self.len[2]) } else { (0, 0) };
+        for yu in y0..=y1 {
+            let (cy, sy) = wrap(yu, ny);
+            for xu in x0..=x1 {
+                let (cx, sx) = wrap(xu, nx);
+                let col = cy * nx + cx;
+                let cols = self.col_clusters[col] as usize..self.col_clusters[col + 1] as usize;
+                // Only clusters from ci on (half list); earlier columns hold only earlier ones.
+                if cols.end <= ci {
+                    continue;
+                }
+                let from = cols.start.max(ci);
+                // The column's distance across x and y narrows the z window (empty: skipped).
+                let (cb, shift) = (&self.col_bounds[col], [sx as f32 * self.len[0], sy as f32 * self.len[1]]);
+                let mut room = r2;
+                for d in 0..2 {
+                    let gap = (cb.lo[d] + shift[d] - bi.hi[d]).max(bi.lo[d] - cb.hi[d] - shift[d]).max(0.0);
+                    room -= gap * gap;
+                }
+                if room.is_nan() || room <= 0.0 {
+                    continue;
+                }
+                let reach = room.sqrt();
+                for sz in z0..=z1 {
+                    let code = ((sx + 1) * 9 + (sy + 1) * 3 + (sz + 1)) as u32;
+                    let s = self.shifts[code as usize];
+                    let (below, above) = (bi.lo[2] - reach - s[2], bi.hi[2] + reach - s[2]);
+                    // Clusters of a column are sorted by z: scan those overlapping in z.
+                    for (cj, bj) in self.bounds[from..cols.end].iter().enumerate().map(|(k, b)| (from + k, b)) {
+                        if bj.hi[2] < below {
+                            continue;
+                        }
+                        if bj.lo[2] > above {
+                            break;
+                        }
+                        if cj == ci && code < ZERO_SHIFT {
+                            continue;
+                        }
+                        out.push((cj as u32) << SHIFT_BITS | code);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Copies `pos` (slots in cluster order) into the packed blocks, each atom in the image
+    /// nearest its position at the build (`at_build`).
+    pub fn pack(&mut self, pos: &[[f32; 4]], at_build: &[[f32; 3]]) {
+        let (first, len) = (&self.first, self.len);
+        // Half a periodic length (infinite on walled axes): a larger move was a wrap.
+        let half: [f32; 3] = std::array::from_fn(|k| if self.inv[k] > 0.0 { 0.5 * len[k] } else { f32::INFINITY });
+        self.packed.par_iter_mut().enumerate().with_min_len(64).for_each(|(c, blk)| {
+            let slots = first[c] as usize..first[c + 1] as usize;
+            for (l, (p, q)) in pos[slots.clone()].iter().zip(&at_build[slots]).enumerate() {
+                for k in 0..3 {
+                    let d = p[k] - q[k];
+                    blk.0[k][l] = if d > half[k] {
+                        p[k] - len[k]
+                    } else if d < -half[k] {
+                        p[k] + len[k]
+                    } else {
+                        p[k]
+                    };
+                }
+            }
+        });
+    }
+
+    /// Pair forces (written to `force`, slots in cluster order) and, with `EV`, the energy
+    /// and virial sums, from the packed positions. Each thread takes a run of clusters with
+    /// about the same number of entries and accumulates into its own buffer in `bufs`.
+    pub fn forces<const EV: bool>(
+        &self,
+        lj: &LjPair<f32>,
+        bufs: &mut Vec<Vec<Block>>,
+        force: &mut [[f32; 4]],
+    ) -> (f64, f64) {
+        let nc = self.n_clusters();
+        let weights = self.chunks.iter().map(|c| c.entries.len());
+        let ranges = balanced_ranges(weights, rayon::current_num_threads());
+        bufs.resize_with(ranges.len(), Vec::new);
+        let sums: Vec<(f64, f64)> = bufs
+            .par_iter_mut()
+            .zip(ranges.par_iter())
+            .map(|(buf, range)| {
+                buf.clear();
+                buf.resize(nc, Block::ZERO);
+                let mut sums = (0.0, 0.0);
+                for chunk in &self.chunks[range.clone()] {
+                    let (e, w) = kernel::rows::<EV>(chunk, &self.packed, &self.shifts, lj, buf);
+                    sums.0 += e;
+                    sums.1 += w;
+                }
+                sums
+            })
+            .collect();
+        // Sum the buffers into the slots, a run of clusters at a time.
+        let bufs = &*bufs;
+        let mut outs: Vec<(usize, &mut [[f32; 4]])> = Vec::new();
+        let mut rest = force;
+        for c0 in (0..nc).step_by(256) {
+            let c1 = (c0 + 256).min(nc);
+            let (head, tail) = rest.split_at_mut((self.first[c1] - self.first[c0]) as usize);
+            outs.push((c0, head));
+            rest = tail;
+        }
+        outs.into_par_iter().for_each(|(c0, out)| {
+            let base = self.first[c0] as usize;
+            for c in c0..(c0 + 256).min(nc) {
+                for s in self.first[c] as usize..self.first[c + 1] as usize {
+                    let l = s - self.first[c] as usize;
+                    let mut f = [0.0f32; 4];
+                    for b in bufs {
+                        for k in 0..3 {
+                            f[k] += b[c].0[k][l];
+                        }
+                    }
+                    out[s - base] = f;
+                }
+            }
+        });
+        sums.into_iter().fold((0.0, 0.0), |a, b| (a.0 + b.0, a.1 + b.1))
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+mod kernel {
+    pub use super::super::cluster_kernel::{near_halves, rows};
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+mod kernel {
+    use super::{Block, ClusterChunk, LjPair};
+    /// Never called: clusters are used only with AVX-512.
+    pub fn near_halves(_: usize, _: &[u32], _: &[Block], _: &[[f32; 4]; 27], _: f32, _: &mut Vec<u8>) {}
+    /// Never called: clusters are used only with AVX-512.
+    pub fn rows<const EV: bool>(
+        _: &ClusterChunk,
+        _: &[Block],
+        _: &[[f32; 4]; 27],
+        _: &LjPair<f32>,
+        _: &mut [Block],
+    ) -> (f64, f64) {
+        (0.0, 0.0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Forces, energy and virial of every pair by brute force in f64 (minimum image).
+    fn brute(pos: &[[f32; 4]], b: &SimBox, lj: &LjPair<f32>) -> (Vec<[f64; 3]>, f64, f64) {
+        let len = b.length();
+        let mut f = vec![[0.0; 3]; pos.len()];
+        let (mut e, mut w) = (0.0, 0.0);
+        let l = LjPair::<f64>::new(1.0, 1.0, (lj.rcut_sq as f64).sqrt(), false);
+        for i in 0..pos.len() {
+            for j in i + 1..pos.len() {
+                let d: [f64; 3] = std::array::from_fn(|k| {
+                    let d = pos[i][k] as f64 - pos[j][k] as f64;
+                    if b.periodic[k] { d - len[k] * (d / len[k]).round() } else { d }
+                });
+                let rsq = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
+                if rsq >= l.rcut_sq {
+                    continue;
+                }
+                let r6 = 1.0 / (rsq * rsq * rsq);
+                let fd = r6 * (l.lj1 * r6 - l.lj2) / rsq;
+                e += r6 * (l.lj3 * r6 - l.lj4);
+                w += rsq * fd;
+                for k in 0..3 {
+                    f[i][k] += d[k] * fd;
+                    f[j][k] -= d[k] * fd;
+                }
+            }
+        }
+        (f, e, w)
+    }
+
+    /// A jittered simple-cubic lattice of spacing `a` filling `b` (reproducible).
+    fn lattice(b: &SimBox, a: f64) -> Vec<[f32; 4]> {
+        let len = b.length();
+        let n: [usize; 3] = std::array::from_fn(|k| (len[k] / a).floor() as usize);
+        let mut seed = 12345u64;
+        let mut jitter = || {
+            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            ((seed >> 33) as f64 / (1u64 << 31) as f64 - 0.5) * 0.2
+        };
+        let mut out = Vec::new();
+        for x in 0..n[0] {
+            for y in 0..n[1] {
+                for z in 0..n[2] {
+                    // Periodic axes: atoms right at the faces, so that moves cross them.
+                    let p: [f64; 3] = std::array::from_fn(|k| {
+                        let x = [x, y, z][k] as f64 * a + if b.periodic[k] { 0.06 } else { 0.5 * a } + jitter();
+                        if b.periodic[k] { x.rem_euclid(len[k]) } else { x }
+                    });
+                    out.push([p[0] as f32, p[1] as f32, p[2] as f32, 0.0]);
+                }
+            }
+        }
+        out
+    }
+
+    /// Builds clusters for `pos` (permuting it into cluster order) and checks the forces.
+    fn check(b: &SimBox, mut pos: Vec<[f32; 4]>, what: &str) {
+        let lj = LjPair::<f32>::new(1.0, 1.0, 2.5, false);
+        let range = 2.8;
+        assert!(fits(b, range), "{what}: test box too small");
+        let mut list = ClusterList::default();
+        let order = list.sort(&pos, b).to_vec();
+        pos = order.iter().map(|&i| pos[i as usize]).collect();
+        list.build(&pos, b, range);
+        assert!(list.first.windows(2).all(|w| w[1] > w[0] && w[1] - w[0] <= CLUSTER as u32), "{what}: cluster sizes");
+        let compare = |list: &ClusterList, pos: &[[f32; 4]], stage: &str| {
+            let mut force = vec![[0.0f32; 4]; pos.len()];
+            let (e, w) = list.forces::<true>(&lj, &mut Vec::new(), &mut force);
+            let (want, we, ww) = brute(pos, b, &lj);
+            let rms =
+                (want.iter().map(|f| f[0] * f[0] + f[1] * f[1] + f[2] * f[2]).sum::<f64>() / pos.len() as f64).sqrt();
+            assert!(rms > 1.0, "{what} {stage}: forces too small to test ({rms})");
+            let worst = force
+                .iter()
+                .zip(&want)
+                .map(|(f, g)| (0..3).map(|k| (f[k] as f64 - g[k]).abs()).fold(0.0, f64::max))
+                .fold(0.0, f64::max);
+            assert!(worst < 1e-4 * rms, "{what} {stage}: force off by {worst} (rms {rms})");
+            assert!((e - we).abs() < 1e-5 * we.abs().max(1.0), "{what} {stage}: energy {e} against {we}");
+            assert!((w - ww).abs() < 1e-5 * ww.abs().max(1.0), "{what} {stage}: virial {w} against {ww}");
+        };
+        compare(&list, &pos, "at the build");
+        // Move every atom less than half the skin, across periodic faces too, and wrap.
+        let at_build: Vec<[f32; 3]> = pos.iter().map(|p| [p[0], p[1], p[2]]).collect();
+        let len = b.length();
+        for (i, p) in pos.iter_mut().enumerate() {
+            for k in 0..3 {
+                let step = [0.1, -0.1, 0.05][(i + k) % 3] as f32;
+                let mut x = p[k] + step;
+                if b.periodic[k] {
+                    if x < b.lo[k] as f32 {
+                        x += len[k] as f32;
+                    } else if x >= b.hi[k] as f32 {
+                        x -= len[k] as f32;
+                    }
+                }
+                p[k] = x;
+            }
+        }
+        let wrapped = pos.iter().zip(&at_build).any(|(p, q)| (p[0] - q[0]).abs() > 1.0);
+        assert!(!b.periodic[0] || wrapped, "{what}: no atom crossed a periodic face");
+        list.pack(&pos, &at_build);
+        compare(&list, &pos, "after moving");
+    }
+
+    fn avx512() -> bool {
+        let ok = enabled();
+        if !ok {
+            println!("skipped: cluster lists need AVX-512 (and ARGON_CPU_CLUSTERS not 0)");
+        }
+        ok
+    }
+
+    #[test]
+    fn cluster_forces_match_brute_force_in_a_periodic_box() {
+        if avx512() {
+            let b = SimBox::new([11.0, 10.0, 12.0], [true; 3]);
+            check(&b, lattice(&b, 1.1), "periodic");
+        }
+    }
+
+    #[test]
+    fn cluster_forces_match_brute_force_between_walls() {
+        if avx512() {
+            let b = SimBox::new([10.0, 11.0, 9.0], [true, false, false]);
+            check(&b, lattice(&b, 1.1), "walled");
+        }
+    }
+
+    #[test]
+    fn cluster_forces_match_brute_force_in_a_small_box() {
+        if avx512() {
+            // Narrower than two list ranges: a pair can be in range in two images.
+            let b = SimBox::new([5.2, 6.0, 5.5], [true; 3]);
+            check(&b, lattice(&b, 1.08), "small");
+        }
+    }
+
+    #[test]
+    fn boxes_narrower_than_the_range_are_refused() {
+        assert!(fits(&SimBox::new([10.0; 3], [true; 3]), 2.8));
+        assert!(!fits(&SimBox::new([2.7, 10.0, 10.0], [true; 3]), 2.8));
+        assert!(fits(&SimBox::new([2.7, 10.0, 10.0], [false, true, true]), 2.8));
+    }
+}
