@@ -47,6 +47,20 @@ struct Bounds {
     hi: [f32; 3],
 }
 
+impl Bounds {
+    /// The smallest box around `lo` and `hi` of each item (inverted when there are none).
+    fn around<'a>(items: impl Iterator<Item = (&'a [f32], &'a [f32])>) -> Bounds {
+        let mut u = Bounds { lo: [f32::INFINITY; 3], hi: [f32::NEG_INFINITY; 3] };
+        for (lo, hi) in items {
+            for k in 0..3 {
+                u.lo[k] = u.lo[k].min(lo[k]);
+                u.hi[k] = u.hi[k].max(hi[k]);
+            }
+        }
+        u
+    }
+}
+
 /// The list entries of a run of consecutive i-clusters, by half cluster: atoms 4h..4h + 4 of
 /// cluster `first + k` pair with `entries[start[2k + h]..start[2k + h + 1]]`, each
 /// `j << SHIFT_BITS | shift code` (j-clusters with an atom within the list range of the
@@ -75,7 +89,7 @@ pub struct ClusterList {
     /// Image shifts by code: (sx Lx, sy Ly, sz Lz, 0).
     pub shifts: [[f32; 4]; 27],
     len: [f32; 3],
-    inv: [f32; 3],
+    periodic: [bool; 3],
 }
 
 /// Whether cluster lists may be used: on x86-64 with AVX-512, unless `ARGON_CPU_CLUSTERS=0`
@@ -155,7 +169,7 @@ impl ClusterList {
     pub fn build(&mut self, pos: &[[f32; 4]], b: &SimBox, range: f64) {
         let len = b.length();
         self.len = len.map(|l| l as f32);
-        self.inv = std::array::from_fn(|k| if b.periodic[k] { (1.0 / len[k]) as f32 } else { 0.0 });
+        self.periodic = b.periodic;
         for (code, s) in self.shifts.iter_mut().enumerate() {
             let image = [code as i32 / 9 - 1, code as i32 / 3 % 3 - 1, code as i32 % 3 - 1];
             *s = [0, 1, 2, 3].map(|k| if k < 3 { image[k] as f32 * self.len[k] } else { 0.0 });
@@ -163,42 +177,25 @@ impl ClusterList {
         let nc = self.n_clusters();
         let first = &self.first;
         self.bounds.clear();
-        self.bounds.par_extend((0..nc).into_par_iter().map(|c| {
-            let atoms = &pos[first[c] as usize..first[c + 1] as usize];
-            let mut bb = Bounds { lo: [f32::INFINITY; 3], hi: [f32::NEG_INFINITY; 3] };
-            for p in atoms {
-                for k in 0..3 {
-                    bb.lo[k] = bb.lo[k].min(p[k]);
-                    bb.hi[k] = bb.hi[k].max(p[k]);
-                }
-            }
-            bb
-        }));
+        self.bounds.par_extend(
+            (0..nc).into_par_iter().map(|c| {
+                Bounds::around(pos[first[c] as usize..first[c + 1] as usize].iter().map(|p| (&p[..], &p[..])))
+            }),
+        );
         let (bounds, col_clusters) = (&self.bounds, &self.col_clusters);
         self.col_bounds.clear();
-        self.col_bounds.extend(col_clusters.windows(2).map(|w| {
-            let mut u = Bounds { lo: [f32::INFINITY; 3], hi: [f32::NEG_INFINITY; 3] };
-            for c in &bounds[w[0] as usize..w[1] as usize] {
-                for k in 0..3 {
-                    u.lo[k] = u.lo[k].min(c.lo[k]);
-                    u.hi[k] = u.hi[k].max(c.hi[k]);
-                }
-            }
-            u
-        }));
+        self.col_bounds.extend(
+            col_clusters
+                .windows(2)
+                .map(|w| Bounds::around(bounds[w[0] as usize..w[1] as usize].iter().map(|c| (&c.lo[..], &c.hi[..])))),
+        );
         // Empty lanes sit further from the box than any atom or image can come.
         let far = (b.lo.iter().fold(f64::INFINITY, |a, &x| a.min(x))
             - 3.0 * len.iter().fold(0.0f64, |a, &x| a.max(x))
             - 100.0) as f32;
         self.packed.clear();
         self.packed.resize(nc, Block([[far; CLUSTER]; 4]));
-        self.packed.par_iter_mut().enumerate().for_each(|(c, blk)| {
-            for (l, p) in pos[first[c] as usize..first[c + 1] as usize].iter().enumerate() {
-                for k in 0..3 {
-                    blk.0[k][l] = p[k];
-                }
-            }
-        });
+        self.pack_images(pos, None);
         // Small chunks: the force loop balances its threads by whole chunks.
         let size = (nc / (32 * rayon::current_num_threads().max(1))).clamp(16, 256);
         let mut chunks = std::mem::take(&mut self.chunks);
@@ -301,12 +298,18 @@ impl ClusterList {
     /// Copies `pos` (slots in cluster order) into the packed blocks, each atom in the image
     /// nearest its position at the build (`at_build`).
     pub fn pack(&mut self, pos: &[[f32; 4]], at_build: &[[f32; 3]]) {
+        self.pack_images(pos, Some(at_build));
+    }
+
+    /// Copies `pos` into the packed blocks as they are (`at_build` None: at the build) or in
+    /// the images nearest `at_build`.
+    fn pack_images(&mut self, pos: &[[f32; 4]], at_build: Option<&[[f32; 3]]>) {
         let (first, len) = (&self.first, self.len);
         // Half a periodic length (infinite on walled axes): a larger move was a wrap.
-        let half: [f32; 3] = std::array::from_fn(|k| if self.inv[k] > 0.0 { 0.5 * len[k] } else { f32::INFINITY });
+        let half: [f32; 3] = std::array::from_fn(|k| if self.periodic[k] { 0.5 * len[k] } else { f32::INFINITY });
         self.packed.par_iter_mut().enumerate().with_min_len(64).for_each(|(c, blk)| {
-            let slots = first[c] as usize..first[c + 1] as usize;
-            for (l, (p, q)) in pos[slots.clone()].iter().zip(&at_build[slots]).enumerate() {
+            for (l, s) in (first[c] as usize..first[c + 1] as usize).enumerate() {
+                let (p, q) = (pos[s], at_build.map_or([pos[s][0], pos[s][1], pos[s][2]], |a| a[s]));
                 for k in 0..3 {
                     let d = p[k] - q[k];
                     blk.0[k][l] = if d > half[k] {
