@@ -11,6 +11,7 @@ pub mod cli;
 pub mod eos;
 pub mod export;
 pub mod interop;
+pub mod interrupt;
 pub mod io;
 pub mod physics;
 pub mod record;

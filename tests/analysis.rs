@@ -16,10 +16,12 @@ mod common;
 use std::f64::consts::PI;
 use std::sync::OnceLock;
 
+use argon_sandbox::analysis::Histogram;
 use argon_sandbox::physics::init::{LatticeKind, gas_positions, maxwell_boltzmann};
-use argon_sandbox::physics::params::{SimBox, SimParams, Thermostat};
+use argon_sandbox::physics::params::{SimParams, Thermostat};
+use argon_sandbox::physics::sim_box::SimBox;
 use argon_sandbox::rng::{Sequence, Stream};
-use argon_sandbox::sim::{AtomState, Backend, Histogram, Snapshot};
+use argon_sandbox::sim::{AtomState, Backend, Snapshot};
 use common::*;
 
 const LIQUID_T: f64 = 0.85;

@@ -156,7 +156,7 @@ fn pause_stops_steps_and_switching_algorithm_or_precision_keeps_n_and_energy() {
         e_last = e;
     }
     let s = h.state().status.clone().unwrap();
-    assert_eq!(s.params.precision, argon_sandbox::physics::params::Precision::Mixed);
+    assert_eq!(s.params.precision, argon_sandbox::physics::real::Precision::Mixed);
     assert_eq!(s.params.algorithm, argon_sandbox::physics::params::Algorithm::Cells);
     // Space resumes.
     h.key_press(egui::Key::Space);

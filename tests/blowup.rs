@@ -10,7 +10,9 @@ use std::time::Duration;
 
 use argon_sandbox::app::commands::{Pace, SimCommand, SimReport, SnapshotPurpose};
 use argon_sandbox::app::sim_thread::SimHandle;
-use argon_sandbox::physics::params::{Precision, SimBox, SimParams};
+use argon_sandbox::physics::params::SimParams;
+use argon_sandbox::physics::real::Precision;
+use argon_sandbox::physics::sim_box::SimBox;
 use argon_sandbox::scene::Scene;
 use argon_sandbox::sim::cpu::CpuBackend;
 use argon_sandbox::sim::{AtomState, Backend, BackendChoice, ColourScalar};

@@ -11,7 +11,9 @@
 mod common;
 
 use argon_sandbox::physics::init::LatticeKind;
-use argon_sandbox::physics::params::{Precision, SimBox, SimParams, Thermostat};
+use argon_sandbox::physics::params::{SimParams, Thermostat};
+use argon_sandbox::physics::real::Precision;
+use argon_sandbox::physics::sim_box::SimBox;
 use argon_sandbox::sim::cuda::CudaBackend;
 use argon_sandbox::sim::{AtomState, Backend, Telemetry};
 use common::*;

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use argon_sandbox::io::extxyz::{ExtXyzWriter, FrameRef, XyzError, parse_extxyz, read_extxyz, write_extxyz};
 use argon_sandbox::io::validation_dir;
-use argon_sandbox::physics::params::SimBox;
+use argon_sandbox::physics::sim_box::SimBox;
 
 fn temp_dir(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("argon-io-{name}-{}", std::process::id()));

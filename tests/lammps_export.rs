@@ -18,7 +18,8 @@ use common::python::{python, run_json};
 
 use argon_sandbox::export::lammps::{ExportInput, LammpsUnits, Scale, build_deck, write_deck};
 use argon_sandbox::physics::obstacles::ObstacleField;
-use argon_sandbox::physics::params::{Algorithm, Precision};
+use argon_sandbox::physics::params::Algorithm;
+use argon_sandbox::physics::real::Precision;
 use argon_sandbox::scene::{Scene, presets};
 use argon_sandbox::sim::{BackendChoice, Telemetry, open_backend};
 

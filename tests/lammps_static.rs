@@ -4,7 +4,8 @@
 mod common;
 
 use argon_sandbox::physics::init::{LatticeKind, lattice_box};
-use argon_sandbox::physics::params::{Algorithm, Precision};
+use argon_sandbox::physics::params::Algorithm;
+use argon_sandbox::physics::real::Precision;
 use common::*;
 
 fn check(kind: LatticeKind, density: f64, cells: usize, shift: bool, key: &str) {

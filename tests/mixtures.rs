@@ -13,7 +13,9 @@
 
 mod common;
 
-use argon_sandbox::physics::params::{Algorithm, Precision, SimBox, SimParams, Species};
+use argon_sandbox::physics::params::{Algorithm, SimParams, Species};
+use argon_sandbox::physics::real::Precision;
+use argon_sandbox::physics::sim_box::SimBox;
 use argon_sandbox::physics::species::{assign_types, catalogue_species};
 use argon_sandbox::sim::{AtomState, Backend};
 use common::*;

@@ -21,7 +21,9 @@ mod common;
 use argon_sandbox::io::extxyz::read_extxyz;
 use argon_sandbox::io::validation_dir;
 use argon_sandbox::physics::init::LatticeKind;
-use argon_sandbox::physics::params::{Algorithm, Precision, SimBox, SimParams, Thermostat};
+use argon_sandbox::physics::params::{Algorithm, SimParams, Thermostat};
+use argon_sandbox::physics::real::Precision;
+use argon_sandbox::physics::sim_box::SimBox;
 use argon_sandbox::sim::{AtomState, Backend};
 use common::*;
 

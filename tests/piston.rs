@@ -10,8 +10,9 @@
 
 mod common;
 
-use argon_sandbox::physics::params::{Precision, SimParams};
+use argon_sandbox::physics::params::SimParams;
 use argon_sandbox::physics::piston::{MIN_GAP, PistonParams, PistonState};
+use argon_sandbox::physics::real::Precision;
 use argon_sandbox::scene::{Scene, SceneError, SimSetup};
 use argon_sandbox::sim::cpu::CpuBackend;
 use argon_sandbox::sim::{Backend, SimError, Telemetry};
@@ -232,7 +233,7 @@ fn dragging_follows_the_target_and_release_frees_it() {
 fn hard_stops_hold_the_piston_in_the_tank() {
     // One atom resting below the minimum gap, out of every wall's reach: nothing pushes back,
     // so P_ext drives the piston down to the minimum gap, where it stops dead.
-    let b = argon_sandbox::physics::params::SimBox::new([6.0, 10.0, 6.0], [true, false, true]);
+    let b = argon_sandbox::physics::sim_box::SimBox::new([6.0, 10.0, 6.0], [true, false, true]);
     let piston = PistonParams { pressure: 1.0, mass: 10.0, damping: 0.0 };
     let params = SimParams { piston: Some(piston), ..SimParams::default() };
     let atoms = common::at_rest(vec![[3.0, 0.9, 3.0]]);

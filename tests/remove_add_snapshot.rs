@@ -17,7 +17,9 @@
 mod common;
 
 use argon_sandbox::physics::init::LatticeKind;
-use argon_sandbox::physics::params::{Algorithm, Precision, SimBox, SimParams, Thermostat};
+use argon_sandbox::physics::params::{Algorithm, SimParams, Thermostat};
+use argon_sandbox::physics::real::Precision;
+use argon_sandbox::physics::sim_box::SimBox;
 use argon_sandbox::sim::cpu::CpuBackend;
 use argon_sandbox::sim::{AtomSelection, AtomState, Backend, Snapshot, Telemetry};
 use common::*;

@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use argon_sandbox::physics::init::{LatticeKind, lattice_sites, maxwell_boltzmann};
-use argon_sandbox::physics::params::SimBox;
+use argon_sandbox::physics::sim_box::SimBox;
 use argon_sandbox::render::offscreen::{COLOUR_FORMAT, Gpu, Offscreen, png_bytes};
 use argon_sandbox::render::splat::Splat;
 use argon_sandbox::render::{Camera, CameraMode, ColourBy, Renderer, SplatMode, ViewSettings};

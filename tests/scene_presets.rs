@@ -151,7 +151,7 @@ fn save_and_load_a_running_state_as_a_scene() {
 #[test]
 fn saved_scenes_continue_the_same_simulation_bit_for_bit() {
     use argon_sandbox::physics::obstacles::ObstacleField;
-    use argon_sandbox::physics::params::Precision;
+    use argon_sandbox::physics::real::Precision;
     use argon_sandbox::sim::{Backend, BackendChoice, open_backend, start_at};
     use std::sync::Arc;
 

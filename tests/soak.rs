@@ -6,7 +6,8 @@ mod common;
 
 use std::time::Duration;
 
-use argon_sandbox::physics::params::{Precision, SimParams};
+use argon_sandbox::physics::params::SimParams;
+use argon_sandbox::physics::real::Precision;
 use argon_sandbox::sim::cpu::CpuBackend;
 use common::jiggled_fluid;
 use common::soak::soak;

@@ -12,7 +12,9 @@
 mod common;
 
 use argon_sandbox::physics::init::gas_positions;
-use argon_sandbox::physics::params::{Algorithm, Precision, SimBox, SimParams, Tether, Thermostat};
+use argon_sandbox::physics::params::{Algorithm, SimParams, Tether, Thermostat};
+use argon_sandbox::physics::real::Precision;
+use argon_sandbox::physics::sim_box::SimBox;
 use argon_sandbox::sim::cpu::CpuBackend;
 use argon_sandbox::sim::{AtomSelection, AtomState, Backend, SimError};
 use common::{at_rest, cpu, jiggled_fluid, numeric_force, rel};

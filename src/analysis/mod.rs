@@ -1,14 +1,35 @@
 //! Observables computed from state: degrees of freedom, temperature, pressure, and the
 //! normalisation of g(r), speed histograms and density profiles. Shared by every backend,
 //! so the conventions (LAMMPS's where one exists) are written once. `tail.rs`: the LJ
-//! tail corrections beyond r_c; `blocks.rs`: block averages with standard errors.
+//! tail corrections beyond r_c; `blocks.rs`: block averages with standard errors. Pure
+//! functions over plain data (slices, boxes, counts): nothing here knows a backend, and `sim`
+//! calls in, never the other way.
 
 pub mod blocks;
 pub mod tail;
 
 use crate::physics::obstacles::ObstacleField;
-use crate::physics::params::{SimBox, SimParams, Thermostat};
-use crate::sim::{AtomState, Histogram, SimError, Snapshot};
+use crate::physics::params::{SimParams, Thermostat};
+use crate::physics::sim_box::SimBox;
+
+/// A histogram over `[lo, hi)` with equal bins; `values` are already normalised as described
+/// by the function that made it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Histogram {
+    pub lo: f64,
+    pub hi: f64,
+    pub values: Vec<f64>,
+}
+
+impl Histogram {
+    pub fn bin_width(&self) -> f64 {
+        (self.hi - self.lo) / self.values.len() as f64
+    }
+
+    pub fn bin_centre(&self, i: usize) -> f64 {
+        self.lo + (i as f64 + 0.5) * self.bin_width()
+    }
+}
 
 /// Degrees of freedom for the temperature: 3N minus one for each axis whose total momentum
 /// is conserved and was zeroed (periodic, no body force along it, no obstacle or active
@@ -97,11 +118,9 @@ pub fn rdf_from_counts(counts: &[u64], n: usize, volume: f64, r_max: f64) -> His
 }
 
 /// Checks a histogram request: bins in 1..=100000 and a positive finite upper edge.
-pub fn check_histogram_request(what: &str, bins: usize, hi: f64) -> Result<(), SimError> {
+pub fn check_histogram_request(what: &str, bins: usize, hi: f64) -> Result<(), String> {
     if bins == 0 || bins > 100_000 || !(hi.is_finite() && hi > 0.0) {
-        return Err(SimError::Invalid(format!(
-            "{what} needs 1 to 100000 bins and a positive range (got {bins}, {hi})"
-        )));
+        return Err(format!("{what} needs 1 to 100000 bins and a positive range (got {bins}, {hi})"));
     }
     Ok(())
 }
@@ -132,24 +151,24 @@ pub fn density_from_counts(counts: &[u64], b: &SimBox) -> Histogram {
     Histogram { lo: b.lo[1], hi: b.hi[1], values: counts.iter().map(|&c| c as f64 / slab).collect() }
 }
 
-/// Speed histogram of host-side atoms.
-pub fn speed_histogram(atoms: &AtomState, bins: usize, v_max: f64) -> Result<Histogram, SimError> {
+/// Speed histogram of host-side velocities.
+pub fn speed_histogram(velocities: &[[f64; 3]], bins: usize, v_max: f64) -> Result<Histogram, String> {
     check_histogram_request("speed histogram", bins, v_max)?;
     let mut counts = vec![0u64; bins];
-    for v in &atoms.velocities {
+    for v in velocities {
         if let Some(k) = speed_bin(*v, bins, v_max) {
             counts[k] += 1;
         }
     }
-    Ok(speed_from_counts(&counts, atoms.len(), v_max))
+    Ok(speed_from_counts(&counts, velocities.len(), v_max))
 }
 
-/// Density profile along y of a host-side snapshot.
-pub fn density_profile(snap: &Snapshot, bins: usize) -> Result<Histogram, SimError> {
+/// Density profile along y of host-side positions in box `b`.
+pub fn density_profile(positions: &[[f64; 3]], b: &SimBox, bins: usize) -> Result<Histogram, String> {
     check_histogram_request("density profile", bins, 1.0)?;
     let mut counts = vec![0u64; bins];
-    for p in &snap.atoms.positions {
-        counts[height_bin(p[1], &snap.sim_box, bins)] += 1;
+    for p in positions {
+        counts[height_bin(p[1], b, bins)] += 1;
     }
-    Ok(density_from_counts(&counts, &snap.sim_box))
+    Ok(density_from_counts(&counts, b))
 }

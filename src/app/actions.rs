@@ -7,12 +7,12 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use super::commands::{SimCommand, SnapshotPurpose};
-use super::reinit;
 use super::tools::{Tool, ToolAction, ToolSizes};
 use super::undo::Edit;
 use super::{App, Ramp};
 use crate::physics::params::Tether;
 use crate::rng::{Sequence, Stream};
+use crate::scene::reinit;
 use crate::scene::{ForcesSpec, IntegratorSpec, PotentialSpec, Scene, SpeciesSpec};
 use crate::sim::{AtomSelection, AtomState, BackendChoice, CaughtAtoms, Snapshot};
 use crate::units;
@@ -381,7 +381,7 @@ impl App {
 
     /// Opens a scene file: on success the simulation starts over from it.
     pub fn open_scene(&mut self, path: &Path) {
-        match Scene::load(path) {
+        match crate::scene::load(Some(path)) {
             Ok(scene) => {
                 self.scene_path = Some(path.to_path_buf());
                 self.settings.last_scene = Some(path.to_path_buf());

@@ -3,11 +3,13 @@
 //! [`super::frames::FrameSlots`]). Every command is applied between two `advance` calls, so a
 //! shape drawn or a parameter changed acts from the next chunk of steps on.
 
-use crate::physics::params::{SimBox, SimParams};
+use crate::analysis::Histogram;
+use crate::physics::params::SimParams;
+use crate::physics::sim_box::SimBox;
 use crate::scene::Scene;
 use crate::shapes::Shape;
 use crate::sim::{
-    AtomSelection, AtomState, BackendChoice, BackendInfo, CaughtAtoms, ColourScalar, Histogram, Snapshot, Telemetry,
+    AtomSelection, AtomState, BackendChoice, BackendInfo, CaughtAtoms, ColourScalar, Snapshot, Telemetry,
 };
 
 /// How fast the simulation thread runs.

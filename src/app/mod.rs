@@ -7,7 +7,7 @@
 //! - `commands.rs`: the messages; `sim_thread.rs`: the simulation thread; `frames.rs`: the
 //!   newest-frame hand-over of positions.
 //! - `actions.rs`: what UI gestures and keys do (parameters, tools, undo, files, captures).
-//! - `settings.rs` (persisted), `undo.rs`, `tools.rs`, `plots.rs`, `reinit.rs`: state pieces.
+//! - `settings.rs` (persisted), `undo.rs`, `tools.rs`, `plots.rs`: state pieces.
 //! - `eos.rs`: the equation-of-state sweep's settings and its worker thread.
 //! - `capture.rs`: screenshots and recordings; `painter.rs`: egui + the view on a wgpu target.
 //!
@@ -23,7 +23,6 @@ pub mod frames;
 pub mod headless;
 pub mod painter;
 pub mod plots;
-pub mod reinit;
 pub mod settings;
 pub mod sim_thread;
 pub mod species;
@@ -40,15 +39,16 @@ use std::time::{Duration, Instant};
 use self::capture::Capture;
 use self::commands::{AnalysisRequest, Pace, SimCommand, SimReport, SimStatus, SnapshotPurpose};
 use self::plots::Plots;
-use self::reinit::InitialState;
 use self::settings::Settings;
 use self::sim_thread::SimHandle;
 use self::tools::Tools;
 use self::undo::History;
-use crate::physics::params::{SimBox, SimParams};
+use crate::physics::params::SimParams;
+use crate::physics::sim_box::SimBox;
 use crate::render::view::{PositionFrame, SceneGeometry};
 use crate::render::{Camera, CameraMode};
-use crate::scene::{Scene, presets};
+use crate::scene::reinit::{self, InitialState};
+use crate::scene::{self, Scene};
 use crate::shapes::Shape;
 use crate::sim::{BackendChoice, Snapshot, Telemetry};
 
@@ -200,11 +200,6 @@ const ANALYSIS_PERIOD: Duration = Duration::from_millis(250);
 /// Analysis waits this many times its own cost before it is asked for again.
 const ANALYSIS_COST_FACTOR: u32 = 25;
 
-fn default_scene() -> Scene {
-    let text = presets::preset("default").expect("the default scene is built in");
-    Scene::from_str(text, "default.ron (built in)").expect("the built-in default scene is valid")
-}
-
 impl App {
     /// Opens the app: settings, the scene (falling back to the default scene with a message
     /// when it cannot be read), and the simulation thread.
@@ -223,14 +218,14 @@ impl App {
         };
         let wanted = opts.scene.clone().or_else(|| settings.last_scene.clone());
         let (mut scene, scene_path) = match &wanted {
-            Some(path) => match Scene::load(path) {
+            Some(path) => match scene::load(Some(path)) {
                 Ok(s) => (s, Some(path.clone())),
                 Err(e) => {
                     note(format!("{e}; opened the default scene instead"), true);
-                    (default_scene(), None)
+                    (scene::default_scene(), None)
                 }
             },
-            None => (default_scene(), None),
+            None => (scene::default_scene(), None),
         };
         let backend = opts.backend.unwrap_or(settings.backend);
         if let Some(n) = opts.atoms {

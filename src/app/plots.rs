@@ -7,7 +7,8 @@
 use std::collections::VecDeque;
 
 use super::commands::Analysis;
-use crate::sim::{Histogram, Telemetry};
+use crate::analysis::Histogram;
+use crate::sim::Telemetry;
 use crate::units;
 
 /// Points kept per series; older halves are thinned when full.

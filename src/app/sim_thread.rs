@@ -12,7 +12,7 @@ use super::commands::{Analysis, AnalysisRequest, Pace, SimCommand, SimReport, Si
 use super::frames::FrameSlots;
 use super::trajectory::Recorder;
 use crate::physics::obstacles::ObstacleField;
-use crate::physics::params::SimBox;
+use crate::physics::sim_box::SimBox;
 use crate::scene::Scene;
 use crate::shapes::Shape;
 use crate::sim::{

@@ -209,7 +209,7 @@ impl ApplicationHandler for Shell {
     }
 
     fn about_to_wait(&mut self, el: &ActiveEventLoop) {
-        if crate::cli::interrupt::interrupted() {
+        if crate::interrupt::interrupted() {
             // Ctrl+C in the terminal: close as the window's close button does (a recording or
             // trajectory in progress is finished, settings saved).
             el.exit();

@@ -125,7 +125,7 @@ pub fn run(args: &EosArgs) -> Result<()> {
     // Ctrl+C stops the sweep between chunks of steps (the CSV is then not written).
     let cancel = AtomicBool::new(false);
     let mut on_event = |e: EosEvent| {
-        if super::interrupt::interrupted() {
+        if crate::interrupt::interrupted() {
             cancel.store(true, std::sync::atomic::Ordering::Relaxed);
         }
         if let (Some(bar), EosEvent::Progress { point, steps_done, .. }) = (&bar, &e) {

@@ -33,7 +33,7 @@ pub fn run(args: &ExportArgs) -> Result<()> {
     if args.thermo_every == 0 {
         bail!("invalid --thermo-every 0: must be at least 1");
     }
-    let setup = super::run::load_setup(args.scene.as_deref())?;
+    let setup = crate::scene::load_setup(args.scene.as_deref())?;
     let source = match &args.scene {
         Some(p) => p.display().to_string(),
         None => "the built-in default scene".to_string(),

@@ -2,10 +2,8 @@
 //! `bench` (throughput table), `record`, `export-lammps` and `eos` (equation-of-state sweep). Every error names the file, field or flag and the fix.
 
 pub mod bench;
-pub mod bench_interactive;
 pub mod eos;
 pub mod export;
-pub mod interrupt;
 pub mod run;
 
 use clap::{Parser, Subcommand};
@@ -62,13 +60,13 @@ fn run_app(a: &AppArgs) -> anyhow::Result<()> {
         anyhow::bail!("--exit-after-frames must be at least 1");
     }
     if let Some(n) = a.atoms
-        && !(crate::app::reinit::MIN_ATOMS..=crate::scene::MAX_ATOMS).contains(&n)
+        && !(crate::scene::reinit::MIN_ATOMS..=crate::scene::MAX_ATOMS).contains(&n)
     {
-        anyhow::bail!("--atoms {n}: use {} to {} atoms", crate::app::reinit::MIN_ATOMS, crate::scene::MAX_ATOMS);
+        anyhow::bail!("--atoms {n}: use {} to {} atoms", crate::scene::reinit::MIN_ATOMS, crate::scene::MAX_ATOMS);
     }
     if let Some(p) = &a.scene {
         // Refuse a bad scene here with its error, rather than open a window with the default.
-        crate::scene::Scene::load(p)?;
+        crate::scene::load(Some(p))?;
     }
     let settings_path =
         if a.no_settings { None } else { crate::app::settings::config_dir().map(|d| d.join("settings.ron")) };
@@ -105,7 +103,7 @@ pub enum Command {
 /// Entry point of the binary.
 pub fn main() -> std::process::ExitCode {
     let cli = Cli::parse();
-    interrupt::install();
+    crate::interrupt::install();
     if let Some(t) = cli.threads {
         if t == 0 {
             eprintln!("error: --threads must be at least 1");

@@ -3,7 +3,7 @@
 //! progress bar. Flag values are read in the `--units` system (argon: K, fs, ps, Å; lj: reduced).
 
 use std::io::IsTerminal;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -11,15 +11,14 @@ use anyhow::{Context, Result, anyhow, bail};
 use clap::{Args, ValueEnum};
 
 use crate::analysis;
-use crate::io::extxyz::{XyzFrame, read_extxyz};
 use crate::io::thermo::ThermoWriter;
 use crate::io::trajectory::{TrajectoryFormat, TrajectoryWriter};
 use crate::physics::init::maxwell_boltzmann;
 use crate::physics::obstacles::ObstacleField;
-use crate::physics::params::{Algorithm, ParamError, Precision, SimBox, SimParams, Species, Thermostat};
-use crate::physics::species::{catalogue_names, catalogue_species};
-use crate::scene::{Scene, SimSetup, presets};
-use crate::sim::{AtomState, BackendChoice, SimError, Telemetry, hmc, open_backend, start_at};
+use crate::physics::params::{Algorithm, ParamError, SimParams, Thermostat};
+use crate::physics::real::Precision;
+use crate::scene::{self, SimSetup};
+use crate::sim::{BackendChoice, SimError, Telemetry, hmc, open_backend, start_at};
 use crate::units::{self, UnitSystem};
 
 /// The ensemble flag.
@@ -140,87 +139,6 @@ impl FlagUnits {
     }
 }
 
-/// The scene the run starts from, before flags and --init.
-fn base_setup(args: &RunArgs) -> Result<Option<SimSetup>> {
-    if args.scene.is_none() && args.init.is_some() {
-        return Ok(None);
-    }
-    load_setup(args.scene.as_deref()).map(Some)
-}
-
-/// The scene at `path`, or the built-in default scene.
-pub fn load_scene(path: Option<&Path>) -> Result<Scene> {
-    Ok(match path {
-        Some(path) => Scene::load(path)?,
-        None => {
-            let text = presets::preset("default").ok_or_else(|| anyhow!("the default scene is missing"))?;
-            Scene::from_str(text, "default.ron (built in)")?
-        }
-    })
-}
-
-/// Builds the scene at `path`, or the built-in default scene.
-pub fn load_setup(path: Option<&Path>) -> Result<SimSetup> {
-    let scene = load_scene(path)?;
-    scene.build().map_err(|e| match path {
-        Some(p) => anyhow!("{}: {e}", p.display()),
-        None => anyhow!("{e}"),
-    })
-}
-
-/// Reads --init: box and atoms in reduced units.
-fn read_init(path: &Path) -> Result<(XyzFrame, bool)> {
-    let mut frame = read_extxyz(path)?;
-    let scale = match frame.units.as_deref() {
-        None | Some("lj") => None,
-        Some("metal") => Some((units::ARGON_SIGMA_ANGSTROM, units::ARGON_SIGMA_ANGSTROM / units::argon_tau_ps())),
-        Some(other) => bail!(
-            "{}: units={other} is not supported: write the state in reduced LJ units (units=lj) or in Å and Å/ps (units=metal)",
-            path.display()
-        ),
-    };
-    if let Some((length, speed)) = scale {
-        for p in frame.positions.iter_mut() {
-            p.iter_mut().for_each(|x| *x /= length);
-        }
-        if let Some(v) = frame.velocities.as_mut() {
-            v.iter_mut().for_each(|v| v.iter_mut().for_each(|x| *x /= speed));
-        }
-        let b = &mut frame.sim_box;
-        b.lo.iter_mut().chain(b.hi.iter_mut()).for_each(|x| *x /= length);
-    }
-    let assumed_lj = frame.units.is_none();
-    Ok((frame, assumed_lj))
-}
-
-/// The type of every atom of an `--init` file, by species name: a species of the scene, else
-/// a catalogue species appended to `species`.
-fn init_types(names: &[String], species: &mut Vec<Species>) -> Result<Vec<u32>> {
-    let mut types = Vec::with_capacity(names.len());
-    for (i, name) in names.iter().enumerate() {
-        let t = match species.iter().position(|s| &s.name == name) {
-            Some(t) => t,
-            None => {
-                let Some(s) = catalogue_species(name) else {
-                    bail!(
-                        "atom {} is `{name}`, which is neither a species of the scene nor in the catalogue ({}): \
-                         rename it, or list it in the scene's `species` with its parameters",
-                        i + 1,
-                        catalogue_names()
-                    );
-                };
-                if species.len() >= 16 {
-                    bail!("atom {} is `{name}`, a 17th species: at most 16 species are supported", i + 1);
-                }
-                species.push(s);
-                species.len() - 1
-            }
-        };
-        types.push(t as u32);
-    }
-    Ok(types)
-}
-
 fn param_flag(e: ParamError) -> anyhow::Error {
     let flag = match e.field {
         "dt" => "--dt",
@@ -324,38 +242,19 @@ fn describe(t: &Telemetry, u: UnitSystem) -> String {
 }
 
 pub fn run(args: &RunArgs) -> Result<()> {
-    let base = base_setup(args)?;
-    let (mut sim_box, mut params, mut atoms, shapes, mut start) = match base {
-        Some(s) => (s.sim_box, s.params, s.atoms, s.shapes, (s.step, s.time, s.piston)),
-        None => {
-            (SimBox::new([1.0; 3], [true; 3]), SimParams::default(), AtomState::default(), Vec::new(), (0, 0.0, None))
+    let (setup, generated_velocities) = match &args.init {
+        Some(path) => {
+            let base = args.scene.as_deref().map(|p| scene::load_setup(Some(p))).transpose()?;
+            let init = scene::with_init(base, path)?;
+            if init.assumed_lj && !args.quiet {
+                eprintln!("note: {} has no units= key; reading it as reduced LJ units", path.display());
+            }
+            (init.setup, init.needs_velocities)
         }
+        None => (scene::load_setup(args.scene.as_deref())?, false),
     };
-    let mut generated_velocities = false;
-    if let Some(path) = &args.init {
-        let (frame, assumed_lj) = read_init(path)?;
-        if assumed_lj && !args.quiet {
-            eprintln!("note: {} has no units= key; reading it as reduced LJ units", path.display());
-        }
-        sim_box = frame.sim_box;
-        start = (0, 0.0, None);
-        if args.scene.is_none() {
-            params.species.clear();
-        }
-        let types = init_types(&frame.species, &mut params.species).with_context(|| path.display().to_string())?;
-        let n = frame.positions.len();
-        atoms = AtomState {
-            positions: frame.positions,
-            velocities: frame.velocities.unwrap_or_else(|| {
-                generated_velocities = true;
-                vec![[0.0; 3]; n]
-            }),
-            types,
-        };
-        if args.scene.is_none() && args.temperature.is_none() {
-            params.temperature = 1.0;
-        }
-    }
+    let SimSetup { sim_box, mut params, mut atoms, shapes, step, time, piston } = setup;
+    let start = (step, time, piston);
     apply_flags(args, &mut params)?;
     params.validate(&sim_box).map_err(param_flag)?;
     let field = ObstacleField::bake(&shapes, &sim_box, 0.1).map(Arc::new);
@@ -430,7 +329,7 @@ pub fn run(args: &RunArgs) -> Result<()> {
     let mut last = first;
     let outcome: Result<(), SimError> = (|| {
         while sim.step() < end {
-            if super::interrupt::interrupted() {
+            if crate::interrupt::interrupted() {
                 break;
             }
             let now = sim.step();

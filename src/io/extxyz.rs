@@ -26,7 +26,7 @@ mod write;
 pub use read::{MAX_ATOMS, parse_extxyz, read_extxyz};
 pub use write::{ExtXyzWriter, write_extxyz};
 
-use crate::physics::params::SimBox;
+use crate::physics::sim_box::SimBox;
 
 /// The error type of the extended XYZ reader (see [`crate::io::error::FileError`]).
 pub type XyzError = crate::io::error::FileError;

@@ -66,7 +66,7 @@ impl LammpsDumpWriter {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::physics::params::SimBox;
+    use crate::physics::sim_box::SimBox;
 
     #[test]
     fn format_matches_lammps() {

@@ -10,7 +10,7 @@ use std::path::Path;
 
 use crate::io::extxyz::{ExtXyzWriter, FrameRef};
 use crate::io::lammps_dump::LammpsDumpWriter;
-use crate::physics::params::SimBox;
+use crate::physics::sim_box::SimBox;
 use crate::sim::Snapshot;
 use crate::units::{self, UnitSystem};
 

@@ -4,7 +4,7 @@
 //!
 //! Pure functions from parameters to positions and velocities; no backend state.
 
-use crate::physics::params::SimBox;
+use crate::physics::sim_box::SimBox;
 use crate::rng::{Sequence, Stream};
 
 /// A Bravais lattice with a cubic basis.

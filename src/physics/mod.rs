@@ -9,5 +9,6 @@ pub mod obstacles;
 pub mod params;
 pub mod piston;
 pub mod real;
+pub mod sim_box;
 pub mod species;
 pub mod wall;

@@ -12,7 +12,7 @@
 
 use rayon::prelude::*;
 
-use crate::physics::params::SimBox;
+use crate::physics::sim_box::SimBox;
 use crate::shapes::{Shape, polygon_nearest, segment_distance, to_segment};
 
 /// One exact primitive, laid out for the GPU as well (64 bytes, `struct ObsPrim`).

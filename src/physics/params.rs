@@ -9,68 +9,14 @@ use serde::{Deserialize, Serialize};
 
 use crate::physics::obstacles::ObstacleField;
 use crate::physics::piston::PistonParams;
+use crate::physics::real::Precision;
+use crate::physics::sim_box::SimBox;
 
 /// Periodic or walled, per axis.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Boundary {
     Periodic,
     Wall,
-}
-
-/// The simulation box `[lo, hi)` with a boundary kind per axis.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
-pub struct SimBox {
-    pub lo: [f64; 3],
-    pub hi: [f64; 3],
-    pub periodic: [bool; 3],
-}
-
-impl SimBox {
-    /// A box from the origin with the given edge lengths.
-    pub fn new(size: [f64; 3], periodic: [bool; 3]) -> Self {
-        SimBox { lo: [0.0; 3], hi: size, periodic }
-    }
-
-    pub fn length(&self) -> [f64; 3] {
-        [self.hi[0] - self.lo[0], self.hi[1] - self.lo[1], self.hi[2] - self.lo[2]]
-    }
-
-    pub fn volume(&self) -> f64 {
-        let l = self.length();
-        l[0] * l[1] * l[2]
-    }
-
-    pub fn fully_periodic(&self) -> bool {
-        self.periodic.iter().all(|&p| p)
-    }
-
-    /// Displacement a - b under the minimum-image convention on periodic axes.
-    pub fn min_image(&self, a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
-        let l = self.length();
-        let mut d = [a[0] - b[0], a[1] - b[1], a[2] - b[2]];
-        for k in 0..3 {
-            if self.periodic[k] {
-                d[k] -= l[k] * crate::physics::real::Real::rint(d[k] / l[k]);
-            }
-        }
-        d
-    }
-
-    /// Wrap a position into `[lo, hi)` on periodic axes; walled axes are left alone.
-    pub fn wrap(&self, mut x: [f64; 3]) -> [f64; 3] {
-        let l = self.length();
-        for k in 0..3 {
-            if self.periodic[k] {
-                let mut v = x[k] - self.lo[k];
-                v -= l[k] * (v / l[k]).floor();
-                if v >= l[k] {
-                    v -= l[k];
-                }
-                x[k] = self.lo[k] + v;
-            }
-        }
-        x
-    }
 }
 
 /// How temperature is controlled. Target temperatures live in [`SimParams::temperature`].
@@ -167,29 +113,6 @@ impl Algorithm {
                 if n < 500 || !cells_fit { Algorithm::AllPairsTiled } else { Algorithm::Neighbors }
             }
             other => other,
-        }
-    }
-}
-
-/// Floating-point precision of the force and integration arithmetic.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, clap::ValueEnum)]
-pub enum Precision {
-    /// f32 throughout.
-    Single,
-    /// f32 forces; f64 positions, velocities and energy/virial accumulation.
-    Mixed,
-    /// f64 throughout.
-    Double,
-}
-
-impl Precision {
-    pub const ALL: [Precision; 3] = [Precision::Single, Precision::Mixed, Precision::Double];
-
-    pub fn name(&self) -> &'static str {
-        match self {
-            Precision::Single => "single",
-            Precision::Mixed => "mixed",
-            Precision::Double => "double",
         }
     }
 }

@@ -20,7 +20,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::params::SimBox;
+use super::sim_box::SimBox;
 
 /// The smallest distance (sigma) between the piston and the bottom of the tank: room for
 /// about two atomic layers, so a full stroke cannot crush the fluid into the wall caps.

@@ -1,10 +1,35 @@
 //! The floating-point abstraction the force loops and integrators are generic over, and the
 //! three precision modes as type-level choices (state, force and accumulator types).
 //!
-//! Owns nothing but these traits; every numeric kernel on the CPU is written once over them.
+//! Owns these traits and [`Precision`], the user-facing name of each mode; every numeric kernel on the CPU is written once over them.
 
 use std::fmt::Debug;
 use std::ops::{AddAssign, MulAssign, SubAssign};
+
+use serde::{Deserialize, Serialize};
+
+/// Floating-point precision of the force and integration arithmetic.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, clap::ValueEnum)]
+pub enum Precision {
+    /// f32 throughout.
+    Single,
+    /// f32 forces; f64 positions, velocities and energy/virial accumulation.
+    Mixed,
+    /// f64 throughout.
+    Double,
+}
+
+impl Precision {
+    pub const ALL: [Precision; 3] = [Precision::Single, Precision::Mixed, Precision::Double];
+
+    pub fn name(&self) -> &'static str {
+        match self {
+            Precision::Single => "single",
+            Precision::Mixed => "mixed",
+            Precision::Double => "double",
+        }
+    }
+}
 
 /// f32 or f64.
 pub trait Real:
@@ -56,7 +81,7 @@ pub trait PrecisionMode: Send + Sync + 'static {
     type State: Real;
     type Force: Real;
     type Accum: Real;
-    const MODE: crate::physics::params::Precision;
+    const MODE: Precision;
 }
 
 /// f32 throughout.
@@ -70,21 +95,21 @@ impl PrecisionMode for Single {
     type State = f32;
     type Force = f32;
     type Accum = f32;
-    const MODE: crate::physics::params::Precision = crate::physics::params::Precision::Single;
+    const MODE: Precision = Precision::Single;
 }
 
 impl PrecisionMode for Mixed {
     type State = f64;
     type Force = f32;
     type Accum = f64;
-    const MODE: crate::physics::params::Precision = crate::physics::params::Precision::Mixed;
+    const MODE: Precision = Precision::Mixed;
 }
 
 impl PrecisionMode for Double {
     type State = f64;
     type Force = f64;
     type Accum = f64;
-    const MODE: crate::physics::params::Precision = crate::physics::params::Precision::Double;
+    const MODE: Precision = Precision::Double;
 }
 
 #[cfg(test)]

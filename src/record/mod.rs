@@ -11,7 +11,6 @@ use std::sync::Arc;
 use anyhow::{Context, Result, anyhow, bail};
 use clap::Args;
 
-use crate::cli::run::load_setup;
 use crate::physics::obstacles::ObstacleField;
 use crate::render::offscreen::{COLOUR_FORMAT, Gpu, Offscreen};
 use crate::render::overlay::OverlayPainter;
@@ -87,7 +86,7 @@ pub fn run(args: &RecordArgs) -> Result<()> {
         bail!("--radius {}: use 0.05 to 5 sigma", args.radius);
     }
     let kind = encode::output_kind(&args.out).map_err(|e| anyhow!(e))?;
-    let setup = load_setup(args.scene.as_deref())?;
+    let setup = crate::scene::load_setup(args.scene.as_deref())?;
     let field = ObstacleField::bake(&setup.shapes, &setup.sim_box, 0.1).map(Arc::new);
     let (mut sim, why) = open_backend(args.backend, setup.sim_box, setup.params.clone(), &setup.atoms, field)?;
     start_at(sim.as_mut(), setup.step, setup.time, setup.piston)?;
@@ -125,7 +124,7 @@ pub fn run(args: &RecordArgs) -> Result<()> {
     let species: Vec<String> = setup.params.species.iter().map(|s| s.name.clone()).collect();
     let mut positions = vec![[0f32; 4]; sim.n_atoms()];
     for frame in 0..args.frames {
-        if crate::cli::interrupt::interrupted() {
+        if crate::interrupt::interrupted() {
             break;
         }
         if frame > 0 {

@@ -6,7 +6,7 @@
 
 use glam::{Mat4, Vec3, Vec4};
 
-use crate::physics::params::SimBox;
+use crate::physics::sim_box::SimBox;
 
 /// How the tank is looked at.
 #[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]

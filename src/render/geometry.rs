@@ -5,7 +5,7 @@
 
 use bytemuck::{Pod, Zeroable};
 
-use crate::physics::params::SimBox;
+use crate::physics::sim_box::SimBox;
 use crate::shapes::Shape;
 
 /// One vertex of flat geometry: position (sigma) and linear RGBA colour.

@@ -22,7 +22,7 @@ pub use self::colour::{ColourBy, Palette};
 use self::geometry::FlatVertex;
 use self::splat::Splat;
 pub use self::splat::SplatMode;
-use crate::physics::params::SimBox;
+use crate::physics::sim_box::SimBox;
 use crate::shapes::Shape;
 
 /// Optional device features the renderer uses when the adapter has them.

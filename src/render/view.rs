@@ -12,7 +12,7 @@ use egui_wgpu::{CallbackResources, CallbackTrait, ScreenDescriptor};
 
 use super::offscreen::{COLOUR_FORMAT, Offscreen};
 use super::{Camera, Renderer, ViewSettings};
-use crate::physics::params::SimBox;
+use crate::physics::sim_box::SimBox;
 use crate::shapes::Shape;
 
 /// Positions for the renderer's own buffer (the host-staging path).

@@ -4,7 +4,7 @@
 //! Used by scene validation (overlapping explicit atoms) and building (lattice sites that
 //! clash with earlier fills); [`find_close_pair`] is public for tests and tools.
 
-use crate::physics::params::SimBox;
+use crate::physics::sim_box::SimBox;
 
 const EMPTY: usize = usize::MAX;
 

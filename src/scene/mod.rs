@@ -10,14 +10,20 @@
 //! - `validate.rs`, `validate_shapes.rs`, `validate_species.rs`: ranges and consistency, reusing [`SimParams::validate`].
 //! - `locate.rs`: finds a field's line and column in the text, for errors found after parsing.
 //! - `build.rs`: [`Scene::build`], fills in order, then Maxwell-Boltzmann velocities.
+//! - `load.rs`: [`load`], [`load_setup`], [`with_init`]: the one way every command and the app
+//!   start a system (a scene file or the built-in default, optionally an `--init` state).
+//! - `reinit.rs`: a new scene from the current one with another atom count or initial state
+//!   (the app's Re-initialise, `--atoms`, `bench --scene --n`).
 //! - `grid.rs`: the cell grid behind overlap checks. `error.rs`: [`SceneError`].
 
 mod build;
 mod error;
 mod grid;
+mod load;
 mod locate;
 mod parse;
 pub mod presets;
+pub mod reinit;
 mod validate;
 mod validate_shapes;
 mod validate_species;
@@ -25,6 +31,7 @@ mod validate_species;
 pub use build::{EXPLICIT_SEPARATION, GAS_SEPARATION, LATTICE_SEPARATION, SURFACE_CLEARANCE};
 pub use error::{Location, SceneError};
 pub use grid::find_close_pair;
+pub use load::{InitSetup, default_scene, load, load_setup, with_init};
 pub use parse::MAX_FILE_BYTES;
 pub use validate::{
     MAX_ATOMS, MAX_BOX_LENGTH, MAX_BOX_VOLUME, MAX_DENSITY, MAX_OBSTACLES, MAX_POLYGON_POINTS, MAX_SHAPE_COORDINATE,
@@ -34,8 +41,9 @@ pub use validate::{
 use serde::{Deserialize, Serialize};
 
 use crate::physics::init::LatticeKind;
-use crate::physics::params::{Boundary, SimBox, SimParams, Species, Thermostat};
+use crate::physics::params::{Boundary, SimParams, Species, Thermostat};
 use crate::physics::piston::{PistonParams, PistonState};
+use crate::physics::sim_box::SimBox;
 use crate::physics::species;
 use crate::shapes::Shape;
 use crate::sim::AtomState;

@@ -11,7 +11,8 @@ use super::error::{Location, SceneError, num, tuple};
 use super::grid::find_close_pair;
 use super::locate::{FieldPath, line_col, locate};
 use super::{Fill, Region, SCENE_VERSION, Scene};
-use crate::physics::params::{ParamError, SimBox};
+use crate::physics::params::ParamError;
+use crate::physics::sim_box::SimBox;
 
 /// Longest box edge, in sigma.
 pub const MAX_BOX_LENGTH: f64 = 10_000.0;

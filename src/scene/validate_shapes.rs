@@ -5,7 +5,7 @@
 use super::error::{num, tuple};
 use super::locate::FieldPath;
 use super::validate::{MAX_OBSTACLES, MAX_POLYGON_POINTS, MAX_SHAPE_COORDINATE, MAX_STROKE_POINTS, Problem};
-use crate::physics::params::SimBox;
+use crate::physics::sim_box::SimBox;
 use crate::shapes::Shape;
 
 type Check = Result<(), Problem>;

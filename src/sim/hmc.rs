@@ -271,7 +271,7 @@ mod tests {
         let p = SimParams { temperature: 2.0, species: vec![Species::argon(), heavy], ..SimParams::default() };
         let n = 40_000;
         let mut snap = Snapshot {
-            sim_box: crate::physics::params::SimBox::new([10.0; 3], [true; 3]),
+            sim_box: crate::physics::sim_box::SimBox::new([10.0; 3], [true; 3]),
             atoms: super::super::AtomState {
                 positions: vec![[0.0; 3]; n],
                 velocities: vec![[0.0; 3]; n],

@@ -1,11 +1,13 @@
 //! The backend-neutral simulation API: the [`Backend`] trait that the CPU and CUDA backends
 //! implement, and the plain data that crosses it (atom state, snapshots, telemetry,
-//! histograms, position targets).
+//! position targets); histograms are [`crate::analysis::Histogram`].
 //!
 //! The trait is shaped for a GPU that keeps all state on the device: one call advances many
 //! steps, telemetry is produced every k steps and drained in batches, analysis is computed
 //! where the atoms live, and positions are written into a buffer the caller owns.
 //! This module must not know about any UI, renderer or file format.
+
+use crate::analysis::Histogram;
 
 pub mod cpu;
 pub mod cuda;
@@ -20,8 +22,9 @@ pub use select::{BackendChoice, open_backend, start_at};
 use std::sync::Arc;
 
 use crate::physics::obstacles::ObstacleField;
-use crate::physics::params::{ParamError, SimBox, SimParams};
+use crate::physics::params::{ParamError, SimParams};
 use crate::physics::piston::{PistonState, PistonTelemetry};
+use crate::physics::sim_box::SimBox;
 
 /// Positions, velocities and species of every atom, in canonical order, on the host (f64).
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -114,25 +117,6 @@ impl Telemetry {
 
     pub fn etotal_per_atom(&self) -> f64 {
         self.per_atom(self.total_energy())
-    }
-}
-
-/// A histogram over `[lo, hi)` with equal bins; `values` are already normalised as described
-/// by the function that made it.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Histogram {
-    pub lo: f64,
-    pub hi: f64,
-    pub values: Vec<f64>,
-}
-
-impl Histogram {
-    pub fn bin_width(&self) -> f64 {
-        (self.hi - self.lo) / self.values.len() as f64
-    }
-
-    pub fn bin_centre(&self, i: usize) -> f64 {
-        self.lo + (i as f64 + 0.5) * self.bin_width()
     }
 }
 

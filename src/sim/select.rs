@@ -7,8 +7,9 @@ use super::cpu::CpuBackend;
 use super::cuda::CudaBackend;
 use super::{AtomState, Backend, SimError};
 use crate::physics::obstacles::ObstacleField;
-use crate::physics::params::{SimBox, SimParams};
+use crate::physics::params::SimParams;
 use crate::physics::piston::PistonState;
+use crate::physics::sim_box::SimBox;
 
 /// The backend a person asked for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default, clap::ValueEnum, serde::Serialize, serde::Deserialize)]

@@ -4,9 +4,10 @@
 
 use super::fields::{count_field, number_field};
 use crate::app::App;
-use crate::app::reinit::{InitialState, MIN_ATOMS};
-use crate::physics::params::{Algorithm, Precision};
+use crate::physics::params::Algorithm;
+use crate::physics::real::Precision;
 use crate::scene::MAX_ATOMS;
+use crate::scene::reinit::{InitialState, MIN_ATOMS};
 use crate::sim::BackendChoice;
 use crate::units;
 

@@ -3,7 +3,8 @@
 //! an atom flung through a wall, a shape drawn through the liquid), checks the cause is
 //! detected, rolls back and checks the state is the checkpoint's exactly, finite, and runs on.
 
-use argon_sandbox::physics::params::{SimBox, SimParams};
+use argon_sandbox::physics::params::SimParams;
+use argon_sandbox::physics::sim_box::SimBox;
 use argon_sandbox::shapes::Shape;
 use argon_sandbox::sim::{AtomState, Backend, CaughtAtoms, SimError, Snapshot};
 

@@ -6,7 +6,9 @@ pub mod python;
 pub mod soak;
 
 use argon_sandbox::physics::init::{LatticeKind, lattice_box, maxwell_boltzmann};
-use argon_sandbox::physics::params::{Algorithm, Precision, SimBox, SimParams};
+use argon_sandbox::physics::params::{Algorithm, SimParams};
+use argon_sandbox::physics::real::Precision;
+use argon_sandbox::physics::sim_box::SimBox;
 use argon_sandbox::sim::cpu::CpuBackend;
 use argon_sandbox::sim::{AtomState, Backend, Snapshot};
 

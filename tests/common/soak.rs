@@ -7,7 +7,9 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use argon_sandbox::physics::obstacles::ObstacleField;
-use argon_sandbox::physics::params::{Algorithm, Precision, SimBox, SimParams, Thermostat};
+use argon_sandbox::physics::params::{Algorithm, SimParams, Thermostat};
+use argon_sandbox::physics::real::Precision;
+use argon_sandbox::physics::sim_box::SimBox;
 use argon_sandbox::rng::{Sequence, Stream};
 use argon_sandbox::shapes::Shape;
 use argon_sandbox::sim::{AtomSelection, AtomState, Backend, CaughtAtoms, SimError};

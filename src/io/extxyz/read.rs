@@ -8,7 +8,7 @@ use std::path::Path;
 
 use super::comment::parse_pairs;
 use super::{XyzError, XyzFrame};
-use crate::physics::params::SimBox;
+use crate::physics::sim_box::SimBox;
 
 /// The largest atom count the reader accepts.
 pub const MAX_ATOMS: u64 = 50_000_000;

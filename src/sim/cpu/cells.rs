@@ -4,8 +4,8 @@
 //!
 //! Owns binning only; the loops over pairs live with the algorithms that use them.
 
-use crate::physics::params::SimBox;
 use crate::physics::real::Real;
+use crate::physics::sim_box::SimBox;
 
 /// The most cells a grid may have; larger boxes get larger cells.
 const MAX_CELLS: usize = 1 << 23;

@@ -20,7 +20,7 @@ use rayon::prelude::*;
 use super::cells::CellGrid;
 use super::neighbors::balanced_ranges;
 use crate::physics::lj::LjPair;
-use crate::physics::params::SimBox;
+use crate::physics::sim_box::SimBox;
 
 /// Atoms per cluster.
 pub const CLUSTER: usize = 8;

@@ -17,8 +17,9 @@ use rayon::prelude::*;
 
 use super::kernels::EnergyVirial;
 use crate::physics::obstacles::ObstacleField;
-use crate::physics::params::{SimBox, SimParams, Tether};
+use crate::physics::params::{SimParams, Tether};
 use crate::physics::real::Real;
+use crate::physics::sim_box::SimBox;
 use crate::physics::wall::Wall93;
 
 /// Everything the one-body forces need, in force precision.

@@ -8,8 +8,8 @@
 //! half neighbour list, Newton's third law scattered into a per-thread buffer).
 
 use crate::physics::lj::PairCoeffs;
-use crate::physics::params::SimBox;
 use crate::physics::real::Real;
+use crate::physics::sim_box::SimBox;
 
 /// Neighbours processed together.
 pub const LANES: usize = 8;

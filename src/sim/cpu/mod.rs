@@ -22,13 +22,15 @@ use std::sync::Arc;
 
 use self::state::{CpuSim, Ctx};
 use super::{
-    AtomSelection, AtomState, Backend, BackendInfo, CaughtAtoms, ColourScalar, Histogram, PositionTarget, SimError,
-    Snapshot, Telemetry, check_atoms,
+    AtomSelection, AtomState, Backend, BackendInfo, CaughtAtoms, ColourScalar, PositionTarget, SimError, Snapshot,
+    Telemetry, check_atoms,
 };
-use crate::analysis;
+use crate::analysis::{self, Histogram};
 use crate::physics::obstacles::ObstacleField;
-use crate::physics::params::{Precision, SimBox, SimParams};
+use crate::physics::params::SimParams;
+use crate::physics::real::Precision;
 use crate::physics::real::{Double, Mixed, Single};
+use crate::physics::sim_box::SimBox;
 
 enum Engine {
     Single(CpuSim<Single>),
@@ -310,12 +312,12 @@ impl Backend for CpuBackend {
 
     fn speed_histogram(&mut self, bins: usize, v_max: f64) -> Result<Histogram, SimError> {
         let snap = self.state_copy();
-        analysis::speed_histogram(&snap.atoms, bins, v_max)
+        analysis::speed_histogram(&snap.atoms.velocities, bins, v_max).map_err(SimError::Invalid)
     }
 
     fn density_profile(&mut self, bins: usize) -> Result<Histogram, SimError> {
         let snap = self.state_copy();
-        analysis::density_profile(&snap, bins)
+        analysis::density_profile(&snap.atoms.positions, &snap.sim_box, bins).map_err(SimError::Invalid)
     }
 
     fn drag_piston(&mut self, target: Option<f64>) -> Result<(), SimError> {

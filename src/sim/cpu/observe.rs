@@ -6,10 +6,11 @@ use rayon::prelude::*;
 
 use super::cells::CellGrid;
 use crate::analysis;
+use crate::analysis::Histogram;
 use crate::physics::obstacles::ObstacleField;
 use crate::physics::params::SimParams;
 use crate::physics::real::Real;
-use crate::sim::{ColourScalar, Histogram, SimError, Snapshot};
+use crate::sim::{ColourScalar, SimError, Snapshot};
 
 /// g(r) over `bins` bins to `r_max`. In a periodic box it is normalised exactly by the ideal
 /// pair count N (N - 1) / 2 per volume; in a tank, by the volume the fluid can reach.

@@ -21,9 +21,10 @@ use super::simd::{cast_slice, cast_slice_mut, multiversion};
 use crate::analysis;
 use crate::physics::lj::{LjPair, PairCoeffs, Table, Uniform};
 use crate::physics::obstacles::ObstacleField;
-use crate::physics::params::{Algorithm, SimBox, SimParams, Thermostat};
+use crate::physics::params::{Algorithm, SimParams, Thermostat};
 use crate::physics::piston::{PistonState, PistonTelemetry};
 use crate::physics::real::{PrecisionMode, Real};
+use crate::physics::sim_box::SimBox;
 use crate::rng::{Sequence, Stream, normal4};
 use crate::sim::{AtomState, ESCAPE_MARGIN, RUNAWAY_STEP, SimError, Snapshot, Telemetry};
 

@@ -6,7 +6,8 @@ use cudarc::driver::DeviceRepr;
 
 use crate::physics::lj::LjPair;
 use crate::physics::obstacles::ObstacleField;
-use crate::physics::params::{SimBox, SimParams, Thermostat};
+use crate::physics::params::{SimParams, Thermostat};
+use crate::physics::sim_box::SimBox;
 use crate::physics::wall::Wall93;
 
 /// Mirrors `struct Consts` in kernels/common.cuh (same order, same C layout).

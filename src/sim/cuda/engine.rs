@@ -16,8 +16,10 @@ mod steps;
 use crate::analysis;
 use crate::physics::lj::{LjPair, PairCoeffs, Table};
 use crate::physics::obstacles::ObstacleField;
-use crate::physics::params::{Algorithm, Precision, SimBox, SimParams, Thermostat};
+use crate::physics::params::{Algorithm, SimParams, Thermostat};
 use crate::physics::piston::{PistonParams, PistonState, PistonTelemetry};
+use crate::physics::real::Precision;
+use crate::physics::sim_box::SimBox;
 use crate::sim::{AtomState, SimError, Snapshot, Telemetry};
 use steps::segments;
 

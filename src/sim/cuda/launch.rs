@@ -12,7 +12,7 @@ use cudarc::driver::{CudaFunction, CudaStream, LaunchConfig, PushKernelArg, sys}
 use super::consts::{Bufs, Consts};
 use super::device::Device;
 use super::source;
-use crate::physics::params::Precision;
+use crate::physics::real::Precision;
 use crate::sim::SimError;
 
 /// The kernels of one compiled variant.

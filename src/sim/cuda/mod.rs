@@ -17,12 +17,13 @@ use std::sync::Arc;
 use self::device::Device;
 use self::engine::Engine;
 use super::{
-    AtomSelection, AtomState, Backend, BackendInfo, CaughtAtoms, ColourScalar, Histogram, PositionTarget, SimError,
-    Snapshot, Telemetry,
+    AtomSelection, AtomState, Backend, BackendInfo, CaughtAtoms, ColourScalar, PositionTarget, SimError, Snapshot,
+    Telemetry,
 };
-use crate::analysis;
+use crate::analysis::{self, Histogram};
 use crate::physics::obstacles::ObstacleField;
-use crate::physics::params::{Algorithm, SimBox, SimParams};
+use crate::physics::params::{Algorithm, SimParams};
+use crate::physics::sim_box::SimBox;
 use crate::sim::check_atoms;
 use crate::sim::edit;
 
@@ -289,13 +290,13 @@ impl Backend for CudaBackend {
     }
 
     fn speed_histogram(&mut self, bins: usize, v_max: f64) -> Result<Histogram, SimError> {
-        analysis::check_histogram_request("speed histogram", bins, v_max)?;
+        analysis::check_histogram_request("speed histogram", bins, v_max).map_err(SimError::Invalid)?;
         let counts = self.engine.speed_counts(&self.dev, bins, v_max)?;
         Ok(analysis::speed_from_counts(&counts, self.engine.n, v_max))
     }
 
     fn density_profile(&mut self, bins: usize) -> Result<Histogram, SimError> {
-        analysis::check_histogram_request("density profile", bins, 1.0)?;
+        analysis::check_histogram_request("density profile", bins, 1.0).map_err(SimError::Invalid)?;
         let counts = self.engine.height_counts(&self.dev, bins)?;
         Ok(analysis::density_from_counts(&counts, &self.engine.sim_box))
     }

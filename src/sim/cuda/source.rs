@@ -2,7 +2,7 @@
 //! compiled at run time by NVRTC for the device's architecture, with precision, block size
 //! and species count as compile-time constants. Owns source assembly and compilation only.
 
-use crate::physics::params::Precision;
+use crate::physics::real::Precision;
 
 /// (file name, text) of every kernel source, in the order they are concatenated.
 const SOURCES: [(&str, &str); 12] = [

@@ -1,6 +1,7 @@
-//! Ctrl+C (and SIGTERM): the first asks whatever is running to stop cleanly (the app closes,
-//! `record` finishes its video, `run` finishes its files), a second one ends the process at
-//! once. Installed once by `cli::main`.
+//! The process-wide stop request: Ctrl+C (and SIGTERM). The first asks whatever is running
+//! to stop cleanly (the app closes, `record` finishes its video, `run` and `eos` finish their
+//! files), a second one ends the process at once. `cli` installs the handler once; the long
+//! loops (`cli`, `record`, the app's window loop) poll [`interrupted`]. Knows nothing else.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 

@@ -8,15 +8,10 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Result, anyhow, bail};
 
-use super::bench::BenchArgs;
+use super::common::{BenchArgs, in_lj_system, median};
 use crate::app::headless::Headless;
 use crate::app::settings::Settings;
 use crate::app::{App, AppOptions};
-
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(|a, b| a.total_cmp(b));
-    v[v.len() / 2]
-}
 
 /// One measured case.
 #[derive(Debug, Clone, serde::Serialize)]
@@ -164,7 +159,7 @@ pub fn publish_bench(args: &BenchArgs) -> Result<()> {
         "atoms", "zero-copy (GPU)", "zero-copy (host)", "host staging", args.frames
     );
     for &n in &args.sizes {
-        let (b, atoms) = super::bench::in_lj_system(n);
+        let (b, atoms) = in_lj_system(n);
         let params = crate::physics::params::SimParams {
             precision: args.precision[0],
             algorithm: args.algorithm[0],

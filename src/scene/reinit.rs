@@ -3,9 +3,9 @@
 //! chosen fill holds about the asked number of atoms. Lengths along periodic axes are rounded
 //! to whole lattice cells so the lattice meets itself across the boundary.
 
+use super::{Fill, MAX_ATOMS, MAX_BOX_LENGTH, Scene};
 use crate::physics::init::LatticeKind;
 use crate::physics::params::Boundary;
-use crate::scene::{Fill, MAX_ATOMS, MAX_BOX_LENGTH, Scene};
 
 /// How atoms are placed on re-initialisation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -107,11 +107,8 @@ pub fn reinitialise(doc: &Scene, n: usize, init: InitialState) -> Result<Scene, 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::scene::presets;
 
-    fn default_scene() -> Scene {
-        Scene::from_str(presets::preset("default").unwrap(), "default").unwrap()
-    }
+    use crate::scene::default_scene;
 
     #[test]
     fn counts_come_close_to_the_request() {

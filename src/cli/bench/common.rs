@@ -1,0 +1,119 @@
+//! What every `bench` mode shares: the arguments, the LAMMPS `in.lj` system, the scenes
+//! `--scene` names, medians and the peak memory.
+
+use anyhow::Result;
+use clap::Args;
+
+use crate::physics::init::{LatticeKind, lattice_box, maxwell_boltzmann};
+use crate::physics::params::Algorithm;
+use crate::physics::real::Precision;
+use crate::physics::sim_box::SimBox;
+use crate::sim::{AtomState, BackendChoice};
+
+#[derive(Args, Debug, Clone)]
+pub struct BenchArgs {
+    /// Backends to measure.
+    #[arg(long, value_enum, num_args = 1.., default_values = ["auto"])]
+    pub backend: Vec<BackendChoice>,
+    /// Force algorithms to measure.
+    #[arg(long, value_enum, num_args = 1.., default_values = ["neighbors"])]
+    pub algorithm: Vec<Algorithm>,
+    /// Precisions to measure.
+    #[arg(long, value_enum, num_args = 1.., default_values = ["single", "double"])]
+    pub precision: Vec<Precision>,
+    /// Atom counts (each rounded to a whole fcc lattice, 4 n^3).
+    #[arg(long = "n", num_args = 1.., default_values = ["32000"])]
+    pub sizes: Vec<usize>,
+    /// Timed steps per repeat.
+    #[arg(long, default_value_t = 200)]
+    pub steps: u64,
+    /// Repeats per case; the median is reported.
+    #[arg(long, default_value_t = 3)]
+    pub repeats: usize,
+    /// Untimed steps before timing.
+    #[arg(long, default_value_t = 20)]
+    pub warmup: u64,
+    /// CUDA threads per block (several allowed; the CPU backend ignores it).
+    #[arg(long, num_args = 1.., default_values = ["128"])]
+    pub block_size: Vec<u32>,
+    /// Print one JSON object per case per line.
+    #[arg(long)]
+    pub json: bool,
+    /// Measure the renderer instead: frame time for each --n at --size (front view, speed colours).
+    #[arg(long)]
+    pub render: bool,
+    /// With --render: how atoms are drawn: `auto` as the app does (compute splatting for many
+    /// small atoms where the device can), `splat`, or `triangles`.
+    #[arg(long, value_enum, default_value_t = DrawPath::Auto, requires = "render")]
+    pub draw: DrawPath,
+    /// Image size for --render, WIDTHxHEIGHT.
+    #[arg(long, default_value = "1920x1080")]
+    pub size: String,
+    /// Frames timed per size (and per repeat) with --render or --interactive.
+    #[arg(long, default_value_t = 60)]
+    pub frames: u32,
+    /// Measure the whole app loop headless (simulation thread, renderer, egui): FPS and MD
+    /// steps per displayed frame for each --n, at --size, with the first --backend,
+    /// --algorithm, --precision and --block-size.
+    #[arg(long, conflicts_with = "render")]
+    pub interactive: bool,
+    /// Measure the per-frame cost of getting positions to the renderer (CUDA): zero-copy
+    /// against host staging, for each --n.
+    #[arg(long, conflicts_with_all = ["render", "interactive"])]
+    pub publish: bool,
+    /// With --interactive: frames per second at most, like a display's refresh (0: no limit).
+    #[arg(long, default_value_t = 0.0)]
+    pub max_fps: f64,
+    /// MD steps per displayed frame asked of the app with --interactive.
+    #[arg(long, default_value_t = 30)]
+    pub steps_per_frame: u64,
+    /// Measure a scene instead of the in.lj system: `default` (the app's tank) or a scene
+    /// file, with its own thermostat, walls, gravity and obstacles, re-initialised as a
+    /// liquid slab to each --n like the app's Re-initialise (--n 0: as written). The
+    /// simulation alone, with no rendering: compare with --interactive.
+    #[arg(long, value_name = "default|FILE", conflicts_with_all = ["render", "interactive", "publish"])]
+    pub scene: Option<std::path::PathBuf>,
+}
+
+/// How `bench --render` draws atoms.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DrawPath {
+    Auto,
+    Splat,
+    Triangles,
+}
+
+/// The scene named by --scene, re-initialised to `n` atoms (0: as written), built.
+pub fn scene_setup(which: &std::path::Path, n: usize) -> Result<crate::scene::SimSetup> {
+    use crate::scene::reinit::{InitialState, reinitialise};
+    let scene = crate::scene::load((which != std::path::Path::new("default")).then_some(which))?;
+    let scene = if n == 0 {
+        scene
+    } else {
+        reinitialise(&scene, n, InitialState::LiquidSlab).map_err(|e| anyhow::anyhow!("--n {n}: {e}"))?
+    };
+    scene.build().map_err(|e| anyhow::anyhow!("{}: {e}", which.display()))
+}
+
+/// The in.lj system with about `n` atoms.
+pub fn in_lj_system(n: usize) -> (SimBox, AtomState) {
+    let cells = ((n as f64 / 4.0).cbrt().round() as usize).max(3);
+    let (b, pos) = lattice_box(LatticeKind::Fcc, 0.8442, [cells; 3]);
+    let n = pos.len();
+    let vel = maxwell_boltzmann(&vec![1.0; n], 1.44, 3.0 * n as f64 - 3.0, 87287, 0);
+    (b, AtomState { positions: pos, velocities: vel, types: vec![0; n] })
+}
+
+pub fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(|a, b| a.total_cmp(b));
+    let m = v.len() / 2;
+    if v.len() % 2 == 1 { v[m] } else { 0.5 * (v[m - 1] + v[m]) }
+}
+
+/// Peak resident memory of this process in MB (Linux), if known.
+pub fn peak_rss_mb() -> Option<f64> {
+    let s = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = s.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kb: f64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb / 1024.0)
+}

@@ -1,0 +1,131 @@
+//! `bench` (the default mode): step rate of the LAMMPS `in.lj` system (fcc rho* = 0.8442,
+//! T* = 1.44, r_c = 2.5, skin 0.3), or of a scene with `--scene`, over the backends,
+//! algorithms, precisions, block sizes and sizes given. Prints a table, and with `--json` one
+//! JSON object per case per line.
+//!
+//! `pair_interactions_per_s`: for all-pairs algorithms, N^2 per step (the effective rate the
+//! seed paper and OpenMM quote); for cell and neighbour lists, the ordered pairs inside the
+//! cutoff, N * rho * (4/3) pi r_c^3, per step.
+
+use std::time::Instant;
+
+use anyhow::{Context, Result};
+
+use super::common::{BenchArgs, in_lj_system, median, peak_rss_mb, scene_setup};
+use crate::physics::params::{Algorithm, SimParams, Thermostat};
+use crate::sim::{BackendChoice, open_backend};
+
+pub fn run(args: &BenchArgs) -> Result<()> {
+    if args.steps == 0 || args.repeats == 0 {
+        anyhow::bail!("--steps and --repeats must be at least 1");
+    }
+    if !args.json {
+        println!(
+            "{:<6} {:<16} {:<7} {:>5} {:>9} {:>7} {:>10} {:>10} {:>14} {:>14}",
+            "backend", "algorithm", "prec", "block", "atoms", "steps", "ms/step", "min ms", "atom-steps/s", "pairs/s"
+        );
+    }
+    for &n_req in &args.sizes {
+        for &backend in &args.backend {
+            for &algorithm in &args.algorithm {
+                for &precision in &args.precision {
+                    let blocks: Vec<u32> =
+                        if backend == BackendChoice::Cpu { vec![args.block_size[0]] } else { args.block_size.clone() };
+                    for &block_size in &blocks {
+                        let params = SimParams {
+                            cutoff: 2.5,
+                            shift: false,
+                            skin: 0.3,
+                            temperature: 1.44,
+                            thermostat: Thermostat::Nve,
+                            algorithm,
+                            precision,
+                            block_size,
+                            telemetry_every: args.steps.max(1),
+                            ..SimParams::default()
+                        };
+                        // Built per case and dropped once uploaded, so peak memory is the backend's.
+                        let (sim_box, params, atoms, field) = match &args.scene {
+                            None => {
+                                let (sim_box, atoms) = in_lj_system(n_req);
+                                (sim_box, params, atoms, None)
+                            }
+                            Some(which) => {
+                                let setup = scene_setup(which, n_req)?;
+                                let params = SimParams {
+                                    algorithm,
+                                    precision,
+                                    block_size,
+                                    telemetry_every: setup.params.telemetry_every.min(args.steps.max(1)),
+                                    ..setup.params
+                                };
+                                let field =
+                                    crate::physics::obstacles::ObstacleField::bake(&setup.shapes, &setup.sim_box, 0.1)
+                                        .map(std::sync::Arc::new);
+                                (setup.sim_box, params, setup.atoms, field)
+                            }
+                        };
+                        let n = atoms.len();
+                        let (mut sim, _why) = open_backend(backend, sim_box, params, &atoms, field)
+                            .with_context(|| format!("opening the {backend:?} backend"))?;
+                        drop(atoms);
+                        let info = sim.info();
+                        sim.advance(args.warmup).context("warm-up steps")?;
+                        let mut times = Vec::with_capacity(args.repeats);
+                        for _ in 0..args.repeats {
+                            let t0 = Instant::now();
+                            sim.advance(args.steps).context("timed steps")?;
+                            times.push(t0.elapsed().as_secs_f64() / args.steps as f64);
+                        }
+                        let fastest = times.iter().copied().fold(f64::INFINITY, f64::min);
+                        let per_step = median(times);
+                        let resolved = algorithm.resolve(n, &sim_box, 2.8);
+                        let pairs_per_step = match resolved {
+                            Algorithm::AllPairsGlobal | Algorithm::AllPairsTiled => (n as f64) * (n as f64),
+                            _ => n as f64 * 0.8442 * 4.0 / 3.0 * std::f64::consts::PI * 2.5f64.powi(3),
+                        };
+                        let atom_steps = n as f64 / per_step;
+                        let pairs = pairs_per_step / per_step;
+                        if args.json {
+                            let obj = serde_json::json!({
+                                "backend": info.kind,
+                                "device": info.device,
+                                "algorithm": resolved.name(),
+                                "precision": precision.name(),
+                                "n": n,
+                                "steps": args.steps,
+                                "repeats": args.repeats,
+                                "block_size": block_size,
+                                "threads": rayon::current_num_threads(),
+                                "ms_per_step": per_step * 1e3,
+                                "min_ms_per_step": fastest * 1e3,
+                                "atom_steps_per_s": atom_steps,
+                                "pair_interactions_per_s": pairs,
+                                "peak_rss_mb": peak_rss_mb(),
+                            });
+                            println!("{obj}");
+                        } else {
+                            println!(
+                                "{:<6} {:<16} {:<7} {:>5} {:>9} {:>7} {:>10.4} {:>10.4} {:>14.4e} {:>14.4e}",
+                                info.kind,
+                                resolved.name(),
+                                precision.name(),
+                                block_size,
+                                n,
+                                args.steps,
+                                per_step * 1e3,
+                                fastest * 1e3,
+                                atom_steps,
+                                pairs
+                            );
+                        }
+                    }
+                }
+            }
+        }
+    }
+    if let (false, Some(mb)) = (args.json, peak_rss_mb()) {
+        println!("peak resident memory: {mb:.0} MB");
+    }
+    Ok(())
+}
