@@ -1,0 +1,79 @@
+//! Pacing of the simulation thread: sleeping until the next paced frame (applying commands
+//! meanwhile) and the step rate and status sent twice a second.
+
+use std::sync::mpsc::RecvTimeoutError;
+use std::time::{Duration, Instant};
+
+use super::{Flow, Worker};
+use crate::app::commands::{SimReport, SimStatus};
+use crate::app::trajectory::Recorder;
+
+impl Worker {
+    /// Sleeps until the next paced frame, applying commands that arrive meanwhile. True when
+    /// the thread must stop.
+    pub(super) fn wait_until_due(&mut self) -> bool {
+        if self.pending.is_some() {
+            self.hand_over(true);
+        }
+        if self.pace.unlimited || !self.running {
+            self.due = Instant::now();
+            return false;
+        }
+        let period = Duration::from_secs_f64(1.0 / self.pace.frame_hz.clamp(1.0, 1000.0));
+        let now = Instant::now();
+        self.due += period;
+        if self.due + period * 6 < now {
+            // Far behind (the simulation is slower than the display): do not try to catch up.
+            self.due = now;
+        }
+        while let Some(left) = self.due.checked_duration_since(Instant::now()) {
+            match self.rx.recv_timeout(left) {
+                Ok(cmd) => {
+                    if let Flow::Stop = self.apply(cmd) {
+                        return true;
+                    }
+                    if !self.running {
+                        return false;
+                    }
+                }
+                Err(RecvTimeoutError::Timeout) => break,
+                Err(RecvTimeoutError::Disconnected) => return true,
+            }
+        }
+        false
+    }
+
+    /// Sends the status when `now` or when it is due (twice a second, with the step rate).
+    pub(super) fn maybe_status(&mut self, now: bool) {
+        let t = Instant::now();
+        let dt = t.duration_since(self.rate_since).as_secs_f64();
+        if dt >= 0.5 {
+            self.steps_per_s = self.rate_steps as f64 / dt;
+            self.rate_steps = 0;
+            self.rate_since = t;
+        }
+        if !self.running {
+            self.steps_per_s = 0.0;
+        }
+        if !(now || t >= self.status_due) {
+            return;
+        }
+        self.status_due = t + Duration::from_millis(500);
+        let Some(b) = self.backend.as_ref() else { return };
+        let status = SimStatus {
+            info: b.info(),
+            why: self.why.clone(),
+            n_atoms: b.n_atoms(),
+            step: b.step(),
+            time: b.step() as f64 * b.params().dt,
+            running: self.running,
+            params: b.params().clone(),
+            sim_box: b.sim_box(),
+            n_obstacles: self.shapes.len(),
+            steps_per_s: self.steps_per_s,
+            position_path: self.path,
+            trajectory: self.trajectory.as_ref().map(Recorder::status),
+        };
+        self.report(SimReport::Status(Box::new(status)));
+    }
+}
