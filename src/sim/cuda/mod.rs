@@ -39,7 +39,7 @@ pub struct CudaBackend {
     /// Recorded after the last asynchronous publish.
     published: Option<cudarc::driver::CudaEvent>,
     /// Rollback checkpoints on the device, oldest first.
-    checkpoints: std::collections::VecDeque<engine::DeviceCheckpoint>,
+    checkpoints: std::collections::VecDeque<engine::checkpoint::DeviceCheckpoint>,
     /// For tests: `ARGON_FAULT_GPU_AT_STEP=N` makes `advance` fail as a lost GPU would once
     /// the step count reaches N.
     fault_at: Option<u64>,

@@ -1,0 +1,108 @@
+//! What the step kernels report back: telemetry records (one per telemetry step, written by
+//! `finish_step`) turned into `Telemetry`, `measure` for the current state, and the status
+//! flag words (list rebuild request, blow-up, escape, list overflow) read and written from
+//! the host.
+//!
+//! Owns the records array's size and the record and flag layouts on the host side; it
+//! does not act on the flags (`advance` does) nor change the atoms' state.
+
+use super::Engine;
+use super::arrays::{alloc, dev_err, download, unpack};
+use crate::analysis;
+use crate::physics::piston::{PistonState, PistonTelemetry};
+use crate::sim::cuda::consts::flag;
+use crate::sim::cuda::device::Device;
+use crate::sim::{SimError, Telemetry};
+
+/// Bytes of one telemetry record (12 doubles, written by `finish_step`).
+pub(super) const RECORD_BYTES: usize = 96;
+
+impl Engine {
+    pub(super) fn ensure_records(&mut self, dev: &Device, count: usize) -> Result<(), SimError> {
+        if count > self.records_cap || self.a.records.is_none() {
+            let cap = count.max(16);
+            self.a.records = Some(alloc(dev, cap * RECORD_BYTES, "allocating telemetry records")?);
+            self.records_cap = cap;
+            self.refresh_bufs(dev);
+        }
+        Ok(())
+    }
+
+    pub(super) fn records_to_telemetry(&self, raw: &[f64], count: usize, dof: f64) -> Vec<Telemetry> {
+        (0..count)
+            .map(|k| {
+                let r = &raw[12 * k..12 * k + 12];
+                let virial = r[3] + r[5];
+                // With a piston: its height and push at the record's step (integrate.cu).
+                let piston = self.piston.as_ref().map(|p| {
+                    let s = PistonState { height: r[10], velocity: r[9] };
+                    PistonTelemetry::new(&s, p, &self.sim_box, r[11])
+                });
+                let volume = piston.map_or(self.sim_box.volume(), |p| p.volume);
+                Telemetry {
+                    step: r[0] as u64,
+                    time: 0.0,
+                    n_atoms: self.n,
+                    dof,
+                    temperature: analysis::temperature(r[1], dof),
+                    kinetic_energy: 0.5 * r[1],
+                    pair_energy: r[2],
+                    external_energy: r[4],
+                    virial,
+                    pressure: analysis::pressure(r[1], virial, volume),
+                    volume,
+                    momentum: [r[6], r[7], r[8]],
+                    piston,
+                    steps_per_s: 0.0,
+                    mc: Default::default(),
+                }
+            })
+            .collect()
+    }
+
+    /// Telemetry of the current state (forces recomputed with energies).
+    pub fn measure(&mut self, dev: &Device, dof: f64) -> Result<Telemetry, SimError> {
+        self.ensure_records(dev, 1)?;
+        self.set_clock(dev, self.step)?;
+        self.queue_lists(dev)?;
+        let l = self.launcher(dev);
+        self.launch_forces(&l, true)?;
+        l.run(l.integrate_second_call(0))?;
+        l.run(Some(l.finish_step_call(self.n_blocks as i32, self.ev_blocks(), 1, 0)))?;
+        let raw = download(dev, &self.a.records, RECORD_BYTES, "reading telemetry")?;
+        self.forces_valid = true;
+        let mut t = self.records_to_telemetry(&unpack(&raw, 8), 1, dof).remove(0);
+        t.time = self.time;
+        if self.n == 0 {
+            t = Telemetry { step: self.step, time: self.time, dof, ..Telemetry::default() };
+        }
+        Ok(t)
+    }
+
+    pub(super) fn read_flags(&self, dev: &Device) -> Result<([i32; flag::COUNT], u64), SimError> {
+        let f = download(dev, &self.a.flags, flag::COUNT * 4, "reading flags")?;
+        let mut flags = [0i32; flag::COUNT];
+        for (k, c) in f.chunks_exact(4).enumerate() {
+            flags[k] = i32::from_le_bytes([c[0], c[1], c[2], c[3]]);
+        }
+        let s = download(dev, &self.a.blowup_step, 8, "reading flags")?;
+        Ok((flags, u64::from_le_bytes(s.try_into().expect("8 bytes"))))
+    }
+
+    pub(super) fn write_flag(&mut self, dev: &Device, index: usize, value: i32) -> Result<(), SimError> {
+        if let Some(f) = self.a.flags.as_mut() {
+            let mut v = f.slice_mut(index * 4..index * 4 + 4);
+            dev.stream.memcpy_htod(&value.to_le_bytes()[..], &mut v).map_err(dev_err("writing a flag"))?;
+        }
+        Ok(())
+    }
+
+    pub(super) fn request_rebuild(&mut self, dev: &Device) -> Result<(), SimError> {
+        if let Some(f) = self.a.flags.as_mut() {
+            let one = 1i32.to_le_bytes();
+            let mut v = f.slice_mut(0..4);
+            dev.stream.memcpy_htod(&one[..], &mut v).map_err(dev_err("requesting a list rebuild"))?;
+        }
+        Ok(())
+    }
+}
