@@ -1,0 +1,124 @@
+//! The force pass of one step: picks the pair coefficients (one species or a table), runs
+//! the chosen algorithm from `sim/cpu/forces.rs` (all pairs, cells, the per-atom neighbour
+//! list, or the cluster-pair list where it serves), rebuilding the lists when atoms moved
+//! more than skin/2 (`lists.rs`), then adds the external forces (`sim/cpu/external.rs`) and
+//! records the piston's push. The force algorithms themselves live in `sim/cpu/forces.rs`;
+//! this file only dispatches to them.
+
+use super::{CpuSim, Ctx, Sums, force_positions};
+use crate::physics::lj::{LjPair, PairCoeffs, Table, Uniform};
+use crate::physics::params::Algorithm;
+use crate::physics::sim_box::SimBox;
+use crate::physics::real::{PrecisionMode, Real};
+use crate::sim::cpu::cells::CellGrid;
+use crate::sim::cpu::clusters;
+use crate::sim::cpu::external::External;
+use crate::sim::cpu::forces::{self, TILE};
+use crate::sim::cpu::kernels::{EnergyVirial, MinImage};
+use crate::sim::cpu::simd::{cast_slice, cast_slice_mut};
+
+impl<P: PrecisionMode> CpuSim<P> {
+    /// Computes forces at the current positions; with `EV`, also energies and virials.
+    pub(super) fn compute_forces<const EV: bool>(&mut self, ctx: &Ctx) -> Sums {
+        if !self.pos_f_fresh {
+            self.sync_pos_f();
+            self.disp_since_build = None;
+        }
+        self.pos_f_fresh = false;
+        let p = ctx.params;
+        let sums = if p.species.len() == 1 {
+            let s = &p.species[0];
+            let c = Uniform(LjPair::<P::Force>::new(s.epsilon, s.sigma, p.cutoff, p.shift));
+            self.pair_forces::<_, EV>(ctx, &c)
+        } else {
+            let c = Table::<P::Force>::from_params(p);
+            self.pair_forces::<_, EV>(ctx, &c)
+        };
+        let ext = External::<P::Force>::new(&self.sim_box, p, ctx.field, self.piston.map(|s| s.height));
+        let (e, top): (EnergyVirial<P::Accum>, f64) =
+            ext.apply(&self.pos, &self.types, &self.ids, &ctx.masses, &mut self.force);
+        self.piston_force = top;
+        self.forces_valid = true;
+        (sums, EnergyVirial { energy: e.energy.f64(), virial: e.virial.f64() })
+    }
+
+    fn pair_forces<C: PairCoeffs<P::Force>, const EV: bool>(&mut self, ctx: &Ctx, c: &C) -> EnergyVirial<f64> {
+        type A<P> = <P as PrecisionMode>::Accum;
+        let img = MinImage::<P::Force>::new(&self.sim_box);
+        let mut algorithm = ctx.algorithm;
+        if algorithm == Algorithm::Cells {
+            let range = ctx.params.cutoff;
+            if self.cells.grid.is_none() || self.cells_range != range {
+                self.cells.grid = CellGrid::finest(&self.sim_box, range);
+                self.cells_range = range;
+            }
+            if self.cells.grid.is_none() {
+                algorithm = Algorithm::AllPairsTiled;
+            }
+        }
+        if algorithm == Algorithm::Neighbors {
+            let lj32 = cluster_coeffs(c, &self.sim_box, ctx.params.list_range());
+            if lj32.is_some() != self.nl_clusters || self.nl.pos_at_build.len() != self.pos.len() {
+                self.nl_valid = false;
+            }
+            // Build positions are kept in f32: allow for their rounding.
+            let half_skin = (0.5 * ctx.params.skin - 1e-4).max(0.0);
+            let moved = match self.disp_since_build.take() {
+                Some(d) => d,
+                None if self.nl_valid => self.max_disp_sq_since_build(),
+                None => f64::INFINITY,
+            };
+            let rebuild = !self.nl_valid || moved > half_skin * half_skin;
+            if rebuild {
+                self.nl_clusters = lj32.is_some();
+                match lj32 {
+                    Some(_) => self.rebuild_clusters(ctx.params.list_range()),
+                    None => self.rebuild_neighbors(ctx.params),
+                }
+            }
+            let pf = force_positions(&self.pos, &self.pos_f);
+            if let (Some(lj), Some(p32), Some(f32s)) =
+                (lj32, cast_slice::<_, [f32; 4]>(pf), cast_slice_mut::<_, [f32; 4]>(&mut self.force))
+            {
+                if !rebuild {
+                    self.clusters.pack(p32, &self.nl.pos_at_build);
+                }
+                let (energy, virial) = self.clusters.forces::<EV>(&lj, &mut self.cluster_bufs, f32s);
+                return EnergyVirial { energy, virial };
+            }
+        }
+        let pf = force_positions(&self.pos, &self.pos_f);
+        let ev: EnergyVirial<A<P>> = match algorithm {
+            Algorithm::AllPairsGlobal => forces::all_pairs::<_, _, C, EV>(pf, None, c, &img, &mut self.force),
+            Algorithm::Cells => forces::cell_list::<_, _, C, EV>(pf, &mut self.cells, c, &img, &mut self.force),
+            Algorithm::Neighbors => {
+                forces::neighbor_list::<_, _, C, EV>(pf, &self.nl, &mut self.bufs, c, &img, &mut self.force)
+            }
+            Algorithm::AllPairsTiled | Algorithm::Auto => {
+                forces::all_pairs::<_, _, C, EV>(pf, Some(TILE), c, &img, &mut self.force)
+            }
+        };
+        EnergyVirial { energy: ev.energy.f64(), virial: ev.virial.f64() }
+    }
+
+    /// Forces at the current positions in canonical order.
+    pub fn forces(&mut self, ctx: &Ctx) -> Vec<[f64; 3]> {
+        self.sync_piston(ctx.params);
+        self.compute_forces::<false>(ctx);
+        let mut out = vec![[0.0; 3]; self.n()];
+        for (s, f) in self.force.iter().enumerate() {
+            out[self.ids[s] as usize] = [f[0].f64(), f[1].f64(), f[2].f64()];
+        }
+        out
+    }
+}
+
+/// The f32 pair coefficients when the cluster-pair list serves this case: one species,
+/// f32 forces, AVX-512 present, a box the clusters fit (see [`clusters::fits`]) and not
+/// switched off (`ARGON_CPU_CLUSTERS=0`).
+fn cluster_coeffs<F: Real, C: PairCoeffs<F>>(c: &C, b: &SimBox, range: f64) -> Option<LjPair<f32>> {
+    if !clusters::enabled() || !clusters::fits(b, range) {
+        return None;
+    }
+    c.uniform().and_then(crate::sim::cpu::simd::cast_ref::<LjPair<F>, LjPair<f32>>).copied()
+}
