@@ -30,9 +30,9 @@ use super::neighbors::NeighborList;
 use crate::analysis;
 use crate::physics::obstacles::ObstacleField;
 use crate::physics::params::{Algorithm, SimParams};
-use crate::physics::sim_box::SimBox;
 use crate::physics::piston::{PistonState, PistonTelemetry};
 use crate::physics::real::{PrecisionMode, Real};
+use crate::physics::sim_box::SimBox;
 use crate::sim::{AtomState, Snapshot, Telemetry};
 
 /// The per-call context: parameters and what is derived from them.

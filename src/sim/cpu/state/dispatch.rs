@@ -8,8 +8,8 @@
 use super::{CpuSim, Ctx, Sums, force_positions};
 use crate::physics::lj::{LjPair, PairCoeffs, Table, Uniform};
 use crate::physics::params::Algorithm;
-use crate::physics::sim_box::SimBox;
 use crate::physics::real::{PrecisionMode, Real};
+use crate::physics::sim_box::SimBox;
 use crate::sim::cpu::cells::CellGrid;
 use crate::sim::cpu::clusters;
 use crate::sim::cpu::external::External;

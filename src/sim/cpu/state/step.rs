@@ -8,8 +8,8 @@ use rayon::prelude::*;
 
 use super::{CpuSim, Ctx, REDUCE_CHUNK};
 use crate::physics::params::Thermostat;
-use crate::physics::sim_box::SimBox;
 use crate::physics::real::{PrecisionMode, Real};
+use crate::physics::sim_box::SimBox;
 use crate::rng::{Stream, normal4};
 use crate::sim::cpu::kernels::MinImage;
 use crate::sim::cpu::simd::multiversion;
