@@ -8,9 +8,10 @@ use std::sync::Arc;
 
 use argon_sandbox::physics::init::gas_positions;
 use argon_sandbox::physics::obstacles::ObstacleField;
-use argon_sandbox::physics::params::{Algorithm, SimParams, WallParams};
+use argon_sandbox::physics::params::{Algorithm, SimParams};
 use argon_sandbox::physics::real::Precision;
 use argon_sandbox::physics::sim_box::SimBox;
+use argon_sandbox::physics::wall::WallParams;
 use argon_sandbox::shapes::Shape;
 use argon_sandbox::sim::cpu::CpuBackend;
 use argon_sandbox::sim::{AtomState, Backend};

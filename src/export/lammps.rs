@@ -22,8 +22,9 @@ use std::path::{Path, PathBuf};
 
 use crate::analysis::degrees_of_freedom;
 use crate::io::atomic::write_atomic;
-use crate::physics::params::{SimParams, Thermostat, WallParams};
+use crate::physics::params::{SimParams, Thermostat};
 use crate::physics::sim_box::SimBox;
+use crate::physics::wall::WallParams;
 use crate::shapes::Shape;
 use crate::sim::AtomState;
 use crate::units::{ARGON_EPSILON_K, ARGON_MASS_U, ARGON_SIGMA_ANGSTROM};

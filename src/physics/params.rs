@@ -11,6 +11,7 @@ use crate::physics::obstacles::ObstacleField;
 use crate::physics::piston::PistonParams;
 use crate::physics::real::Precision;
 use crate::physics::sim_box::SimBox;
+use crate::physics::wall::WallParams;
 
 /// Periodic or walled, per axis.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -114,34 +115,6 @@ impl Algorithm {
             }
             other => other,
         }
-    }
-}
-
-/// The smooth 9-3 LJ wall (LAMMPS `fix wall/lj93`):
-/// E(d) = epsilon [ (2/15) (sigma/d)^9 - (sigma/d)^3 ] - E(cutoff), for d < cutoff.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
-pub struct WallParams {
-    pub epsilon: f64,
-    pub sigma: f64,
-    /// The distance where the wall potential ends. At [`WallParams::repulsive_cutoff`] the wall
-    /// is purely repulsive; beyond it the wall attracts (wetting).
-    pub cutoff: f64,
-}
-
-impl WallParams {
-    /// The minimum of the 9-3 potential, (2/5)^(1/6) sigma: cutting there leaves only repulsion.
-    pub fn repulsive_cutoff(sigma: f64) -> f64 {
-        0.4f64.powf(1.0 / 6.0) * sigma
-    }
-
-    pub fn repulsive(epsilon: f64, sigma: f64) -> Self {
-        WallParams { epsilon, sigma, cutoff: Self::repulsive_cutoff(sigma) }
-    }
-}
-
-impl Default for WallParams {
-    fn default() -> Self {
-        WallParams::repulsive(1.0, 1.0)
     }
 }
 

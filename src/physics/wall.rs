@@ -1,4 +1,4 @@
-//! The smooth 9-3 LJ wall evaluator, used for the box walls (distance to the wall plane) and
+//! The smooth 9-3 LJ wall: its parameters ([`WallParams`]) and evaluator, used for the box walls (distance to the wall plane) and
 //! for obstacles (signed distance to the obstacle surface). Mirrored in `kernels/wall.cuh`.
 //!
 //! E(d) = eps [ (2/15) (sig/d)^9 - (sig/d)^3 ] - E(d_c)      for d_cap <= d < d_c
@@ -6,8 +6,37 @@
 //! the energy continues linearly, so an atom that ends up inside a wall or obstacle (a shape
 //! drawn over it, a huge time step) is pushed out by a finite force instead of exploding.
 
-use super::params::WallParams;
+use serde::{Deserialize, Serialize};
+
 use super::real::Real;
+
+/// The smooth 9-3 LJ wall (LAMMPS `fix wall/lj93`):
+/// E(d) = epsilon [ (2/15) (sigma/d)^9 - (sigma/d)^3 ] - E(cutoff), for d < cutoff.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct WallParams {
+    pub epsilon: f64,
+    pub sigma: f64,
+    /// The distance where the wall potential ends. At [`WallParams::repulsive_cutoff`] the wall
+    /// is purely repulsive; beyond it the wall attracts (wetting).
+    pub cutoff: f64,
+}
+
+impl WallParams {
+    /// The minimum of the 9-3 potential, (2/5)^(1/6) sigma: cutting there leaves only repulsion.
+    pub fn repulsive_cutoff(sigma: f64) -> f64 {
+        0.4f64.powf(1.0 / 6.0) * sigma
+    }
+
+    pub fn repulsive(epsilon: f64, sigma: f64) -> Self {
+        WallParams { epsilon, sigma, cutoff: Self::repulsive_cutoff(sigma) }
+    }
+}
+
+impl Default for WallParams {
+    fn default() -> Self {
+        WallParams::repulsive(1.0, 1.0)
+    }
+}
 
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq)]

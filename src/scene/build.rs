@@ -10,9 +10,10 @@ use super::{Fill, Region, Scene, SimSetup, SpeciesSpec};
 use crate::analysis::degrees_of_freedom;
 use crate::physics::init::{LatticeKind, gas_positions, lattice_sites, maxwell_boltzmann};
 use crate::physics::obstacles::ObstacleField;
-use crate::physics::params::{Boundary, SimParams, Species, WallParams};
+use crate::physics::params::{Boundary, SimParams, Species};
 use crate::physics::sim_box::SimBox;
 use crate::physics::species;
+use crate::physics::wall::WallParams;
 use crate::sim::AtomState;
 use crate::units::kelvin_to_reduced;
 

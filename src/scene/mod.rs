@@ -239,7 +239,7 @@ pub struct WallSpec {
 
 impl Default for WallSpec {
     fn default() -> Self {
-        let w = crate::physics::params::WallParams::default();
+        let w = crate::physics::wall::WallParams::default();
         WallSpec { epsilon: w.epsilon, sigma: w.sigma, cutoff: w.cutoff }
     }
 }
