@@ -1,7 +1,7 @@
 //! argon-sandbox: a real-time, interactive Lennard-Jones argon fluid sandbox.
 //!
 //! Data flows one way: `scene` describes a system, `sim` backends advance it (`physics`
-//! holds the contract they share), `analysis` turns state into observables, `eos` runs equation-of-state sweeps, `io` reads and
+//! holds the contract they share), `analysis` turns state into observables, `eos` runs equation-of-state sweeps, `flow` averages atoms into continuum fields, `io` reads and
 //! writes files, `render` draws, `app` + `ui` make the desktop app (simulation thread ->
 //! renderer -> panels), and `cli` drives it all from the command line. See ARCHITECTURE.md.
 
@@ -10,6 +10,7 @@ pub mod app;
 pub mod cli;
 pub mod eos;
 pub mod export;
+pub mod flow;
 pub mod interop;
 pub mod interrupt;
 pub mod io;

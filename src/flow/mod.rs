@@ -1,0 +1,27 @@
+//! Flow: continuum fields averaged from atoms over the bins of a grid. Owns what a field is
+//! (`FieldSpec`, read from scenes), the grid of bins (`Grid`), the per-bin sums a window of
+//! samples adds into (`Accumulator`, a flat layout a CUDA kernel mirrors with atomics), the
+//! parallel CPU sampler, finishing a window into named layers (`Fields`: density, velocity,
+//! speed, temperature, vorticity, Mach number, count), what each layer means and its units
+//! (`FieldKind`), and standard errors across windows.
+//!
+//! Pure functions over plain data (positions, velocities, masses, the box), in reduced LJ
+//! units: must not touch backends, the UI, files or the GPU. Backends sample into an
+//! `Accumulator` (or copy their device sums into one); `io::vtk` writes `Fields`.
+
+pub mod finish;
+pub mod grid;
+pub mod kind;
+pub mod sample;
+pub mod spec;
+pub mod stats;
+
+#[cfg(test)]
+mod tests;
+
+pub use finish::{Fields, derivative, finish};
+pub use grid::Grid;
+pub use kind::FieldKind;
+pub use sample::{Accumulator, STRIDE};
+pub use spec::{FieldError, FieldSpec, MAX_BINS};
+pub use stats::{profile_mean_sem, windows_mean_sem};
