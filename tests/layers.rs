@@ -12,6 +12,7 @@ const LAYERS: &[&[&str]] = &[
     &["units", "rng", "shapes", "interrupt"],
     &["physics"],
     &["analysis"],
+    &["flow"],
     &["sim"],
     &["io", "interop"],
     &["scene"],
@@ -23,13 +24,8 @@ const LAYERS: &[&[&str]] = &[
 ];
 
 /// The files of `physics`, lowest layer first.
-const PHYSICS: &[&[&str]] = &[
-    &["real", "jzg"],
-    &["sim_box", "wall"],
-    &["obstacles", "piston", "init"],
-    &["params"],
-    &["species", "lj"],
-];
+const PHYSICS: &[&[&str]] =
+    &[&["real", "jzg"], &["sim_box", "wall"], &["obstacles", "piston", "init"], &["params"], &["species", "lj"]];
 
 fn layer_of(table: &[&[&str]], name: &str) -> Option<usize> {
     table.iter().position(|l| l.contains(&name))
@@ -88,7 +84,9 @@ fn imports_point_down() {
             }
             match layer_of(LAYERS, &t) {
                 Some(l) if l < own || (l == own && LAYERS[own].contains(&"app")) => {}
-                Some(_) => wrong.push(format!("{}: `{top}` imports `crate::{t}`, which is not below it", rel.display())),
+                Some(_) => {
+                    wrong.push(format!("{}: `{top}` imports `crate::{t}`, which is not below it", rel.display()))
+                }
                 None => wrong.push(format!("{}: `crate::{t}` is not in tests/layers.rs's table", rel.display())),
             }
         }

@@ -3,7 +3,7 @@
 //! progress bar. Flag values are read in the `--units` system (argon: K, fs, ps, Å; lj: reduced).
 
 use std::io::IsTerminal;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -11,12 +11,15 @@ use anyhow::{Context, Result, anyhow, bail};
 use clap::{Args, ValueEnum};
 
 use crate::analysis;
+use crate::flow::{FieldSpec, Fields};
 use crate::io::thermo::ThermoWriter;
 use crate::io::trajectory::{TrajectoryFormat, TrajectoryWriter};
+use crate::io::vtk::VtkSeries;
 use crate::physics::init::maxwell_boltzmann;
 use crate::physics::obstacles::ObstacleField;
 use crate::physics::params::{Algorithm, ParamError, SimParams, Thermostat};
 use crate::physics::real::Precision;
+use crate::physics::sim_box::SimBox;
 use crate::scene::{self, SimSetup};
 use crate::sim::{BackendChoice, SimError, Telemetry, hmc, open_backend, start_at};
 use crate::units::{self, UnitSystem};
@@ -98,6 +101,22 @@ pub struct RunArgs {
     /// Seed of the random streams (thermostats, generated velocities).
     #[arg(long)]
     pub seed: Option<u64>,
+    /// Sample flow fields and write them into this folder: VTK image data, one `fields_NNNN.vti`
+    /// per finished window and at the end of the run, listed in `fields.pvd` (ParaView).
+    #[arg(long, value_name = "DIR")]
+    pub fields: Option<PathBuf>,
+    /// Field bin edge in sigma (default 2, or the scene's `fields`).
+    #[arg(long, value_name = "SIGMA")]
+    pub field_bin: Option<f64>,
+    /// Sample the fields every this many steps (default 10, or the scene's).
+    #[arg(long, value_name = "STEPS")]
+    pub field_every: Option<u64>,
+    /// Average the fields over windows of this many tau (default 50, or the scene's).
+    #[arg(long, value_name = "TAU")]
+    pub field_window: Option<f64>,
+    /// Bin the fields in 3D (layers along z) instead of through the depth.
+    #[arg(long)]
+    pub field_3d: bool,
     /// No progress bar or summary.
     #[arg(long)]
     pub quiet: bool,
@@ -222,6 +241,48 @@ fn apply_flags(args: &RunArgs, params: &mut SimParams) -> Result<()> {
     Ok(())
 }
 
+/// The field settings of the run: the scene's (or the defaults) with the flags applied; None
+/// without `--fields`. Errors name the flag.
+fn field_spec(args: &RunArgs, scene: Option<FieldSpec>, sim_box: &SimBox, dt: f64) -> Result<Option<FieldSpec>> {
+    if args.fields.is_none() {
+        let flag = [
+            (args.field_bin.is_some(), "--field-bin"),
+            (args.field_every.is_some(), "--field-every"),
+            (args.field_window.is_some(), "--field-window"),
+            (args.field_3d, "--field-3d"),
+        ]
+        .into_iter()
+        .find_map(|(given, f)| given.then_some(f));
+        if let Some(f) = flag {
+            bail!("{f} needs --fields DIR (the folder the field files go into)");
+        }
+        return Ok(None);
+    }
+    let mut spec = scene.unwrap_or_default();
+    spec.bin = args.field_bin.unwrap_or(spec.bin);
+    spec.every = args.field_every.unwrap_or(spec.every);
+    spec.window_tau = args.field_window.unwrap_or(spec.window_tau);
+    spec.three_d |= args.field_3d;
+    spec.validate(sim_box, dt).map_err(|e| {
+        let flag = match e.field {
+            "bin" => "--field-bin",
+            "every" => "--field-every",
+            "window_tau" => "--field-window",
+            _ => "the scene's fields",
+        };
+        anyhow!("invalid {flag}: {e}")
+    })?;
+    Ok(Some(spec))
+}
+
+/// Writes finished field windows into the series.
+fn write_fields(series: &mut VtkSeries, windows: Vec<Fields>) -> Result<(), SimError> {
+    for f in &windows {
+        series.write(f).map_err(|e| SimError::Invalid(format!("writing the fields: {e}")))?;
+    }
+    Ok(())
+}
+
 fn describe(t: &Telemetry, u: UnitSystem) -> String {
     match u {
         UnitSystem::Lj => format!(
@@ -253,10 +314,11 @@ pub fn run(args: &RunArgs) -> Result<()> {
         }
         None => (scene::load_setup(args.scene.as_deref())?, false),
     };
-    let SimSetup { sim_box, mut params, mut atoms, shapes, step, time, piston } = setup;
+    let SimSetup { sim_box, mut params, mut atoms, shapes, step, time, piston, fields } = setup;
     let start = (step, time, piston);
     apply_flags(args, &mut params)?;
     params.validate(&sim_box).map_err(param_flag)?;
+    let field_spec = field_spec(args, fields, &sim_box, params.dt)?;
     let field = ObstacleField::bake(&shapes, &sim_box, 0.1).map(Arc::new);
     if generated_velocities {
         let masses: Vec<f64> = atoms.types.iter().map(|&t| params.species[t as usize].mass).collect();
@@ -267,6 +329,13 @@ pub fn run(args: &RunArgs) -> Result<()> {
     let (mut sim, why) = open_backend(args.backend, sim_box, params.clone(), &atoms, field)?;
     start_at(sim.as_mut(), start.0, start.1, start.2)?;
     drop(atoms);
+    let mut field_files = match (&field_spec, &args.fields) {
+        (Some(spec), Some(dir)) => {
+            sim.set_fields(Some(spec.clone()))?;
+            Some(VtkSeries::create(dir).with_context(|| format!("creating the fields folder {}", dir.display()))?)
+        }
+        _ => None,
+    };
     let n = sim.n_atoms();
     if !args.quiet {
         let algorithm = params.algorithm.resolve(n, &sim_box, params.list_range());
@@ -345,6 +414,9 @@ pub fn run(args: &RunArgs) -> Result<()> {
                 }
                 last = t;
             }
+            if let Some(series) = field_files.as_mut() {
+                write_fields(series, sim.take_fields(false)?)?;
+            }
             let due: Vec<usize> = (0..trajectories.len()).filter(|&i| sim.step().is_multiple_of(everies[i])).collect();
             if !due.is_empty() {
                 let snap = sim.copy_state()?;
@@ -364,7 +436,20 @@ pub fn run(args: &RunArgs) -> Result<()> {
     if let Some(bar) = &progress {
         bar.finish_and_clear();
     }
-    // Whatever happened, keep what was written so far.
+    // Whatever happened, keep what was written so far (the open field window too).
+    if let Some(series) = field_files.as_mut() {
+        let written = sim.take_fields(true).map_err(anyhow::Error::from).and_then(|f| Ok(write_fields(series, f)?));
+        if outcome.is_ok() {
+            written?;
+        }
+        if !args.quiet {
+            eprintln!(
+                "fields: {} window(s) in {}",
+                series.len(),
+                args.fields.as_deref().unwrap_or(Path::new("")).display()
+            );
+        }
+    }
     if let Some(w) = thermo {
         w.finish()?;
     }

@@ -93,10 +93,7 @@ impl Accumulator {
     }
 
     /// Adds one sample of every atom inside `grid`: atom `i` at `positions[i]` with
-    /// `velocities[i]` and mass `masses_by_type[types[i]]`. Runs on the current rayon pool in
-    /// chunks of atoms fixed by the atom and bin counts, each into its own scratch sums, which
-    /// are then added in chunk order: the same input gives the same bits on any thread count.
-    /// Allocates only on the first call (or when the atoms outgrow the scratch).
+    /// `velocities[i]` and mass `masses_by_type[types[i]]`. See [`Accumulator::sample_with`].
     ///
     /// # Panics
     /// If the slices differ in length, a type has no mass, or `grid` is not this accumulator's.
@@ -110,6 +107,18 @@ impl Accumulator {
     ) {
         let n = positions.len();
         assert!(velocities.len() == n && types.len() == n, "positions, velocities and types differ in length");
+        self.sample_with(grid, n, |i| (positions[i], velocities[i], masses_by_type[types[i] as usize]));
+    }
+
+    /// Adds one sample of `n` atoms, atom `i` given by `atom(i)` as (position, velocity, mass),
+    /// so a backend samples its own arrays in place. Runs on the current rayon pool in chunks of
+    /// atoms fixed by the atom and bin counts, each into its own scratch sums, which are then
+    /// added in chunk order: the same input gives the same bits on any thread count. Allocates
+    /// only on the first call (or when the atoms outgrow the scratch).
+    ///
+    /// # Panics
+    /// If `grid` is not this accumulator's.
+    pub fn sample_with(&mut self, grid: &Grid, n: usize, atom: impl Fn(usize) -> ([f64; 3], [f64; 3], f64) + Sync) {
         assert_eq!(grid.len(), self.bins, "sampling with another grid than the accumulator's");
         self.samples += 1;
         let record = self.bins * STRIDE;
@@ -117,9 +126,8 @@ impl Accumulator {
         let per_chunk = n.div_ceil(chunks).max(1);
         let add = |sums: &mut [f64], range: std::ops::Range<usize>| {
             for i in range {
-                let Some(b) = grid.bin_of(positions[i]) else { continue };
-                let m = masses_by_type[types[i] as usize];
-                let v = velocities[i];
+                let (p, v, m) = atom(i);
+                let Some(b) = grid.bin_of(p) else { continue };
                 let s = &mut sums[b * STRIDE..b * STRIDE + STRIDE];
                 s[COUNT] += 1.0;
                 s[MASS] += m;

@@ -123,6 +123,42 @@ pub fn pvd_string(datasets: &[(f64, String)]) -> String {
     s
 }
 
+/// A time series of field files in one folder: `fields_0001.vti`, `fields_0002.vti`, ... and
+/// `fields.pvd` listing them, rewritten (atomically) after each file, so a run stopped at any
+/// point leaves a collection ParaView opens.
+pub struct VtkSeries {
+    dir: std::path::PathBuf,
+    datasets: Vec<(f64, String)>,
+}
+
+impl VtkSeries {
+    /// A series in `dir`, created if missing.
+    pub fn create(dir: &Path) -> io::Result<VtkSeries> {
+        std::fs::create_dir_all(dir)?;
+        Ok(VtkSeries { dir: dir.to_path_buf(), datasets: Vec::new() })
+    }
+
+    /// Writes one window (stamped with its end time) and the updated collection; returns the
+    /// file's path.
+    pub fn write(&mut self, fields: &Fields) -> io::Result<std::path::PathBuf> {
+        let name = format!("fields_{:04}.vti", self.datasets.len() + 1);
+        let path = self.dir.join(&name);
+        write_vti(&path, fields, fields.time[1])?;
+        self.datasets.push((fields.time[1], name));
+        write_pvd(&self.dir.join("fields.pvd"), &self.datasets)?;
+        Ok(path)
+    }
+
+    /// Files written so far.
+    pub fn len(&self) -> usize {
+        self.datasets.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.datasets.is_empty()
+    }
+}
+
 /// `text` escaped for an XML attribute.
 fn escape(text: &str) -> String {
     let mut out = String::with_capacity(text.len());

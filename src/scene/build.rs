@@ -112,7 +112,16 @@ impl Scene {
         let atoms = AtomState { positions: placer.positions, velocities, types };
         let (step, time) = self.resume.map_or((0, 0.0), |r| (r.step, r.time));
         let piston = self.resume.and_then(|r| r.piston);
-        Ok(SimSetup { sim_box, params, atoms, shapes: self.obstacles.clone(), step, time, piston })
+        Ok(SimSetup {
+            sim_box,
+            params,
+            atoms,
+            shapes: self.obstacles.clone(),
+            step,
+            time,
+            piston,
+            fields: self.fields.clone(),
+        })
     }
 
     /// A copy of this scene whose atoms are exactly `atoms` (one explicit `Atoms` fill with

@@ -62,6 +62,7 @@ pub fn with_init(base: Option<SimSetup>, path: &Path) -> Result<InitSetup> {
         step: 0,
         time: 0.0,
         piston: None::<PistonState>,
+        fields: None,
     });
     let (frame, assumed_lj) = read_init(path)?;
     setup.sim_box = frame.sim_box;

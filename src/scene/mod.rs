@@ -40,6 +40,7 @@ pub use validate::{
 
 use serde::{Deserialize, Serialize};
 
+use crate::flow::FieldSpec;
 use crate::physics::init::LatticeKind;
 use crate::physics::params::{Boundary, SimParams, Species, Thermostat};
 use crate::physics::piston::{PistonParams, PistonState};
@@ -95,6 +96,10 @@ pub struct Scene {
     /// The top wall as a piston under a set pressure (needs a `Wall` y boundary).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub piston: Option<PistonSpec>,
+    /// Flow fields sampled while the scene runs (see `flow::FieldSpec`): bin edge (sigma),
+    /// an optional z slab, sampling interval (steps) and averaging window (tau).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fields: Option<FieldSpec>,
     /// Where a saved running state continues (written by "save with current atoms").
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub resume: Option<Resume>,
@@ -330,4 +335,6 @@ pub struct SimSetup {
     pub time: f64,
     /// The piston's state to start from (a resumed run); None starts it at the top.
     pub piston: Option<PistonState>,
+    /// Flow fields to sample (the scene's `fields`), if any.
+    pub fields: Option<FieldSpec>,
 }

@@ -111,6 +111,10 @@ pub(crate) fn check(scene: &Scene) -> Result<(), Problem> {
     scene.sim_params().validate(&sim_box).map_err(|e| param_problem(scene, e))?;
     check_fills(scene, &sim_box)?;
     super::validate_shapes::check_obstacles(&scene.obstacles, &sim_box)?;
+    if let Some(f) = &scene.fields {
+        f.validate(&sim_box, scene.integrator.dt)
+            .map_err(|e| Problem::invalid(path(&["fields", e.field]), e.to_string()))?;
+    }
     if let Some(r) = &scene.resume {
         ok_or(r.time.is_finite() && r.time >= 0.0, || {
             Problem::range(path(&["resume", "time"]), r.time.to_string(), "a finite time >= 0 (tau)")

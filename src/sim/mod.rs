@@ -8,10 +8,12 @@
 //! This module must not know about any UI, renderer or file format.
 
 use crate::analysis::Histogram;
+use crate::flow::{FieldSpec, Fields};
 
 pub mod cpu;
 pub mod cuda;
 pub mod edit;
+pub mod fields;
 pub mod hmc;
 mod host_buf;
 mod select;
@@ -274,6 +276,13 @@ pub trait Backend: Send {
     /// thermostat integrates plain NVE here), producing telemetry every
     /// `params.telemetry_every` steps (step numbers divisible by it).
     fn advance_md(&mut self, steps: u64) -> Result<(), SimError>;
+    /// Starts sampling flow fields every `spec.every` steps in windows of `spec.window_tau`
+    /// (`Some`, dropping any open window) or stops (`None`). The sums stay where the atoms
+    /// live (on the device on CUDA); only finished windows cross to the caller.
+    fn set_fields(&mut self, spec: Option<FieldSpec>) -> Result<(), SimError>;
+    /// Flow-field windows finished since the last call, oldest first; with `close`, the open
+    /// window is first ended early (the end of a run).
+    fn take_fields(&mut self, close: bool) -> Result<Vec<Fields>, SimError>;
     /// The hybrid Monte Carlo chain's state and the telemetry queue, for [`hmc::advance`].
     fn hmc_parts(&mut self) -> (&mut hmc::HmcState, &mut Vec<Telemetry>);
     /// Telemetry produced since the last drain, oldest first.

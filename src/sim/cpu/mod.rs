@@ -26,11 +26,13 @@ use super::{
     Telemetry, check_atoms,
 };
 use crate::analysis::{self, Histogram};
+use crate::flow::{FieldSpec, Fields};
 use crate::physics::obstacles::ObstacleField;
 use crate::physics::params::SimParams;
 use crate::physics::real::Precision;
-use crate::physics::real::{Double, Mixed, Single};
+use crate::physics::real::{Double, Mixed, Real, Single};
 use crate::physics::sim_box::SimBox;
+use crate::sim::fields::FieldSampler;
 
 enum Engine {
     Single(CpuSim<Single>),
@@ -68,6 +70,8 @@ pub struct CpuBackend {
     hmc: crate::sim::hmc::HmcState,
     /// Rollback checkpoints, oldest first.
     checkpoints: std::collections::VecDeque<Snapshot>,
+    /// Flow-field sampling, while on.
+    fields: Option<FieldSampler>,
 }
 
 fn make_ctx<'a>(params: &'a SimParams, field: Option<&'a ObstacleField>, engine: &Engine) -> Ctx<'a> {
@@ -136,6 +140,7 @@ impl CpuBackend {
             telemetry: Vec::new(),
             hmc: Default::default(),
             checkpoints: Default::default(),
+            fields: None,
         };
         with_sim!(&mut b.engine, s => s.sync_piston(&b.params));
         Ok(b)
@@ -211,9 +216,48 @@ impl Backend for CpuBackend {
         // The step loop runs on a pool thread, so that its parallel loops start without
         // handing work over from this thread and waking it again for each one.
         let telemetry = &mut self.telemetry;
+        let fields = &mut self.fields;
         rayon::scope(|_| {
-            super::timed_advance(steps, telemetry, |out| with_sim!(engine, s => s.advance(steps, &ctx, out)))
+            super::timed_advance(steps, telemetry, |out| {
+                let Some(f) = fields.as_mut() else {
+                    return with_sim!(engine, s => s.advance(steps, &ctx, out));
+                };
+                // Advance to each sampling step, sample there, go on.
+                let mut left = steps;
+                while left > 0 {
+                    let chunk = f.steps_to_next(with_sim!(&*engine, s => s.step)).min(left);
+                    with_sim!(&mut *engine, s => s.advance(chunk, &ctx, out))?;
+                    left -= chunk;
+                    with_sim!(&*engine, s => {
+                        if f.due(s.step) {
+                            let masses = &ctx.masses;
+                            f.sample_cpu(s.time, s.n(), |i| {
+                                let (p, v) = (s.pos[i], s.vel[i]);
+                                let m = masses[s.types[i] as usize];
+                                ([p[0].f64(), p[1].f64(), p[2].f64()], [v[0].f64(), v[1].f64(), v[2].f64()], m)
+                            });
+                        }
+                    });
+                }
+                Ok(())
+            })
         })
+    }
+
+    fn set_fields(&mut self, spec: Option<FieldSpec>) -> Result<(), SimError> {
+        let b = with_sim!(&self.engine, s => s.sim_box);
+        self.fields = spec.map(|spec| FieldSampler::new(spec, &b, self.params.dt)).transpose()?;
+        Ok(())
+    }
+
+    fn take_fields(&mut self, close: bool) -> Result<Vec<Fields>, SimError> {
+        let time = with_sim!(&self.engine, s => s.time);
+        Ok(self.fields.as_mut().map_or_else(Vec::new, |f| {
+            if close {
+                f.close(time);
+            }
+            f.take()
+        }))
     }
 
     fn hmc_parts(&mut self) -> (&mut crate::sim::hmc::HmcState, &mut Vec<Telemetry>) {

@@ -21,6 +21,7 @@ use super::{
     Telemetry,
 };
 use crate::analysis::{self, Histogram};
+use crate::flow::{FieldSpec, Fields};
 use crate::physics::obstacles::ObstacleField;
 use crate::physics::params::{Algorithm, SimParams};
 use crate::physics::sim_box::SimBox;
@@ -185,6 +186,19 @@ impl Backend for CudaBackend {
     fn drag_piston(&mut self, target: Option<f64>) -> Result<(), SimError> {
         super::check_piston_drag(&self.params, target)?;
         self.engine.drag_piston(&self.dev, target)
+    }
+
+    fn set_fields(&mut self, spec: Option<FieldSpec>) -> Result<(), SimError> {
+        match spec {
+            None => Ok(()),
+            Some(_) => {
+                Err(SimError::Invalid("flow fields are not sampled on the CUDA backend yet: use --backend cpu".into()))
+            }
+        }
+    }
+
+    fn take_fields(&mut self, _close: bool) -> Result<Vec<Fields>, SimError> {
+        Ok(Vec::new())
     }
 
     fn hmc_parts(&mut self) -> (&mut crate::sim::hmc::HmcState, &mut Vec<Telemetry>) {
