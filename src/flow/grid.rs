@@ -6,8 +6,9 @@ use crate::physics::sim_box::SimBox;
 
 use super::spec::{FieldError, FieldSpec};
 
-/// A position this many bins beyond a grid's edge still counts as at the edge (round-off).
-const ROUND_OFF_BINS: f64 = 1e-9;
+/// A position this many bins beyond a grid's edge still counts as at the edge (round-off;
+/// mirrored in `kernels/fields.cu`).
+pub const ROUND_OFF_BINS: f64 = 1e-9;
 
 /// A regular grid of `n[0] x n[1] x n[2]` bins from `origin`, each `cell` in size. Bin
 /// `(ix, iy, iz)` has the flat index `ix + n[0] * (iy + n[1] * iz)` (x fastest, as VTK orders
@@ -51,6 +52,16 @@ impl Grid {
             inv_cell: cell.map(|c| 1.0 / c),
             n_f64: n.map(|v| v as f64),
         })
+    }
+
+    /// Whether each axis ends at a wall (see [`Grid::bin_of`]).
+    pub fn walled(&self) -> [bool; 3] {
+        self.walled
+    }
+
+    /// 1 / `cell`: what [`Grid::bin_of`] multiplies by (a device kernel must use the same).
+    pub fn inv_cell(&self) -> [f64; 3] {
+        self.inv_cell
     }
 
     /// The number of bins.

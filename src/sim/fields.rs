@@ -21,6 +21,8 @@ pub struct FieldSampler {
     pub acc: Accumulator,
     /// Samples that close a window.
     pub per_window: u64,
+    /// Samples in the open window.
+    taken: u64,
     /// Simulated time of the open window's first sample (tau).
     start: f64,
     finished: Vec<Fields>,
@@ -33,7 +35,15 @@ impl FieldSampler {
         spec.validate(b, dt).map_err(|e| SimError::Invalid(format!("fields: {e}")))?;
         let grid = Grid::new(&spec, b).map_err(|e| SimError::Invalid(format!("fields: {e}")))?;
         let per_window = spec.samples_per_window(dt).max(1);
-        Ok(FieldSampler { acc: Accumulator::new(&grid), spec, grid, per_window, start: 0.0, finished: Vec::new() })
+        Ok(FieldSampler {
+            acc: Accumulator::new(&grid),
+            spec,
+            grid,
+            per_window,
+            taken: 0,
+            start: 0.0,
+            finished: Vec::new(),
+        })
     }
 
     /// Steps from `step` to the next sampling step (1 to `every`).
@@ -46,32 +56,54 @@ impl FieldSampler {
         step.is_multiple_of(self.spec.every)
     }
 
-    /// Records that a sample taken at `time` went into `acc`; closes the window when full.
-    pub fn sampled(&mut self, time: f64) {
-        if self.acc.samples() == 1 {
+    /// Counts a sample taken at `time` (wherever its sums went); true when it fills the
+    /// window, which the caller then closes.
+    pub fn count_sample(&mut self, time: f64) -> bool {
+        self.taken += 1;
+        if self.taken == 1 {
             self.start = time;
         }
-        if self.acc.samples() >= self.per_window {
+        self.taken >= self.per_window
+    }
+
+    /// Samples in the open window.
+    pub fn taken(&self) -> u64 {
+        self.taken
+    }
+
+    /// Adds one CPU sample of `n` atoms (`atom(i)`: position, velocity, mass) taken at `time`
+    /// into `acc`, closing the window when it is full.
+    pub fn sample_cpu(&mut self, time: f64, n: usize, atom: impl Fn(usize) -> ([f64; 3], [f64; 3], f64) + Sync) {
+        self.acc.sample_with(&self.grid, n, atom);
+        if self.count_sample(time) {
             self.close(time);
         }
     }
 
-    /// Adds one CPU sample of `n` atoms (`atom(i)`: position, velocity, mass) taken at `time`.
-    pub fn sample_cpu(&mut self, time: f64, n: usize, atom: impl Fn(usize) -> ([f64; 3], [f64; 3], f64) + Sync) {
-        self.acc.sample_with(&self.grid, n, atom);
-        self.sampled(time);
+    /// Closes the open window at `time` (if it holds any sample) with the sums in `acc`.
+    pub fn close(&mut self, time: f64) {
+        if self.taken > 0 {
+            let fields = finish(&self.acc, &self.grid, [self.start, time]);
+            self.push(fields);
+            self.acc.reset();
+        }
     }
 
-    /// Closes the open window at `time` (if it holds any sample) into a finished one.
-    pub fn close(&mut self, time: f64) {
-        if self.acc.samples() == 0 {
-            return;
+    /// Closes the open window at `time` (if it holds any sample) with sums made elsewhere (a
+    /// device's, copied back).
+    pub fn close_with(&mut self, acc: &Accumulator, time: f64) {
+        if self.taken > 0 {
+            let fields = finish(acc, &self.grid, [self.start, time]);
+            self.push(fields);
         }
+    }
+
+    fn push(&mut self, fields: Fields) {
         if self.finished.len() >= KEEP {
             self.finished.remove(0);
         }
-        self.finished.push(finish(&self.acc, &self.grid, [self.start, time]));
-        self.acc.reset();
+        self.finished.push(fields);
+        self.taken = 0;
     }
 
     /// The windows finished since the last call, oldest first.

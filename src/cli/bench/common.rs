@@ -73,6 +73,10 @@ pub struct BenchArgs {
     /// simulation alone, with no rendering: compare with --interactive.
     #[arg(long, value_name = "default|FILE", conflicts_with_all = ["render", "interactive", "publish"])]
     pub scene: Option<std::path::PathBuf>,
+    /// Sample flow fields every this many steps while timing (bins of 2 sigma through the
+    /// depth, windows of 50 tau), to measure what sampling costs.
+    #[arg(long, value_name = "STEPS", conflicts_with_all = ["render", "interactive", "publish"])]
+    pub field_every: Option<u64>,
 }
 
 /// How `bench --render` draws atoms.

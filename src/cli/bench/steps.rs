@@ -12,6 +12,7 @@ use std::time::Instant;
 use anyhow::{Context, Result};
 
 use super::common::{BenchArgs, in_lj_system, median, peak_rss_mb, scene_setup};
+use crate::flow::FieldSpec;
 use crate::physics::params::{Algorithm, SimParams, Thermostat};
 use crate::sim::{BackendChoice, open_backend};
 
@@ -69,6 +70,10 @@ pub fn run(args: &BenchArgs) -> Result<()> {
                         let (mut sim, _why) = open_backend(backend, sim_box, params, &atoms, field)
                             .with_context(|| format!("opening the {backend:?} backend"))?;
                         drop(atoms);
+                        if let Some(every) = args.field_every {
+                            let spec = FieldSpec { every, ..FieldSpec::default() };
+                            sim.set_fields(Some(spec)).context("--field-every")?;
+                        }
                         let info = sim.info();
                         sim.advance(args.warmup).context("warm-up steps")?;
                         let mut times = Vec::with_capacity(args.repeats);
@@ -102,6 +107,7 @@ pub fn run(args: &BenchArgs) -> Result<()> {
                                 "atom_steps_per_s": atom_steps,
                                 "pair_interactions_per_s": pairs,
                                 "peak_rss_mb": peak_rss_mb(),
+                                "field_every": args.field_every,
                             });
                             println!("{obj}");
                         } else {

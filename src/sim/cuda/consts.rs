@@ -105,6 +105,38 @@ pub const NO_TETHER: u32 = u32::MAX;
 // SAFETY: plain old data with the C layout the kernels expect.
 unsafe impl DeviceRepr for Consts {}
 
+/// A flow-field grid as `fields_sample` (`kernels/fields.cu`, `struct FieldGrid`) takes it:
+/// what [`crate::flow::Grid::bin_of`] reads, with flags as ints.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct FieldGridArgs {
+    pub origin: [f64; 3],
+    pub inv_cell: [f64; 3],
+    pub n: [i32; 3],
+    pub periodic: [i32; 3],
+    pub walled: [i32; 3],
+    pub pad: i32,
+}
+
+const _: () = assert!(std::mem::size_of::<FieldGridArgs>() == 88);
+
+impl FieldGridArgs {
+    pub fn new(g: &crate::flow::Grid) -> Self {
+        let walled = g.walled();
+        FieldGridArgs {
+            origin: g.origin,
+            inv_cell: g.inv_cell(),
+            n: g.n.map(|n| n as i32),
+            periodic: g.periodic.map(i32::from),
+            walled: walled.map(i32::from),
+            pad: 0,
+        }
+    }
+}
+
+// SAFETY: plain old data with the C layout of `struct FieldGrid`.
+unsafe impl DeviceRepr for FieldGridArgs {}
+
 fn wall_coeffs(w: &Wall93<f64>) -> [f64; 9] {
     [w.coeff1, w.coeff2, w.coeff3, w.coeff4, w.offset, w.cutoff, w.d_cap, w.e_cap, w.f_cap]
 }

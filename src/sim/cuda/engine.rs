@@ -26,6 +26,7 @@ use super::launch::{Launcher, Module, Over};
 
 mod arrays;
 pub(super) mod checkpoint;
+pub(super) mod fields;
 mod steps;
 mod telemetry;
 mod transfer;

@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use cudarc::driver::{CudaFunction, CudaStream, LaunchConfig, PushKernelArg, sys};
 
-use super::consts::{Bufs, Consts};
+use super::consts::{Bufs, Consts, FieldGridArgs};
 use super::device::Device;
 use super::source;
 use crate::physics::real::Precision;
@@ -255,6 +255,17 @@ impl Launcher<'_> {
         let mut l = self.stream.launch_builder(self.func(name));
         l.arg(self.c).arg(self.b).arg(&v_max).arg(&bins);
         // SAFETY: (Consts, Bufs, double, int); b.hist holds `bins` counters.
+        unsafe { l.launch(cfg) }.map(|_| ()).map_err(err(name))
+    }
+
+    /// One flow-field sample into the window's per-bin sums at device address `acc`.
+    pub fn fields_sample(&self, grid: &FieldGridArgs, acc: u64) -> Result<(), SimError> {
+        let name = "fields_sample";
+        let Some(cfg) = self.config(Over::Atoms, 0) else { return Ok(()) };
+        let mut l = self.stream.launch_builder(self.func(name));
+        l.arg(self.c).arg(self.b).arg(grid).arg(&acc);
+        // SAFETY: (Consts, Bufs, FieldGrid, double*); `acc` holds 6 doubles for each of the
+        // grid's bins, and the kernel's bins stay inside it.
         unsafe { l.launch(cfg) }.map(|_| ()).map_err(err(name))
     }
 

@@ -16,17 +16,19 @@ use std::sync::Arc;
 
 use self::device::Device;
 use self::engine::Engine;
+use self::engine::fields::DeviceFields;
 use super::{
     AtomSelection, AtomState, Backend, BackendInfo, CaughtAtoms, ColourScalar, PositionTarget, SimError, Snapshot,
     Telemetry,
 };
 use crate::analysis::{self, Histogram};
-use crate::flow::{FieldSpec, Fields};
+use crate::flow::{Accumulator, FieldSpec, Fields};
 use crate::physics::obstacles::ObstacleField;
 use crate::physics::params::{Algorithm, SimParams};
 use crate::physics::sim_box::SimBox;
 use crate::sim::check_atoms;
 use crate::sim::edit;
+use crate::sim::fields::FieldSampler;
 
 /// The CUDA backend.
 pub struct CudaBackend {
@@ -46,6 +48,8 @@ pub struct CudaBackend {
     fault_at: Option<u64>,
     /// Steps as CUDA graphs (default; `ARGON_CUDA_GRAPHS=0` turns them off) or kernel by kernel.
     step_graphs: bool,
+    /// Flow-field sampling while on: the windows on the host, the sums on the device.
+    fields: Option<(FieldSampler, DeviceFields)>,
 }
 
 fn colour_code(colour: ColourScalar) -> i32 {
@@ -89,6 +93,7 @@ impl CudaBackend {
             checkpoints: Default::default(),
             fault_at: std::env::var("ARGON_FAULT_GPU_AT_STEP").ok().and_then(|v| v.trim().parse().ok()),
             step_graphs,
+            fields: None,
         })
     }
 
@@ -119,6 +124,18 @@ impl CudaBackend {
         self.engine.use_graphs = self.step_graphs;
         Ok(())
     }
+}
+
+/// Ends the open flow-field window at `time`: its sums come back from the device once.
+fn close_window(dev: &Device, sampler: &mut FieldSampler, sums: &mut DeviceFields, time: f64) -> Result<(), SimError> {
+    if sampler.taken() == 0 {
+        return Ok(());
+    }
+    let data = sums.take(dev)?;
+    let acc = Accumulator::from_raw(&sampler.grid, data, sampler.taken())
+        .map_err(|e| SimError::Device(format!("flow-field sums: {e}")))?;
+    sampler.close_with(&acc, time);
+    Ok(())
 }
 
 impl Backend for CudaBackend {
@@ -179,8 +196,27 @@ impl Backend for CudaBackend {
             )));
         }
         let dof = self.dof();
-        let (engine, dev, params) = (&mut self.engine, &self.dev, &self.params);
-        super::timed_advance(steps, &mut self.telemetry, |out| engine.advance(dev, steps, params, dof, out))
+        let (engine, dev, params, fields) = (&mut self.engine, &self.dev, &self.params, &mut self.fields);
+        super::timed_advance(steps, &mut self.telemetry, |out| {
+            let Some((sampler, sums)) = fields.as_mut() else {
+                return engine.advance(dev, steps, params, dof, out);
+            };
+            // Advance to each sampling step and sample there (a kernel on the same stream);
+            // only a finished window's sums are copied back.
+            let mut left = steps;
+            while left > 0 {
+                let chunk = sampler.steps_to_next(engine.step).min(left);
+                engine.advance(dev, chunk, params, dof, out)?;
+                left -= chunk;
+                if sampler.due(engine.step) {
+                    engine.sample_fields(dev, sums)?;
+                    if sampler.count_sample(engine.time) {
+                        close_window(dev, sampler, sums, engine.time)?;
+                    }
+                }
+            }
+            Ok(())
+        })
     }
 
     fn drag_piston(&mut self, target: Option<f64>) -> Result<(), SimError> {
@@ -189,16 +225,23 @@ impl Backend for CudaBackend {
     }
 
     fn set_fields(&mut self, spec: Option<FieldSpec>) -> Result<(), SimError> {
-        match spec {
-            None => Ok(()),
-            Some(_) => {
-                Err(SimError::Invalid("flow fields are not sampled on the CUDA backend yet: use --backend cpu".into()))
+        self.fields = match spec {
+            None => None,
+            Some(spec) => {
+                let sampler = FieldSampler::new(spec, &self.engine.sim_box, self.params.dt)?;
+                let sums = DeviceFields::new(&self.dev, &sampler.grid)?;
+                Some((sampler, sums))
             }
-        }
+        };
+        Ok(())
     }
 
-    fn take_fields(&mut self, _close: bool) -> Result<Vec<Fields>, SimError> {
-        Ok(Vec::new())
+    fn take_fields(&mut self, close: bool) -> Result<Vec<Fields>, SimError> {
+        let Some((sampler, sums)) = self.fields.as_mut() else { return Ok(Vec::new()) };
+        if close {
+            close_window(&self.dev, sampler, sums, self.engine.time)?;
+        }
+        Ok(sampler.take())
     }
 
     fn hmc_parts(&mut self) -> (&mut crate::sim::hmc::HmcState, &mut Vec<Telemetry>) {

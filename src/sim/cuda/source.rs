@@ -5,7 +5,7 @@
 use crate::physics::real::Precision;
 
 /// (file name, text) of every kernel source, in the order they are concatenated.
-const SOURCES: [(&str, &str); 12] = [
+const SOURCES: [(&str, &str); 13] = [
     ("common.cuh", include_str!("../../../kernels/common.cuh")),
     ("cells.cuh", include_str!("../../../kernels/cells.cuh")),
     ("lj.cuh", include_str!("../../../kernels/lj.cuh")),
@@ -18,6 +18,7 @@ const SOURCES: [(&str, &str); 12] = [
     ("cells.cu", include_str!("../../../kernels/cells.cu")),
     ("analysis.cu", include_str!("../../../kernels/analysis.cu")),
     ("piston.cu", include_str!("../../../kernels/piston.cu")),
+    ("fields.cu", include_str!("../../../kernels/fields.cu")),
 ];
 
 /// Every kernel entry point, for loading and for error messages.
@@ -51,8 +52,15 @@ pub const KERNELS: [&str; 26] = [
 ];
 
 /// Kernels beyond [`KERNELS`] (kept separate so the array length stays readable).
-pub const EXTRA_KERNELS: [&str; 6] =
-    ["publish", "step_tick", "allpairs_finish_noev", "allpairs_finish_ev", "piston_latch", "piston_step"];
+pub const EXTRA_KERNELS: [&str; 7] = [
+    "publish",
+    "step_tick",
+    "allpairs_finish_noev",
+    "allpairs_finish_ev",
+    "piston_latch",
+    "piston_step",
+    "fields_sample",
+];
 
 /// The conditional-node kernel (`kernels/graph.cu`), compiled as a module of its own.
 pub const GRAPH_SOURCE: &str = include_str!("../../../kernels/graph.cu");

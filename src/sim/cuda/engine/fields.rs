@@ -1,0 +1,49 @@
+//! Flow-field sums on the device: the open window's per-bin sums (`flow::Accumulator`'s
+//! layout, 6 doubles a bin) live in one device array that `fields_sample` adds into at each
+//! sampling step; at a window's end they are copied to the host once and zeroed. Nothing
+//! crosses PCIe per sample.
+
+use cudarc::driver::{CudaSlice, DevicePtr};
+
+use super::Engine;
+use super::arrays::{alloc, dev_err, download};
+use crate::flow::{Grid, STRIDE};
+use crate::sim::SimError;
+use crate::sim::cuda::consts::FieldGridArgs;
+use crate::sim::cuda::device::Device;
+use crate::sim::cuda::launch::Launcher;
+
+/// The device side of a sampled field: the grid as the kernel reads it and the window's sums.
+pub struct DeviceFields {
+    args: FieldGridArgs,
+    bins: usize,
+    sums: Option<CudaSlice<u8>>,
+}
+
+impl DeviceFields {
+    /// Zeroed sums for `grid`.
+    pub fn new(dev: &Device, grid: &Grid) -> Result<DeviceFields, SimError> {
+        let bins = grid.len();
+        let sums = alloc(dev, bins * STRIDE * 8, "allocating the flow-field sums")?;
+        Ok(DeviceFields { args: FieldGridArgs::new(grid), bins, sums: Some(sums) })
+    }
+
+    /// The window's sums, copied to the host, then zeroed on the device for the next window.
+    pub fn take(&mut self, dev: &Device) -> Result<Vec<f64>, SimError> {
+        let bytes = self.bins * STRIDE * 8;
+        let raw = download(dev, &self.sums, bytes, "reading the flow-field sums")?;
+        if let Some(s) = self.sums.as_mut() {
+            dev.stream.memset_zeros(s).map_err(dev_err("zeroing the flow-field sums"))?;
+        }
+        Ok(raw.chunks_exact(8).map(|c| f64::from_le_bytes(c.try_into().expect("8 bytes"))).collect())
+    }
+}
+
+impl Engine {
+    /// Adds one sample of every atom into `f`'s sums (a kernel on the stream; no transfer).
+    pub fn sample_fields(&self, dev: &Device, f: &DeviceFields) -> Result<(), SimError> {
+        let acc = f.sums.as_ref().map(|s| s.device_ptr(&dev.stream).0).unwrap_or(0);
+        Launcher { stream: &dev.stream, module: &self.module, c: &self.consts, b: &self.bufs }
+            .fields_sample(&f.args, acc)
+    }
+}
