@@ -99,7 +99,7 @@ fn vtk_reads_the_fields_with_the_right_grid_and_values() {
         let a = &f["arrays"];
         let count = floats(&a["count"]);
         let density = floats(&a["density"]);
-        let vel: Vec<Vec<f64>> = a["velocity"].as_array().unwrap().iter().map(|v| floats(v)).collect();
+        let vel: Vec<Vec<f64>> = a["velocity"].as_array().unwrap().iter().map(floats).collect();
         let samples = if k < 2 { 80.0 } else { 40.0 };
         // Every atom is in some bin at every sample.
         let total: f64 = count.iter().sum();
