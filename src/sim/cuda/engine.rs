@@ -38,6 +38,7 @@ use crate::physics::real::Precision;
 use crate::physics::sim_box::SimBox;
 use crate::sim::{SimError, Snapshot, Telemetry};
 use arrays::{Arrays, alloc, dev_err, download, unpack, upload};
+use fields::DeviceFields;
 use steps::segments;
 use telemetry::RECORD_BYTES;
 
@@ -325,7 +326,9 @@ impl Engine {
         Launcher { stream: &dev.stream, module: &self.module, c: &self.consts, b: &self.bufs }
     }
 
-    /// Advances `steps` steps, appending telemetry for steps divisible by `every`.
+    /// Advances `steps` steps, appending telemetry for steps divisible by `every`; with
+    /// `fields` (sums, sampling interval), a flow-field sample is added on the device after
+    /// every step divisible by the interval, between the step launches (no synchronisation).
     pub fn advance(
         &mut self,
         dev: &Device,
@@ -333,6 +336,7 @@ impl Engine {
         params: &SimParams,
         dof: f64,
         out: &mut Vec<Telemetry>,
+        mut fields: Option<(&mut DeviceFields, u64)>,
     ) -> Result<(), SimError> {
         if self.n == 0 || steps == 0 {
             self.step += steps;
@@ -345,6 +349,9 @@ impl Engine {
         let with_list = self.algorithm == Algorithm::Neighbors;
         if with_list {
             self.backup(dev)?;
+            if let Some((f, _)) = fields.as_mut() {
+                f.save(dev)?;
+            }
         }
         let (step0, time0, valid0) = (self.step, self.time, self.forces_valid);
         if !self.forces_valid {
@@ -355,8 +362,23 @@ impl Engine {
         let thermostat_on = matches!(params.thermostat, Thermostat::Berendsen { .. } | Thermostat::Csvr { .. });
         let mut record = 0i32;
         self.set_clock(dev, step0)?;
+        let mut at = step0;
         for (k, ev_last) in segments(step0, steps, every) {
-            self.launch_steps(dev, k, ev_last, thermostat_on)?;
+            match fields.as_ref() {
+                None => self.launch_steps(dev, k, ev_last, thermostat_on)?,
+                Some((f, field_every)) => {
+                    // The segment cut at sampling steps, a sample after each of them.
+                    let end = at + k;
+                    while at < end {
+                        let piece = (field_every - at % field_every).min(end - at);
+                        at += piece;
+                        self.launch_steps(dev, piece, ev_last && at == end, thermostat_on)?;
+                        if at.is_multiple_of(*field_every) {
+                            self.sample_fields(dev, f)?;
+                        }
+                    }
+                }
+            }
             record += i32::from(ev_last);
         }
         dev.stream.synchronize().map_err(|e| {
@@ -388,6 +410,9 @@ impl Engine {
             let seen = flags[flag::MAX_NBRS_SEEN].max(self.consts.max_nbrs) as usize;
             let max_nbrs = (seen + seen / 4 + 32).div_ceil(32) * 32;
             self.restore_backup(dev)?;
+            if let Some((f, _)) = fields.as_mut() {
+                f.restore(dev)?;
+            }
             self.sync_posf(dev)?;
             self.consts.max_nbrs = max_nbrs as i32;
             self.a.nlist = Some(alloc(dev, self.n * max_nbrs * 4, "growing the neighbour list")?);
@@ -397,7 +422,7 @@ impl Engine {
             self.step = step0;
             self.time = time0;
             self.forces_valid = valid0;
-            return self.advance(dev, steps, params, dof, out);
+            return self.advance(dev, steps, params, dof, out, fields);
         }
         let raw = download(dev, &self.a.records, record as usize * RECORD_BYTES, "reading telemetry")?;
         let mut tele = self.records_to_telemetry(&unpack(&raw, 8), record as usize, dof);

@@ -199,20 +199,26 @@ impl Backend for CudaBackend {
         let (engine, dev, params, fields) = (&mut self.engine, &self.dev, &self.params, &mut self.fields);
         super::timed_advance(steps, &mut self.telemetry, |out| {
             let Some((sampler, sums)) = fields.as_mut() else {
-                return engine.advance(dev, steps, params, dof, out);
+                return engine.advance(dev, steps, params, dof, out, None);
             };
-            // Advance to each sampling step and sample there (a kernel on the same stream);
-            // only a finished window's sums are copied back.
+            // The engine samples on the device between its step launches; a call ends where a
+            // window fills, whose sums then come back once.
+            let every = sampler.spec.every;
             let mut left = steps;
             while left > 0 {
-                let chunk = sampler.steps_to_next(engine.step).min(left);
-                engine.advance(dev, chunk, params, dof, out)?;
+                let step0 = engine.step;
+                let first = step0 + sampler.steps_to_next(step0);
+                let closing = first + (sampler.per_window - sampler.taken() - 1) * every;
+                let chunk = (closing - step0).min(left);
+                engine.advance(dev, chunk, params, dof, out, Some((&mut *sums, every)))?;
                 left -= chunk;
-                if sampler.due(engine.step) {
-                    engine.sample_fields(dev, sums)?;
-                    if sampler.count_sample(engine.time) {
-                        close_window(dev, sampler, sums, engine.time)?;
+                let mut s = first;
+                while s <= engine.step {
+                    let time = engine.time - (engine.step - s) as f64 * params.dt;
+                    if sampler.count_sample(time) {
+                        close_window(dev, sampler, sums, time)?;
                     }
+                    s += every;
                 }
             }
             Ok(())

@@ -18,6 +18,8 @@ pub struct DeviceFields {
     args: FieldGridArgs,
     bins: usize,
     sums: Option<CudaSlice<u8>>,
+    /// The sums at the start of an advance, for a redo after a list overflow.
+    saved: Option<CudaSlice<u8>>,
 }
 
 impl DeviceFields {
@@ -25,7 +27,24 @@ impl DeviceFields {
     pub fn new(dev: &Device, grid: &Grid) -> Result<DeviceFields, SimError> {
         let bins = grid.len();
         let sums = alloc(dev, bins * STRIDE * 8, "allocating the flow-field sums")?;
-        Ok(DeviceFields { args: FieldGridArgs::new(grid), bins, sums: Some(sums) })
+        let saved = alloc(dev, bins * STRIDE * 8, "allocating the flow-field sums")?;
+        Ok(DeviceFields { args: FieldGridArgs::new(grid), bins, sums: Some(sums), saved: Some(saved) })
+    }
+
+    /// Keeps a device copy of the sums (before an advance that may be redone).
+    pub fn save(&mut self, dev: &Device) -> Result<(), SimError> {
+        if let (Some(s), Some(d)) = (self.sums.as_ref(), self.saved.as_mut()) {
+            dev.stream.memcpy_dtod(s, d).map_err(dev_err("saving the flow-field sums"))?;
+        }
+        Ok(())
+    }
+
+    /// Puts back the sums kept by [`DeviceFields::save`].
+    pub fn restore(&mut self, dev: &Device) -> Result<(), SimError> {
+        if let (Some(s), Some(d)) = (self.saved.as_ref(), self.sums.as_mut()) {
+            dev.stream.memcpy_dtod(s, d).map_err(dev_err("restoring the flow-field sums"))?;
+        }
+        Ok(())
     }
 
     /// The window's sums, copied to the host, then zeroed on the device for the next window.
