@@ -155,7 +155,7 @@ fn shade(hit: vec3<f32>, centre: vec3<f32>, view_dir: vec3<f32>, scalar: f32) ->
     let base = base_colour(scalar);
     let clip = frame.proj * vec4<f32>(hit, 1.0);
     var out: FOut;
-    out.colour = vec4<f32>(base * (0.22 + diffuse) + vec3<f32>(spec), 1.0);
+    out.colour = vec4<f32>(frame.light.w * (base * (0.22 + diffuse) + vec3<f32>(spec)), 1.0);
     out.depth = clip.z / clip.w;
     return out;
 }

@@ -104,6 +104,8 @@ pub enum SimCommand {
     /// Start writing a trajectory (finishing any running one), or stop (None). Closing the
     /// app finishes a running trajectory too.
     Trajectory(Option<TrajectorySpec>),
+    /// Sample flow fields with these settings (sigma, tau), or stop (None).
+    Fields(Option<crate::flow::FieldSpec>),
     /// Publish positions into these shared GPU buffers (zero-copy), or back to host staging.
     UseSlots(Option<std::sync::Arc<crate::interop::SharedSlots>>),
     Shutdown,
@@ -162,4 +164,8 @@ pub enum SimReport {
     Loaded(Box<Scene>),
     /// The shared buffers hold fewer atoms than this: allocate bigger ones.
     NeedSlots(usize),
+    /// The newest finished window of the flow fields.
+    Fields(Box<crate::flow::Fields>),
+    /// Flow-field sampling was refused and is off.
+    FieldsOff,
 }

@@ -19,6 +19,7 @@ pub mod capture;
 pub mod commands;
 pub mod eos;
 pub mod exports;
+pub mod flow;
 pub mod frames;
 pub mod headless;
 pub mod painter;
@@ -193,6 +194,8 @@ pub struct App {
     pub tasks: Vec<(String, std::thread::JoinHandle<Result<String, String>>)>,
     /// The equation-of-state sweep (its own worker and backend).
     pub eos: eos::EosState,
+    /// The flow layer: sampling, the newest window, its geometry.
+    pub flow: flow::FlowState,
 }
 
 /// Analysis (g(r), histograms) is refreshed this often while the plots show.
@@ -246,7 +249,7 @@ impl App {
         let sim_box = scene.sim_box();
         let camera = Camera::fit(settings.camera_mode, &sim_box, 16.0 / 9.0);
         let plots = Plots::new(settings.rdf_window);
-        App {
+        let mut app = App {
             reinit_atoms: 0,
             reinit_state: InitialState::LiquidSlab,
             reinit_composition: species::composition_text(&scene),
@@ -302,7 +305,10 @@ impl App {
             last_slot_seq: 0,
             last_slot_change: None,
             last_host_display: None,
-        }
+            flow: flow::FlowState::default(),
+        };
+        app.sync_flow_sampling();
+        app
     }
 
     /// Shows `text` to the person (and prints errors to stderr for logs).
@@ -412,6 +418,8 @@ impl App {
                 }
                 self.notify(text, true);
             }
+            SimReport::Fields(f) => self.fields_arrived(*f),
+            SimReport::FieldsOff => self.fields_off(),
             SimReport::NeedSlots(n) => {
                 self.need_slots = n;
                 self.interop_failed = false;

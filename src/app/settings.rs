@@ -68,6 +68,8 @@ pub struct Settings {
     pub trajectory_every: u64,
     /// Unit style of LAMMPS decks exported from the app.
     pub lammps_units: LammpsUnits,
+    /// How the flow layer samples fields: bin, z slab, every k steps, window in tau.
+    pub flow_sampling: crate::flow::FieldSpec,
 }
 
 impl Default for Settings {
@@ -97,6 +99,7 @@ impl Default for Settings {
             trajectory_units: UnitSystem::Lj,
             trajectory_every: 100,
             lammps_units: LammpsUnits::Lj,
+            flow_sampling: crate::app::flow::live_sampling(),
         }
     }
 }

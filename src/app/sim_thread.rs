@@ -9,8 +9,10 @@
 //! - `handle_commands.rs`: applying commands (load, switch backend, edits, analysis);
 //! - `safety.rs`: rollback checkpoints, host copies, blow-up rollback, the CPU hand-over;
 //! - `pacing.rs`: waiting for the next paced frame, the status reports;
-//! - `publish.rs`: publishing positions (host staging or zero-copy slots), trajectories.
+//! - `publish.rs`: publishing positions (host staging or zero-copy slots), trajectories;
+//! - `fields.rs`: flow-field sampling settings and sending finished windows.
 
+mod fields;
 mod handle_commands;
 mod pacing;
 mod publish;
@@ -69,6 +71,7 @@ impl SimHandle {
             host_state: None,
             host_state_due: Instant::now(),
             caught: CaughtAtoms::Remove,
+            fields: None,
         };
         let _ = tx.send(SimCommand::Load { scene: Box::new(scene), backend });
         let join = std::thread::Builder::new()
@@ -145,6 +148,8 @@ struct Worker {
     host_state_due: Instant,
     /// What happens to atoms inside a new shape (as last asked), for re-applying shapes.
     caught: CaughtAtoms,
+    /// Flow-field sampling settings while the flow layer is on.
+    fields: Option<crate::flow::FieldSpec>,
 }
 
 /// Obstacle grid spacing (sigma): DESIGN.md asks for at most 0.1.
@@ -232,6 +237,7 @@ impl Worker {
             return;
         }
         self.keep_good_state();
+        self.send_fields();
         // When the display has not taken the last frame yet, copying a newer one out would only
         // slow the simulation down (16 MB per frame at a million atoms): skip it, unless this
         // chunk ends a run of steps and its state must be shown.

@@ -7,7 +7,7 @@ use crate::units;
 use super::spec::FieldError;
 
 /// One scalar layer of a finished field.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum FieldKind {
     /// Number density, atoms per sigma^3 (0 in a bin no atom visited).
     Density,

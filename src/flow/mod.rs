@@ -3,7 +3,8 @@
 //! samples adds into (`Accumulator`, a flat layout a CUDA kernel mirrors with atomics), the
 //! parallel CPU sampler, finishing a window into named layers (`Fields`: density, velocity,
 //! speed, temperature, vorticity, Mach number, count), what each layer means and its units
-//! (`FieldKind`), and standard errors across windows.
+//! (`FieldKind`), standard errors across windows, and streamlines through a finished field
+//! (`streamlines.rs`).
 //!
 //! Pure functions over plain data (positions, velocities, masses, the box), in reduced LJ
 //! units: must not touch backends, the UI, files or the GPU. Backends sample into an
@@ -15,6 +16,7 @@ pub mod kind;
 pub mod sample;
 pub mod spec;
 pub mod stats;
+pub mod streamlines;
 
 #[cfg(test)]
 mod tests;

@@ -3,6 +3,7 @@
 //! steps; positions go from the backend into the renderer's buffer each frame.
 
 pub mod encode;
+pub mod flow;
 
 use std::io::IsTerminal;
 use std::path::PathBuf;
@@ -51,6 +52,8 @@ pub struct RecordArgs {
     /// No progress bar.
     #[arg(long)]
     pub quiet: bool,
+    #[command(flatten)]
+    pub flow: flow::FlowArgs,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -87,6 +90,7 @@ pub fn run(args: &RecordArgs) -> Result<()> {
     }
     let kind = encode::output_kind(&args.out).map_err(|e| anyhow!(e))?;
     let setup = crate::scene::load_setup(args.scene.as_deref())?;
+    let flow = args.flow.resolve(&setup.sim_box, setup.params.dt)?;
     let field = ObstacleField::bake(&setup.shapes, &setup.sim_box, 0.1).map(Arc::new);
     let (mut sim, why) = open_backend(args.backend, setup.sim_box, setup.params.clone(), &setup.atoms, field)?;
     start_at(sim.as_mut(), setup.step, setup.time, setup.piston)?;
@@ -110,8 +114,25 @@ pub fn run(args: &RecordArgs) -> Result<()> {
         radius: args.radius,
         show_legend: !args.no_overlay,
         show_scale_bar: !args.no_overlay,
+        flow: flow.as_ref().map(|f| f.0).unwrap_or_default(),
         ..ViewSettings::default()
     };
+    // The flow layer starts from a full window, so the first frame already shows it.
+    let mut legend = None;
+    let plane_z = (b.hi[2] + args.radius as f64 + 0.05) as f32;
+    let mut first_window = None;
+    if let Some((_, spec)) = &flow {
+        sim.set_fields(Some(spec.clone()))?;
+        if !args.quiet {
+            let steps = (spec.window_tau / setup.params.dt).ceil();
+            eprintln!("sampling the first flow-field window ({steps} steps)");
+        }
+        while first_window.is_none() && !crate::interrupt::interrupted() {
+            sim.advance(spec.every).context("sampling the first flow-field window")?;
+            sim.drain_telemetry();
+            first_window = sim.take_fields(false)?.pop();
+        }
+    }
     let mut sink = encode::open(&args.out, size, args.fps).map_err(|e| anyhow!(e))?;
     let bar = (!args.quiet && std::io::stderr().is_terminal()).then(|| {
         let bar = indicatif::ProgressBar::new(args.frames as u64);
@@ -131,11 +152,17 @@ pub fn run(args: &RecordArgs) -> Result<()> {
             sim.advance(args.steps_per_frame).with_context(|| format!("simulating frame {frame}"))?;
             sim.drain_telemetry();
         }
+        let newest = if flow.is_some() { first_window.take().or(sim.take_fields(false)?.pop()) } else { None };
+        if let Some(f) = newest {
+            let mesh = crate::render::flow_layer::build(&f, &settings.flow, plane_z, &setup.shapes);
+            legend = mesh.legend;
+            renderer.set_flow(&gpu.device, Some(&mesh));
+        }
         positions.resize(sim.n_atoms(), [0.0; 4]);
         sim.write_positions(PositionTarget::Host(&mut positions), args.colour.scalar())?;
         renderer.upload_atoms(&gpu.device, &gpu.queue, &positions);
         target.draw(&gpu, &mut renderer, &camera, &settings);
-        overlay.draw(&gpu, &target, &settings, &camera, &species);
+        overlay.draw(&gpu, &target, &settings, &camera, &species, legend.as_ref());
         let rgba = target.read_rgba(&gpu)?;
         sink.push(&rgba).map_err(|e| anyhow!(e))?;
         if let Some(bar) = &bar {

@@ -84,6 +84,51 @@ impl Palette {
     }
 }
 
+/// K. Moreland's cool-warm diverging map ("Diverging color maps for scientific
+/// visualization", 2009), sampled every eighth of the range in sRGB: blue below the centre,
+/// grey at it, red above.
+const COOL_WARM: [[u8; 3]; 9] = [
+    [59, 76, 192],
+    [98, 130, 234],
+    [141, 176, 254],
+    [184, 208, 249],
+    [221, 221, 221],
+    [245, 196, 173],
+    [244, 154, 123],
+    [222, 96, 77],
+    [180, 4, 38],
+];
+
+fn srgb_to_linear(c: u8) -> f32 {
+    let c = c as f32 / 255.0;
+    if c <= 0.04045 { c / 12.92 } else { ((c + 0.055) / 1.055).powf(2.4) }
+}
+
+/// The cool-warm diverging map at `t` in [0, 1] (0.5 is the centre), linear RGB.
+pub fn diverging(t: f32) -> [f32; 3] {
+    let x = t.clamp(0.0, 1.0) * (COOL_WARM.len() - 1) as f32;
+    let i = (x.floor() as usize).min(COOL_WARM.len() - 2);
+    let f = x - i as f32;
+    // Interpolated in sRGB (as the published table is), then made linear.
+    std::array::from_fn(|k| {
+        let a = COOL_WARM[i][k] as f32;
+        let b = COOL_WARM[i + 1][k] as f32;
+        srgb_to_linear((a + f * (b - a)).round().clamp(0.0, 255.0) as u8)
+    })
+}
+
+/// The colour of a flow-field layer at `t` in [0, 1] of its range: signed layers (velocity
+/// components, vorticity) diverge about the centre, temperature is warm, magnitudes viridis.
+pub fn field_colour(kind: crate::flow::FieldKind, t: f32) -> [f32; 3] {
+    if kind.signed() {
+        diverging(t)
+    } else if kind == crate::flow::FieldKind::Temperature {
+        Palette::Warm.colour(t, [0.0; 3])
+    } else {
+        Palette::Viridis.colour(t, [0.0; 3])
+    }
+}
+
 impl ColourBy {
     pub fn palette(self) -> Palette {
         match self {
@@ -144,6 +189,14 @@ mod tests {
         let hi = Palette::Viridis.colour(1.0, [0.0; 3]);
         assert!(lo[2] > lo[1] && lo[0] > lo[1], "{lo:?}");
         assert!(hi[0] > 0.9 && hi[1] > 0.8 && hi[2] < 0.3, "{hi:?}");
+    }
+
+    #[test]
+    fn diverging_map_is_blue_grey_red() {
+        let (lo, mid, hi) = (diverging(0.0), diverging(0.5), diverging(1.0));
+        assert!(lo[2] > 0.5 && lo[0] < 0.1, "{lo:?}");
+        assert!((mid[0] - mid[2]).abs() < 1e-6 && mid[0] > 0.6, "{mid:?}");
+        assert!(hi[0] > 0.4 && hi[2] < 0.05, "{hi:?}");
     }
 
     #[test]

@@ -8,6 +8,7 @@
 
 pub mod camera;
 pub mod colour;
+pub mod flow_layer;
 pub mod geometry;
 pub mod offscreen;
 pub mod overlay;
@@ -19,6 +20,7 @@ use wgpu::util::DeviceExt;
 
 pub use self::camera::{Camera, CameraMode};
 pub use self::colour::{ColourBy, Palette};
+use self::flow_layer::{FlowMesh, FlowView};
 use self::geometry::FlatVertex;
 use self::splat::Splat;
 pub use self::splat::SplatMode;
@@ -49,6 +51,10 @@ pub struct ViewSettings {
     pub show_scale_bar: bool,
     pub show_legend: bool,
     pub background: [f32; 3],
+    /// The flow layer (averaged fields over the atoms); settings saved before it existed load
+    /// with it off.
+    #[serde(default)]
+    pub flow: FlowView,
 }
 
 impl Default for ViewSettings {
@@ -63,6 +69,7 @@ impl Default for ViewSettings {
             show_scale_bar: true,
             show_legend: true,
             background: [0.03, 0.035, 0.05],
+            flow: FlowView::default(),
         }
     }
 }
@@ -98,6 +105,8 @@ pub struct Renderer {
     lines_pipeline: wgpu::RenderPipeline,
     solid_pipeline: wgpu::RenderPipeline,
     translucent_pipeline: wgpu::RenderPipeline,
+    /// Translucent lines (arrows and streamlines of the flow layer).
+    flow_lines_pipeline: wgpu::RenderPipeline,
     atoms_layout: wgpu::BindGroupLayout,
     atom_uniform: wgpu::Buffer,
     flat_uniform: wgpu::Buffer,
@@ -110,6 +119,10 @@ pub struct Renderer {
     outline: (wgpu::Buffer, u32),
     walls: (wgpu::Buffer, u32),
     obstacles: (wgpu::Buffer, u32),
+    /// The flow layer's colour plane and lines (empty when off).
+    flow_fill: (wgpu::Buffer, u32),
+    flow_covers: (wgpu::Buffer, u32),
+    flow_lines: (wgpu::Buffer, u32),
     settings: ViewSettings,
     /// The compute splat path, where the device can run it.
     splat: Option<Splat>,
@@ -288,6 +301,12 @@ impl Renderer {
             false,
             Some(wgpu::BlendState::ALPHA_BLENDING),
         );
+        let flow_lines_pipeline = flat(
+            "flow lines pipeline",
+            wgpu::PrimitiveTopology::LineList,
+            false,
+            Some(wgpu::BlendState::ALPHA_BLENDING),
+        );
         let atom_buffer = atom_storage(device, 1);
         let atom_bind = Self::bind_atoms(device, &atoms_layout, &atom_uniform, &atom_buffer);
         let splat = Splat::new(device, &atoms_source, format, depth(true));
@@ -300,6 +319,7 @@ impl Renderer {
             lines_pipeline,
             solid_pipeline,
             translucent_pipeline,
+            flow_lines_pipeline,
             atoms_layout,
             atom_uniform,
             flat_uniform,
@@ -312,6 +332,9 @@ impl Renderer {
             outline: vertex_buffer(device, "tank outline", &[]),
             walls: vertex_buffer(device, "tank walls", &[]),
             obstacles: vertex_buffer(device, "obstacles", &[]),
+            flow_fill: vertex_buffer(device, "flow plane", &[]),
+            flow_covers: vertex_buffer(device, "flow obstacle covers", &[]),
+            flow_lines: vertex_buffer(device, "flow lines", &[]),
             settings: ViewSettings::default(),
         }
     }
@@ -384,6 +407,20 @@ impl Renderer {
         self.outline = vertex_buffer(device, "tank outline", &lines);
     }
 
+    /// Replaces the flow layer's geometry (None: nothing to draw). Drawn while the view's
+    /// `flow.on` is set.
+    pub fn set_flow(&mut self, device: &wgpu::Device, mesh: Option<&FlowMesh>) {
+        let (fill, covers, lines) = mesh.map(|m| (&m.fill[..], &m.covers[..], &m.lines[..])).unwrap_or((&[], &[], &[]));
+        self.flow_fill = vertex_buffer(device, "flow plane", fill);
+        self.flow_covers = vertex_buffer(device, "flow obstacle covers", covers);
+        self.flow_lines = vertex_buffer(device, "flow lines", lines);
+    }
+
+    /// Whether this frame draws atoms (the flow layer can hide them).
+    fn atoms_drawn(&self) -> bool {
+        self.n_atoms > 0 && self.settings.flow.atom_brightness() > 0.0
+    }
+
     /// Writes this frame's uniforms.
     pub fn prepare(&mut self, queue: &wgpu::Queue, camera: &Camera, size: [u32; 2], settings: &ViewSettings) {
         let aspect = size[0].max(1) as f32 / size[1].max(1) as f32;
@@ -402,7 +439,7 @@ impl Renderer {
                 size[0].min(0xffff) | size[1].min(0xffff) << 16,
             ],
             single: [settings.single[0], settings.single[1], settings.single[2], 1.0],
-            light: [light.x, light.y, light.z, 0.0],
+            light: [light.x, light.y, light.z, settings.flow.atom_brightness()],
         };
         queue.write_buffer(&self.atom_uniform, 0, bytemuck::bytes_of(&u));
         let f = FlatUniform { view_proj: (proj * view).to_cols_array_2d() };
@@ -414,7 +451,7 @@ impl Renderer {
     /// Whether this frame's atoms go through the splat path (see [`SplatMode`]).
     pub fn splats(&self) -> bool {
         self.splat.is_some()
-            && self.n_atoms > 0
+            && self.atoms_drawn()
             && match self.splat_mode {
                 SplatMode::Never => false,
                 SplatMode::Always => true,
@@ -455,7 +492,7 @@ impl Renderer {
         }
         if let (Some(s), Some(bind)) = (&self.splat, &self.splat_bind) {
             s.paint(pass, bind);
-        } else if self.n_atoms > 0 {
+        } else if self.atoms_drawn() {
             pass.set_pipeline(&self.atoms_pipeline);
             pass.set_bind_group(0, &self.atom_bind, &[]);
             pass.draw(0..3 * self.n_atoms, 0..1);
@@ -469,6 +506,24 @@ impl Renderer {
                 pass.set_pipeline(&self.translucent_pipeline);
                 pass.set_vertex_buffer(0, self.walls.0.slice(..));
                 pass.draw(0..self.walls.1, 0..1);
+            }
+        }
+        if self.settings.flow.on {
+            pass.set_bind_group(0, &self.flat_bind, &[]);
+            if self.flow_fill.1 > 0 {
+                pass.set_pipeline(&self.translucent_pipeline);
+                pass.set_vertex_buffer(0, self.flow_fill.0.slice(..));
+                pass.draw(0..self.flow_fill.1, 0..1);
+            }
+            if self.settings.show_obstacles && self.flow_covers.1 > 0 {
+                pass.set_pipeline(&self.solid_pipeline);
+                pass.set_vertex_buffer(0, self.flow_covers.0.slice(..));
+                pass.draw(0..self.flow_covers.1, 0..1);
+            }
+            if self.flow_lines.1 > 0 {
+                pass.set_pipeline(&self.flow_lines_pipeline);
+                pass.set_vertex_buffer(0, self.flow_lines.0.slice(..));
+                pass.draw(0..self.flow_lines.1, 0..1);
             }
         }
     }

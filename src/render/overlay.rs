@@ -3,7 +3,8 @@
 //! Painted with egui shapes, so the app draws it with its UI and `record` draws it offscreen
 //! through [`OverlayPainter`] (egui's tessellator and wgpu renderer, no window).
 
-use super::colour::species_colour;
+use super::colour::{field_colour, species_colour};
+use super::flow_layer::{AtomsShown, FlowLegend};
 use super::offscreen::{COLOUR_FORMAT, Gpu, Offscreen};
 use super::{Camera, ColourBy, ViewSettings};
 use crate::units;
@@ -23,7 +24,9 @@ pub fn scale_label(nm: f64) -> String {
 }
 
 /// Paints the legend (top right) and scale bar (bottom left) into `rect`, a view of
-/// `size` pixels seen through `camera`; `species` names the species (by type) for the legend.
+/// `size` pixels seen through `camera`; `species` names the species (by type) for the legend;
+/// `flow` is the flow layer's legend when it draws (its colour bar takes the atoms' place
+/// unless the atoms show at full brightness, and an arrow scale sits above the scale bar).
 pub fn paint(
     painter: &egui::Painter,
     rect: egui::Rect,
@@ -31,9 +34,17 @@ pub fn paint(
     camera: &Camera,
     size: [u32; 2],
     species: &[String],
+    flow: Option<&FlowLegend>,
 ) {
     let text = egui::Color32::from_rgb(225, 230, 240);
     let font = egui::FontId::proportional(13.0);
+    let mut atom_legend = settings.show_legend;
+    if let Some(f) = flow.filter(|_| settings.flow.on && settings.show_legend) {
+        let normal_atoms = settings.flow.atoms == AtomsShown::Normal;
+        let x1 = rect.right() - if normal_atoms { 200.0 } else { 90.0 };
+        flow_legend(painter, rect, x1, f, camera, size, text, &font);
+        atom_legend = normal_atoms;
+    }
     if settings.show_scale_bar {
         let sigma_per_px = camera.sigma_per_pixel(size) as f64;
         let points_per_px = rect.width() as f64 / size[0].max(1) as f64;
@@ -46,30 +57,17 @@ pub fn paint(
         painter.rect_filled(bar, 1.0, text);
         painter.text(egui::pos2(x0, y - 8.0), egui::Align2::LEFT_BOTTOM, scale_label(nm), font.clone(), text);
     }
-    if settings.show_legend && settings.colour_by == ColourBy::Species {
+    if atom_legend && settings.colour_by == ColourBy::Species {
         species_legend(painter, rect, species, text, font);
-    } else if settings.show_legend && settings.colour_by != ColourBy::Single {
+    } else if atom_legend && settings.colour_by != ColourBy::Single {
         let w = 16.0;
         let h = (rect.height() * 0.35).clamp(60.0, 220.0);
         let x1 = rect.right() - 70.0;
         let y0 = rect.top() + 30.0;
         let palette = settings.colour_by.palette();
-        let mut mesh = egui::Mesh::default();
-        let steps = 32;
-        for i in 0..=steps {
-            let t = i as f32 / steps as f32;
-            let c = palette.colour(t, settings.single);
-            let col = egui::Color32::from(egui::Rgba::from_rgb(c[0], c[1], c[2]));
-            let y = y0 + h * (1.0 - t);
-            mesh.colored_vertex(egui::pos2(x1, y), col);
-            mesh.colored_vertex(egui::pos2(x1 + w, y), col);
-            if i > 0 {
-                let k = 2 * i as u32;
-                mesh.add_triangle(k - 2, k - 1, k);
-                mesh.add_triangle(k - 1, k + 1, k);
-            }
-        }
-        painter.add(egui::Shape::mesh(mesh));
+        colour_bar(painter, egui::Rect::from_min_size(egui::pos2(x1, y0), egui::vec2(w, h)), |t| {
+            palette.colour(t, settings.single)
+        });
         let by = settings.colour_by;
         painter.text(
             egui::pos2(x1 + w + 4.0, y0),
@@ -86,6 +84,124 @@ pub fn paint(
             text,
         );
         painter.text(egui::pos2(x1 + w, y0 - 8.0), egui::Align2::RIGHT_BOTTOM, by.legend_title(), font, text);
+    }
+}
+
+/// A vertical colour bar in `r`, `colour(t)` from t = 0 at the bottom to 1 at the top.
+fn colour_bar(painter: &egui::Painter, r: egui::Rect, colour: impl Fn(f32) -> [f32; 3]) {
+    let mut mesh = egui::Mesh::default();
+    let steps = 32;
+    for i in 0..=steps {
+        let t = i as f32 / steps as f32;
+        let c = colour(t);
+        let col = egui::Color32::from(egui::Rgba::from_rgb(c[0], c[1], c[2]));
+        let y = r.top() + r.height() * (1.0 - t);
+        mesh.colored_vertex(egui::pos2(r.left(), y), col);
+        mesh.colored_vertex(egui::pos2(r.right(), y), col);
+        if i > 0 {
+            let k = 2 * i as u32;
+            mesh.add_triangle(k - 2, k - 1, k);
+            mesh.add_triangle(k - 1, k + 1, k);
+        }
+    }
+    painter.add(egui::Shape::mesh(mesh));
+}
+
+/// A value for a legend, with as many digits as its size needs.
+pub fn legend_number(v: f64) -> String {
+    let a = v.abs();
+    if a == 0.0 {
+        "0".into()
+    } else if a >= 100.0 {
+        format!("{v:.0}")
+    } else if a >= 1.0 {
+        format!("{v:.2}")
+    } else if a >= 1e-3 {
+        format!("{v:.3}")
+    } else {
+        format!("{v:.2e}")
+    }
+}
+
+/// The flow layer's legend: its colour bar (in argon units) with the window it averages over,
+/// and the arrow scale (a reference arrow labelled in m/s) above the scale bar.
+#[allow(clippy::too_many_arguments)]
+fn flow_legend(
+    painter: &egui::Painter,
+    rect: egui::Rect,
+    x1: f32,
+    f: &FlowLegend,
+    camera: &Camera,
+    size: [u32; 2],
+    text: egui::Color32,
+    font: &egui::FontId,
+) {
+    let y0 = rect.top() + 30.0;
+    let h = (rect.height() * 0.35).clamp(60.0, 220.0);
+    // A dark backing, sized once the labels are laid out, keeps the text legible over the
+    // coloured plane.
+    let backing = painter.add(egui::Shape::Noop);
+    let mut used = egui::Rect::NOTHING;
+    if let Some((kind, range)) = f.layer {
+        let w = 16.0;
+        let bar = egui::Rect::from_min_size(egui::pos2(x1, y0), egui::vec2(w, h));
+        colour_bar(painter, bar, |t| field_colour(kind, t));
+        used = used.union(bar);
+        let si = kind.to_si();
+        let mut labels = vec![(legend_number(range[1] as f64 * si), y0), (legend_number(range[0] as f64 * si), y0 + h)];
+        if kind.signed() {
+            labels.push(("0".into(), y0 + 0.5 * h));
+        }
+        for (label, y) in labels {
+            used = used.union(painter.text(
+                egui::pos2(x1 + w + 4.0, y),
+                egui::Align2::LEFT_CENTER,
+                label,
+                font.clone(),
+                text,
+            ));
+        }
+        let title = format!("{} ({})", kind.label(), kind.unit_si());
+        used = used.union(painter.text(
+            egui::pos2(x1 + w, y0 - 8.0),
+            egui::Align2::RIGHT_BOTTOM,
+            title,
+            font.clone(),
+            text,
+        ));
+    }
+    let note = format!("{:.1} τ, {} samples", f.window_tau, f.samples);
+    used = used.union(painter.text(
+        egui::pos2(x1 + 16.0, y0 + h + 10.0),
+        egui::Align2::RIGHT_TOP,
+        note,
+        font.clone(),
+        text,
+    ));
+    painter.set(backing, egui::Shape::rect_filled(used.expand(6.0), 4.0, egui::Color32::from_black_alpha(150)));
+    if let Some(scale) = f.arrow_scale {
+        // The reference arrow: a round speed whose arrow is at most 70 points long.
+        let points_per_px = rect.width() / size[0].max(1) as f32;
+        let points_per_sigma = camera.pixels_per_sigma(size[1]) * points_per_px;
+        let points_per_speed = scale * points_per_sigma;
+        if points_per_speed > 0.0 && points_per_speed.is_finite() {
+            let max_m_s = units::reduced_speed_to_m_per_s((70.0 / points_per_speed) as f64);
+            let m_s = nice_length_nm(max_m_s);
+            let len = (m_s / units::reduced_speed_to_m_per_s(1.0)) as f32 * points_per_speed;
+            let (x0, y) = (rect.left() + 16.0, rect.bottom() - 44.0);
+            let backing = painter.add(egui::Shape::Noop);
+            let stroke = egui::Stroke::new(2.0, text);
+            painter.arrow(egui::pos2(x0, y), egui::vec2(len, 0.0), stroke);
+            let label = painter.text(
+                egui::pos2(x0 + len + 6.0, y),
+                egui::Align2::LEFT_CENTER,
+                format!("{m_s:.0} m/s"),
+                font.clone(),
+                text,
+            );
+            let used = label.union(egui::Rect::from_min_max(egui::pos2(x0, y - 5.0), egui::pos2(x0 + len, y + 5.0)));
+            painter.set(backing, egui::Shape::rect_filled(used.expand(5.0), 4.0, egui::Color32::from_black_alpha(150)));
+        }
     }
 }
 
@@ -129,6 +245,7 @@ impl OverlayPainter {
         settings: &ViewSettings,
         camera: &Camera,
         species: &[String],
+        flow: Option<&FlowLegend>,
     ) {
         if !(settings.show_legend || settings.show_scale_bar) {
             return;
@@ -137,7 +254,7 @@ impl OverlayPainter {
         let rect = egui::Rect::from_min_size(egui::Pos2::ZERO, egui::vec2(size[0] as f32, size[1] as f32));
         let input = egui::RawInput { screen_rect: Some(rect), ..Default::default() };
         let output = self.ctx.run_ui(input, |ui| {
-            paint(ui.painter(), rect, settings, camera, size, species);
+            paint(ui.painter(), rect, settings, camera, size, species, flow);
         });
         let jobs = self.ctx.tessellate(output.shapes, 1.0);
         let screen = egui_wgpu::ScreenDescriptor { size_in_pixels: size, pixels_per_point: 1.0 };

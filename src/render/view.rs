@@ -21,6 +21,9 @@ pub type PositionFrame = Arc<crate::sim::HostBuf>;
 /// Tank and obstacle geometry for the renderer, and the piston's height when there is one.
 pub type SceneGeometry = Arc<(SimBox, Vec<Shape>, Option<f64>)>;
 
+/// The flow layer's geometry, when there is one.
+pub type FlowGeometry = Option<Arc<super::flow_layer::FlowMesh>>;
+
 /// GPU resources of the 3D view, created once per device and target format.
 pub struct ViewResources {
     pub renderer: Renderer,
@@ -34,6 +37,7 @@ pub struct ViewResources {
     uploaded_positions: u64,
     uploaded_scene: u64,
     uploaded_external: u64,
+    uploaded_flow: u64,
     /// Set when the last frame's view could not be drawn (e.g. too large a target).
     pub error: Option<String>,
 }
@@ -115,6 +119,7 @@ impl ViewResources {
             uploaded_positions: 0,
             uploaded_scene: 0,
             uploaded_external: 0,
+            uploaded_flow: 0,
             error: None,
         }
     }
@@ -166,6 +171,8 @@ pub struct ViewCallback {
     /// Zero-copy: draw `n` atoms from this shared buffer (sequence number, buffer, n)
     /// instead of `positions`.
     pub external: Option<(u64, wgpu::Buffer, u32)>,
+    /// The flow layer's geometry and its sequence number.
+    pub flow: (u64, FlowGeometry),
 }
 
 impl CallbackTrait for ViewCallback {
@@ -185,6 +192,10 @@ impl CallbackTrait for ViewCallback {
                 view.renderer.set_piston(device, b, *piston);
             }
             view.uploaded_scene = self.scene.0;
+        }
+        if view.uploaded_flow != self.flow.0 {
+            view.renderer.set_flow(device, self.flow.1.as_deref());
+            view.uploaded_flow = self.flow.0;
         }
         match (&self.external, &self.positions) {
             (Some((seq, buffer, n)), _) => {

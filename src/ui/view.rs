@@ -105,10 +105,13 @@ pub fn view_ui(app: &mut App, ui: &mut egui::Ui) {
 
     let painter = ui.painter_at(rect);
     let (positions, scene, external) = app.view_data();
-    let callback = ViewCallback { camera: app.camera, settings: app.settings.view, size, positions, scene, external };
+    let flow = app.flow_geometry();
+    let legend = flow.1.as_ref().and_then(|m| m.legend);
+    let callback =
+        ViewCallback { camera: app.camera, settings: app.settings.view, size, positions, scene, external, flow };
     painter.add(egui_wgpu::Callback::new_paint_callback(rect, callback));
     let species: Vec<String> = app.params.species.iter().map(|s| s.name.clone()).collect();
-    crate::render::overlay::paint(&painter, rect, &app.settings.view, &app.camera, size, &species);
+    crate::render::overlay::paint(&painter, rect, &app.settings.view, &app.camera, size, &species, legend.as_ref());
 
     let sizes = app.tool_sizes();
     if let Some(s) = app.tools.preview(&sizes) {

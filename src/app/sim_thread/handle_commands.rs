@@ -56,6 +56,7 @@ impl Worker {
                 self.maybe_status(true);
             }
             SimCommand::SwitchBackend(choice) => self.switch_backend(choice),
+            SimCommand::Fields(spec) => self.set_fields(spec),
             other => {
                 let Some(b) = self.backend.as_mut() else {
                     self.report(SimReport::Error("no simulation is loaded".into()));

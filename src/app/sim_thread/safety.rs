@@ -19,6 +19,7 @@ impl Worker {
         self.host_state = None;
         self.host_state_due = Instant::now();
         self.take_checkpoint();
+        self.apply_fields();
     }
 
     /// Keeps a rollback checkpoint now; the next one is due after [`CHECKPOINT_EVERY`].
@@ -94,6 +95,7 @@ impl Worker {
                 self.why = format!("{why}: the GPU failed");
                 self.slots = None;
                 self.pending = None;
+                self.apply_fields();
                 self.report(SimReport::Error(format!(
                     "The GPU failed ({e}). Continuing on the CPU backend from step {}; the simulation is paused.",
                     snap.step

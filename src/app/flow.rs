@@ -1,0 +1,99 @@
+//! The flow layer in the app: turning field sampling on and off as the view asks, the newest
+//! finished window from the simulation thread, and the layer's geometry, rebuilt (on the UI
+//! thread, a few milliseconds) only when a window arrives or a display choice changes.
+
+use std::sync::Arc;
+
+use super::App;
+use super::commands::SimCommand;
+use crate::flow::{FieldSpec, Fields};
+use crate::render::flow_layer::{self, FlowView};
+use crate::render::view::FlowGeometry;
+
+/// Sampling for the live view: bins of 2 sigma, every 10 steps, windows of 5 tau (short, so
+/// the picture follows the flow, long enough that a flow of a few tenths of sigma/tau stands
+/// out of the thermal noise; a file wants longer windows).
+pub fn live_sampling() -> FieldSpec {
+    FieldSpec { window_tau: 5.0, ..FieldSpec::default() }
+}
+
+/// The flow layer's state in the app.
+#[derive(Default)]
+pub struct FlowState {
+    /// The newest finished window, and how many arrived since sampling started.
+    pub fields: Option<Arc<Fields>>,
+    pub windows: u64,
+    /// Sampling settings last sent to the simulation (None: off).
+    sent: Option<FieldSpec>,
+    /// The geometry as built and its sequence number; what it was built from.
+    mesh: (u64, FlowGeometry),
+    built_from: Option<(usize, FlowView, u32, u64)>,
+}
+
+impl FlowState {
+    /// The settings sampling runs with now (None: off).
+    pub fn sampling(&self) -> Option<&FieldSpec> {
+        self.sent.as_ref()
+    }
+}
+
+impl App {
+    /// Starts, changes or stops field sampling to match the view; call after changing
+    /// `settings.view.flow.on` or `settings.flow_sampling`.
+    pub fn sync_flow_sampling(&mut self) {
+        let want = self.settings.view.flow.on.then(|| self.settings.flow_sampling.clone());
+        if want != self.flow.sent {
+            if want.is_none() || self.flow.sent.is_none() {
+                self.flow.fields = None;
+                self.flow.windows = 0;
+            }
+            self.flow.sent = want.clone();
+            self.sim.send(SimCommand::Fields(want));
+        }
+    }
+
+    /// Turns on the one-click Flow view (vorticity, streamlines, atoms dimmed).
+    pub fn flow_preset(&mut self) {
+        self.settings.view.flow = FlowView::flow_preset();
+        self.sync_flow_sampling();
+    }
+
+    /// A finished window arrived.
+    pub(super) fn fields_arrived(&mut self, fields: Fields) {
+        if self.flow.sent.is_some() {
+            self.flow.fields = Some(Arc::new(fields));
+            self.flow.windows += 1;
+        }
+    }
+
+    /// Sampling was refused by the simulation: the view's flow layer goes off with it.
+    pub(super) fn fields_off(&mut self) {
+        self.settings.view.flow.on = false;
+        self.flow.sent = None;
+        self.flow.fields = None;
+    }
+
+    /// The flow geometry for the renderer (rebuilt when the window or a choice changed).
+    pub fn flow_geometry(&mut self) -> (u64, FlowGeometry) {
+        let view = self.settings.view.flow;
+        let z = self.flow_plane_z();
+        let key = self.flow.fields.as_ref().map(|f| (Arc::as_ptr(f) as usize, view, z.to_bits(), self.geometry.0));
+        if key != self.flow.built_from {
+            let mesh = match &self.flow.fields {
+                Some(f) if view.on => Some(Arc::new(flow_layer::build(f, &view, z, &self.shapes))),
+                _ => None,
+            };
+            self.flow.mesh = (self.flow.mesh.0 + 1, mesh);
+            self.flow.built_from = key;
+        }
+        self.flow.mesh.clone()
+    }
+
+    /// The depth of the flow plane: just in front of the atoms of the sampled slab (the front
+    /// face of the tank without a slab), so it covers them in the front camera.
+    fn flow_plane_z(&self) -> f32 {
+        let b = self.status.as_ref().map(|s| s.sim_box).unwrap_or_else(|| self.scene.sim_box());
+        let front = self.settings.flow_sampling.slab.map(|s| s[1]).unwrap_or(b.hi[2]);
+        front as f32 + self.settings.view.radius + 0.05
+    }
+}

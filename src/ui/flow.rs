@@ -1,0 +1,126 @@
+//! The Flow panel: seeing the fluid rather than the atoms. The one-click Flow view, the colour
+//! layer (any field, its range and opacity), velocity arrows and streamlines, how the atoms
+//! show beneath, and the sampling behind it all (bin size, z slab, every k steps, window in
+//! tau), with what the newest window holds.
+
+use super::fields::{count_field, number_field};
+use crate::app::App;
+use crate::flow::{FieldKind, FieldSpec};
+use crate::render::flow_layer::AtomsShown;
+
+/// Applies new sampling settings if the box and time step allow them, else says why.
+fn set_sampling(app: &mut App, spec: FieldSpec) {
+    let b = app.status.as_ref().map(|s| s.sim_box).unwrap_or_else(|| app.scene.sim_box());
+    match spec.validate(&b, app.params.dt) {
+        Ok(()) => {
+            app.settings.flow_sampling = spec;
+            app.sync_flow_sampling();
+        }
+        Err(e) => app.notify(format!("flow fields: {e}"), true),
+    }
+}
+
+pub fn flow_ui(app: &mut App, ui: &mut egui::Ui) {
+    ui.horizontal(|ui| {
+        let mut on = app.settings.view.flow.on;
+        if ui
+            .checkbox(&mut on, "Show the flow")
+            .on_hover_text(
+                "Average velocity, density and temperature over bins of the tank and draw them over the atoms",
+            )
+            .changed()
+        {
+            app.settings.view.flow.on = on;
+            app.sync_flow_sampling();
+        }
+        if ui.button("Flow view").on_hover_text("Vorticity in colour with streamlines over dimmed atoms").clicked() {
+            app.flow_preset();
+        }
+    });
+    let v = &mut app.settings.view.flow;
+    let mut layer = v.layer;
+    let name = |k: Option<FieldKind>| k.map_or("none", FieldKind::label);
+    egui::ComboBox::from_label("Colour").selected_text(name(layer)).show_ui(ui, |ui| {
+        ui.selectable_value(&mut layer, None, "none");
+        for k in FieldKind::ALL {
+            ui.selectable_value(&mut layer, Some(k), k.label());
+        }
+    });
+    if layer != v.layer {
+        v.layer = layer;
+        v.auto_range = true;
+    }
+    if let Some(kind) = v.layer {
+        ui.checkbox(&mut v.auto_range, "Fit the range to each window");
+        if !v.auto_range {
+            let unit = kind.unit_lj();
+            if let Some(x) = number_field(ui, "from", v.range[0] as f64, -1e6..=1e6, unit, 3) {
+                v.range[0] = x as f32;
+            }
+            if let Some(x) = number_field(ui, "to", v.range[1] as f64, -1e6..=1e6, unit, 3) {
+                v.range[1] = x as f32;
+            }
+        }
+        ui.add(egui::Slider::new(&mut v.opacity, 0.0..=1.0).text("Opacity"));
+        ui.checkbox(&mut v.smooth, "Smooth between bins");
+    }
+    ui.horizontal(|ui| {
+        ui.checkbox(&mut v.streamlines, "Streamlines");
+        ui.add_enabled(v.streamlines, egui::Slider::new(&mut v.streamline_spacing, 1.0..=12.0).text("σ apart"));
+    });
+    ui.horizontal(|ui| {
+        ui.checkbox(&mut v.arrows, "Arrows");
+        ui.add_enabled(v.arrows, egui::Slider::new(&mut v.arrow_every, 1..=8).text("bins each"));
+    });
+    ui.horizontal(|ui| {
+        ui.label("Atoms");
+        for (a, label) in
+            [(AtomsShown::Normal, "shown"), (AtomsShown::Dimmed, "dimmed"), (AtomsShown::Hidden, "hidden")]
+        {
+            ui.radio_value(&mut v.atoms, a, label);
+        }
+    });
+
+    ui.separator();
+    ui.label("Sampling");
+    let spec = app.settings.flow_sampling.clone();
+    if let Some(bin) = number_field(ui, "Bin", spec.bin, 0.1..=1000.0, "σ", 2) {
+        set_sampling(app, FieldSpec { bin, ..spec.clone() });
+    }
+    if let Some(every) = count_field(ui, "Every", spec.every, 1..=100_000, "steps") {
+        set_sampling(app, FieldSpec { every, ..spec.clone() });
+    }
+    if let Some(window_tau) = number_field(ui, "Window", spec.window_tau, 1e-3..=1e6, "τ", 2) {
+        set_sampling(app, FieldSpec { window_tau, ..spec.clone() });
+    }
+    let b = app.status.as_ref().map(|s| s.sim_box).unwrap_or_else(|| app.scene.sim_box());
+    let mut slab = spec.slab.is_some();
+    if ui
+        .checkbox(&mut slab, "Only a z slab")
+        .on_hover_text("Average over a slice of the depth instead of all of it")
+        .changed()
+    {
+        let s = slab.then(|| [b.lo[2] + 0.25 * (b.hi[2] - b.lo[2]), b.lo[2] + 0.75 * (b.hi[2] - b.lo[2])]);
+        set_sampling(app, FieldSpec { slab: s, ..spec.clone() });
+    }
+    if let Some([z0, z1]) = spec.slab {
+        if let Some(z) = number_field(ui, "z from", z0, b.lo[2]..=b.hi[2], "σ", 2) {
+            set_sampling(app, FieldSpec { slab: Some([z, z1]), ..spec.clone() });
+        }
+        if let Some(z) = number_field(ui, "z to", z1, b.lo[2]..=b.hi[2], "σ", 2) {
+            set_sampling(app, FieldSpec { slab: Some([z0, z]), ..spec.clone() });
+        }
+    }
+    match (&app.flow.fields, app.flow.sampling()) {
+        (Some(f), Some(_)) => {
+            ui.label(format!(
+                "{} × {} bins; window {:.1}–{:.1} τ, {} samples ({} windows so far)",
+                f.grid.n[0], f.grid.n[1], f.time[0], f.time[1], f.samples, app.flow.windows
+            ));
+        }
+        (None, Some(s)) => {
+            ui.label(format!("Sampling: the first window ends after {:.1} τ of simulated time.", s.window_tau));
+        }
+        _ => {}
+    }
+}
