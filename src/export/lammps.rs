@@ -314,13 +314,13 @@ pub fn build_deck(inp: &ExportInput) -> Result<LammpsDeck, String> {
         Thermostat::Nve => {
             let _ = writeln!(script, "# NVE: velocity Verlet alone.");
         }
-        Thermostat::Berendsen { tau } => {
+        Thermostat::Berendsen { tau, relative_to_flow } => {
             let _ = writeln!(script, "fix             thermostat all temp/berendsen {t} {t} {}", num(tau * s.time));
-            let _ = writeln!(script, "fix_modify      thermostat temp sandbox_temp");
+            thermostat_temp(&mut script, &mut warnings, b, relative_to_flow);
         }
-        Thermostat::Csvr { tau } => {
+        Thermostat::Csvr { tau, relative_to_flow } => {
             let _ = writeln!(script, "fix             thermostat all temp/csvr {t} {t} {} {seed}", num(tau * s.time));
-            let _ = writeln!(script, "fix_modify      thermostat temp sandbox_temp");
+            thermostat_temp(&mut script, &mut warnings, b, relative_to_flow);
         }
         Thermostat::Hmc { .. } | Thermostat::HmcNpt { .. } => {
             let msg = format!(
@@ -371,6 +371,35 @@ fn capped_atoms(inp: &ExportInput) -> usize {
 }
 
 /// Regions and `fix wall/region` for every shape (and the periodic images near the box).
+/// The temperature compute a rescaling thermostat fix uses: the deck's `sandbox_temp`, or
+/// relative to the flow a `compute temp/profile` over the same x-y bins through the whole
+/// depth (`flow::Grid::for_thermostat`; LAMMPS bins the box as we do and weighs by mass),
+/// with 3 degrees of freedom out per bin. Ours are out per occupied bin only, so the mapping
+/// is approximate where bins stay empty: a warning says so.
+fn thermostat_temp(script: &mut String, warnings: &mut Vec<String>, b: &SimBox, relative_to_flow: bool) {
+    if !relative_to_flow {
+        let _ = writeln!(script, "fix_modify      thermostat temp sandbox_temp");
+        return;
+    }
+    let grid = crate::flow::Grid::for_thermostat(b);
+    let (nx, ny) = (grid.n[0], grid.n[1]);
+    let _ =
+        writeln!(script, "# relative_to_flow: the thermostat measures and rescales velocities relative to each bin's");
+    let _ = writeln!(script, "# mean (mass-weighted) velocity, bins of about 2 sigma in x-y through the whole depth.");
+    let _ = writeln!(script, "compute         flow_temp all temp/profile 1 1 1 xy {nx} {ny}");
+    let _ = writeln!(script, "compute_modify  flow_temp extra/dof {}", 3 * nx * ny);
+    let _ = writeln!(script, "fix_modify      thermostat temp flow_temp");
+    let msg = format!(
+        "relative_to_flow maps to compute temp/profile over the same {nx} x {ny} bins, whose degrees of freedom \
+         are 3N - 3 x {} (extra/dof, every bin); argon-sandbox removes 3 per occupied bin only, so where bins \
+         stay empty (inside obstacles, vapour) LAMMPS's relative temperature reads slightly low and its thermostat \
+         holds the thermal motion slightly hotter",
+        nx * ny
+    );
+    let _ = writeln!(script, "# {msg}.");
+    warnings.push(msg);
+}
+
 fn obstacles(script: &mut String, warnings: &mut Vec<String>, inp: &ExportInput, s: &Scale, coeffs: &str) {
     let b = inp.sim_box;
     let len = b.length();

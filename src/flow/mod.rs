@@ -3,7 +3,8 @@
 //! samples adds into (`Accumulator`, a flat layout a CUDA kernel mirrors with atomics), the
 //! parallel CPU sampler, finishing a window into named layers (`Fields`: density, velocity,
 //! speed, temperature, vorticity, Mach number, count), what each layer means and its units
-//! (`FieldKind`), and standard errors across windows.
+//! (`FieldKind`), standard errors across windows, and the per-bin mean flow a thermostat
+//! relative to the flow removes (`FlowProfile`, `profile.rs`).
 //!
 //! Pure functions over plain data (positions, velocities, masses, the box), in reduced LJ
 //! units: must not touch backends, the UI, files or the GPU. Backends sample into an
@@ -12,6 +13,7 @@
 pub mod finish;
 pub mod grid;
 pub mod kind;
+pub mod profile;
 pub mod sample;
 pub mod spec;
 pub mod stats;
@@ -22,6 +24,7 @@ mod tests;
 pub use finish::{Fields, derivative, finish};
 pub use grid::Grid;
 pub use kind::FieldKind;
+pub use profile::{FlowProfile, relative_dof};
 pub use sample::{Accumulator, STRIDE};
 pub use spec::{FieldError, FieldSpec, MAX_BINS};
 pub use stats::{profile_mean_sem, windows_mean_sem};

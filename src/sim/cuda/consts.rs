@@ -150,8 +150,8 @@ impl Consts {
         let (thermostat, tau) = match p.thermostat {
             // Hybrid Monte Carlo trajectories are plain NVE; sim::hmc accepts or rejects them.
             Thermostat::Nve | Thermostat::Hmc { .. } | Thermostat::HmcNpt { .. } => (0, 1.0),
-            Thermostat::Berendsen { tau } => (1, tau),
-            Thermostat::Csvr { tau } => (2, tau),
+            Thermostat::Berendsen { tau, .. } => (1, tau),
+            Thermostat::Csvr { tau, .. } => (2, tau),
             Thermostat::Langevin { damp } => (3, damp),
         };
         let c1 = (-p.dt / tau).exp();
