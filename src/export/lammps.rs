@@ -576,6 +576,35 @@ mod tests {
     }
 
     #[test]
+    fn relative_to_flow_becomes_temp_profile_over_the_same_bins() {
+        let b = SimBox::new([13.0, 9.0, 5.0], [true, false, true]);
+        let atoms = AtomState { positions: vec![[1.0, 2.0, 3.0]], velocities: vec![[0.1; 3]], types: vec![0] };
+        let deck = |relative_to_flow: bool| {
+            let p = SimParams { thermostat: Thermostat::Csvr { tau: 1.0, relative_to_flow }, ..SimParams::default() };
+            build_deck(&ExportInput {
+                sim_box: &b,
+                params: &p,
+                atoms: &atoms,
+                shapes: &[],
+                source: "test",
+                units: LammpsUnits::Lj,
+                steps: 0,
+                thermo_every: 1,
+            })
+            .unwrap()
+        };
+        let on = deck(true);
+        assert!(on.input.contains("compute         flow_temp all temp/profile 1 1 1 xy 7 5\n"), "{}", on.input);
+        assert!(on.input.contains("compute_modify  flow_temp extra/dof 105\n"), "{}", on.input);
+        assert!(on.input.contains("fix_modify      thermostat temp flow_temp\n"), "{}", on.input);
+        assert!(on.warnings.iter().any(|w| w.contains("temp/profile")), "{:?}", on.warnings);
+        let off = deck(false);
+        assert!(
+            !off.input.contains("temp/profile") && off.input.contains("fix_modify      thermostat temp sandbox_temp")
+        );
+    }
+
+    #[test]
     fn an_empty_or_broken_state_is_refused() {
         let b = SimBox::new([5.0; 3], [true; 3]);
         let p = SimParams::default();
