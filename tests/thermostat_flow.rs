@@ -114,8 +114,11 @@ fn streaming_liquid_keeps_its_flow_and_its_thermal_temperature_only_relative_to_
     assert!(off.worst_drift > 1e-6, "the plain rescale scales the flow too ({:e})", off.worst_drift);
 }
 
+/// Box, positions, velocities and masses.
+type Gas = (SimBox, Vec<[f64; 3]>, Vec<[f64; 3]>, Vec<f64>);
+
 /// Random positions in a walled box with a sheared flow and thermal noise.
-fn sheared_gas(n: usize) -> (SimBox, Vec<[f64; 3]>, Vec<[f64; 3]>, Vec<f64>) {
+fn sheared_gas(n: usize) -> Gas {
     use argon_sandbox::rng::{Sequence, Stream};
     let b = SimBox::new([13.0, 9.0, 5.0], [true, false, true]);
     let mut rng = Sequence::new(3, Stream::GasPlacement, 1, 0);
