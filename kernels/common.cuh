@@ -44,6 +44,47 @@ typedef real_s real_a;
 #define ESCAPE_MARGIN 1.0
 // 64-bit blow-up step (atomicMin) lives in a separate u64 array.
 
+// Mirrors the device parameters of flow::Grid (sim/cuda/consts.rs: FieldGridArgs): the flow
+// fields' grid (fields.cu) and the thermostat's flow grid (Consts::flow_grid, flow_profile.cu).
+struct FieldGrid {
+    double origin[3];
+    double inv_cell[3];
+    int n[3];
+    int periodic[3];
+    int walled[3];
+    int pad;
+};
+
+// flow::grid::ROUND_OFF_BINS.
+#define FIELD_ROUND_OFF_BINS 1e-9
+
+// The bin along axis k of coordinate x, or -1 outside the grid (Grid::bin_of and Grid::edge).
+__device__ __forceinline__ int field_axis(const FieldGrid& g, int k, double x) {
+    double f = (x - g.origin[k]) * g.inv_cell[k];
+    double n = (double)g.n[k];
+    if (f >= 0.0 && f < n) return (int)f;
+    double slack = g.walled[k] ? 1.0 : FIELD_ROUND_OFF_BINS;
+    if (f >= n && f <= n + slack) return g.n[k] - 1;
+    if (f < 0.0 && f >= -slack) return 0;
+    if (g.periodic[k] && isfinite(f)) {
+        double i = fmod(floor(f), n);
+        if (i < 0.0) i += n;
+        int b = (int)i;
+        return b < g.n[k] - 1 ? b : g.n[k] - 1;
+    }
+    return -1;
+}
+
+// The flat bin (x fastest) of position x, or -1 outside the grid: flow::Grid::bin_of.
+template <typename T4>
+__device__ __forceinline__ int flow_bin_of(const FieldGrid& g, const T4& x) {
+    int ix = field_axis(g, 0, (double)x.x);
+    int iy = field_axis(g, 1, (double)x.y);
+    int iz = field_axis(g, 2, (double)x.z);
+    if (ix < 0 || iy < 0 || iz < 0) return -1;
+    return ix + g.n[0] * (iy + g.n[1] * iz);
+}
+
 // Mirrors `Consts` in src/sim/cuda/consts.rs field for field.
 struct Consts {
     double lo[3];
@@ -110,6 +151,11 @@ struct Consts {
     double piston_hi;
     int piston_on;
     int pad1;
+    // The thermostat relative to the flow (flow::FlowProfile, flow_profile.cu): its x-y grid
+    // (flow::Grid::for_thermostat), its bin count, and 1 when the thermostat is on it.
+    FieldGrid flow_grid;
+    int flow_bins;
+    int relative_to_flow;
 };
 
 #define NO_TETHER 0xFFFFFFFFu
@@ -155,6 +201,9 @@ struct Bufs {
     unsigned long long* pair_acc; // per atom 4 x 64-bit fixed-point pair force (symmetric all pairs)
     double* piston;       // height, velocity, push, drag target, dragged (piston.cu)
     double* piston_part;  // per atom: the top wall's push on it (the piston's force), this force pass
+    unsigned long long* flow_sums; // per flow bin: mass, px, py, pz as 64-bit fixed point (flow_profile.cu)
+    double* flow_mean;    // per flow bin: ux, uy, uz, unused
+    double* flow_stats;   // [sum over bins |P|^2 / M, occupied bins]
 };
 
 // A read-only load (the non-coherent path, which the compiler may move ahead of stores).

@@ -1,8 +1,8 @@
 // Velocity Verlet (kick-drift-kick) on the GPU, mirroring src/sim/cpu/state.rs: the first
 // half kick and drift (with wrap, the skin test that triggers a neighbour-list rebuild, and
 // the runaway and escape tests), the second half kick with the Langevin update fused in and kinetic
-// partial sums, the thermostat step (Berendsen / CSVR factor and telemetry record), and
-// velocity scaling. The step number lives on the device (b.clock[0], advanced by step_tick
+// partial sums, the thermostat step (Berendsen / CSVR factor, plain or relative to the flow
+// from flow_profile.cu's bin sums, and the telemetry record), and velocity scaling. The step number lives on the device (b.clock[0], advanced by step_tick
 // between the drift and the forces), so a captured graph of steps needs no arguments changed.
 #include "common.cuh"
 #include "reduce.cuh"
@@ -181,23 +181,34 @@ extern "C" __global__ void __launch_bounds__(BLOCK) finish_step(Consts c, Bufs b
     double xe = block_sum(e2, scratch);
     double xw = block_sum(e3, scratch);
     if (threadIdx.x != 0) return;
+    // Relative to the flow (flow_profile.cu, flow::FlowProfile): twice the kinetic energy
+    // relative to each bin's mean, sum m v^2 - sum_b |P_b|^2 / M_b, over 3 N - 3 N_occupied
+    // degrees of freedom (flow::relative_dof); the factor's arithmetic is the same.
+    int relative = thermostat_on && c.relative_to_flow;
+    double k_th = ke2, dof = c.dof, k_rel = 0.0;
+    if (relative) {
+        k_rel = ke2 - b.flow_stats[0];
+        k_th = k_rel;
+        double d = 3.0 * (double)c.n - 3.0 * b.flow_stats[1];
+        dof = d > 1.0 ? d : 1.0;
+    }
     double l = 1.0;
-    if (thermostat_on && ke2 > 0.0) {
+    if (thermostat_on && k_th > 0.0) {
         if (c.thermostat == 1) {
-            double t = ke2 / c.dof;
+            double t = k_th / dof;
             double s = 1.0 + c.dt / c.tau * (c.target_t / t - 1.0);
             l = sqrt(s > 0.0 ? s : 0.0);
             l = l < 0.8 ? 0.8 : (l > 1.25 ? 1.25 : l);
         } else if (c.thermostat == 2) {
             Sequence rng;
             rng.init(c.seed, STREAM_CSVR, 0, step * 64ull);
-            double ke = 0.5 * ke2;
-            double target = 0.5 * c.dof * c.target_t;
+            double ke = 0.5 * k_th;
+            double target = 0.5 * dof * c.target_t;
             double factor = exp(-c.dt / c.tau);
             double rr = rng.gauss();
-            double noises = rng.chi_squared(c.dof - 1.0);
-            double new_ke = ke + (1.0 - factor) * (target * (noises + rr * rr) / c.dof - ke) +
-                            2.0 * rr * sqrt(ke * target / c.dof * (1.0 - factor) * factor);
+            double noises = rng.chi_squared(dof - 1.0);
+            double new_ke = ke + (1.0 - factor) * (target * (noises + rr * rr) / dof - ke) +
+                            2.0 * rr * sqrt(ke * target / dof * (1.0 - factor) * factor);
             l = sqrt((new_ke > 0.0 ? new_ke : 0.0) / ke);
         }
     }
@@ -205,14 +216,17 @@ extern "C" __global__ void __launch_bounds__(BLOCK) finish_step(Consts c, Bufs b
     if (want) {
         double* r = b.records + 12 * record;
         r[0] = (double)step;
-        r[1] = ke2 * l * l;
+        // Relative to the flow only the relative motion is scaled: the flow's part and the
+        // momentum stay.
+        double pl = relative ? 1.0 : l;
+        r[1] = relative ? ke2 + (l * l - 1.0) * k_rel : ke2 * l * l;
         r[2] = pe;
         r[3] = pw;
         r[4] = xe;
         r[5] = xw;
-        r[6] = px * l;
-        r[7] = py * l;
-        r[8] = pz * l;
+        r[6] = px * pl;
+        r[7] = py * pl;
+        r[8] = pz * pl;
         r[9] = c.piston_on ? b.piston[1] : 0.0;
         r[10] = c.piston_on ? b.piston[0] : 0.0;
         r[11] = c.piston_on ? b.piston[2] : 0.0;

@@ -30,7 +30,7 @@ const LIQUID_RHO: f64 = 0.8442;
 fn liquid_params() -> SimParams {
     SimParams {
         temperature: LIQUID_T,
-        thermostat: Thermostat::Csvr { tau: 0.1 },
+        thermostat: Thermostat::Csvr { tau: 0.1, relative_to_flow: false },
         telemetry_every: 100,
         seed: 5,
         ..SimParams::default()
@@ -278,7 +278,7 @@ fn degrees_of_freedom() {
     let three_n = 3.0 * n as f64;
     let nve = SimParams::default();
     let langevin = SimParams { thermostat: Thermostat::Langevin { damp: 1.0 }, ..SimParams::default() };
-    let csvr = SimParams { thermostat: Thermostat::Csvr { tau: 0.1 }, ..SimParams::default() };
+    let csvr = SimParams { thermostat: Thermostat::Csvr { tau: 0.1, relative_to_flow: false }, ..SimParams::default() };
     let gravity = SimParams { gravity: 0.1, ..SimParams::default() };
     assert_eq!(dof([true; 3], nve.clone()), three_n - 3.0, "periodic NVE");
     assert_eq!(dof([true; 3], csvr), three_n - 3.0, "periodic CSVR");

@@ -249,9 +249,9 @@ fn step_graphs_match_kernel_by_kernel_launches_bit_for_bit() {
     let (b, atoms) = lammps_state();
     let cases = [
         (Algorithm::Neighbors, Precision::Single, Thermostat::Nve),
-        (Algorithm::Neighbors, Precision::Mixed, Thermostat::Csvr { tau: 0.2 }),
+        (Algorithm::Neighbors, Precision::Mixed, Thermostat::Csvr { tau: 0.2, relative_to_flow: false }),
         (Algorithm::Neighbors, Precision::Double, Thermostat::Langevin { damp: 0.5 }),
-        (Algorithm::Cells, Precision::Single, Thermostat::Berendsen { tau: 0.2 }),
+        (Algorithm::Cells, Precision::Single, Thermostat::Berendsen { tau: 0.2, relative_to_flow: false }),
         (Algorithm::AllPairsTiled, Precision::Single, Thermostat::Nve),
         (Algorithm::AllPairsTiled, Precision::Mixed, Thermostat::Langevin { damp: 0.5 }),
         (Algorithm::AllPairsTiled, Precision::Double, Thermostat::Nve),
@@ -341,9 +341,11 @@ fn thermostats_match_the_cpu() {
         return;
     }
     let (b, atoms) = jiggled_fluid([8, 8, 8], [false; 3], 0.05, &[], 4);
-    for thermostat in
-        [Thermostat::Berendsen { tau: 0.1 }, Thermostat::Csvr { tau: 0.1 }, Thermostat::Langevin { damp: 0.5 }]
-    {
+    for thermostat in [
+        Thermostat::Berendsen { tau: 0.1, relative_to_flow: false },
+        Thermostat::Csvr { tau: 0.1, relative_to_flow: false },
+        Thermostat::Langevin { damp: 0.5 },
+    ] {
         let p = SimParams {
             thermostat,
             temperature: 1.5,
@@ -488,7 +490,7 @@ fn snapshot_and_restore_resume_bit_for_bit() {
         let p = SimParams {
             algorithm,
             precision: Precision::Double,
-            thermostat: Thermostat::Csvr { tau: 0.2 },
+            thermostat: Thermostat::Csvr { tau: 0.2, relative_to_flow: false },
             temperature: 1.0,
             telemetry_every: 50,
             ..SimParams::default()

@@ -37,7 +37,7 @@ fn eos_point(t: f64, rho: f64) {
         cutoff: RC,
         shift: false,
         temperature: t,
-        thermostat: Thermostat::Csvr { tau: 0.2 },
+        thermostat: Thermostat::Csvr { tau: 0.2, relative_to_flow: false },
         telemetry_every: SAMPLE_EVERY,
         seed: 7,
         ..SimParams::default()

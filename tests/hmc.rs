@@ -58,7 +58,8 @@ fn hmc_params(t: f64, thermostat: Thermostat, every: u64) -> SimParams {
 /// `equilibrate` steps and returns the telemetry of the `steps` after.
 fn sample(sim: &mut dyn Backend, equilibrate: u64, steps: u64) -> Vec<Telemetry> {
     let own = sim.params().clone();
-    sim.set_params(SimParams { thermostat: Thermostat::Csvr { tau: 0.1 }, ..own.clone() }).expect("melting params");
+    sim.set_params(SimParams { thermostat: Thermostat::Csvr { tau: 0.1, relative_to_flow: false }, ..own.clone() })
+        .expect("melting params");
     sim.advance(1_000).expect("melting");
     sim.set_params(own).expect("params");
     sim.advance(equilibrate).expect("equilibration");
@@ -114,7 +115,7 @@ fn nvt_against_jzg(kind: Kind, precision: Precision) {
 
     // The potential-energy distribution's width against Bussi-thermostatted MD of the same
     // state: both sample the canonical ensemble of the positions.
-    let md_params = hmc_params(t, Thermostat::Csvr { tau: 0.1 }, 20);
+    let md_params = hmc_params(t, Thermostat::Csvr { tau: 0.1, relative_to_flow: false }, 20);
     let (b, atoms) = lattice_system(LatticeKind::Fcc, rho, [6; 3], t, 5);
     let mut md = open(kind, b, SimParams { precision, ..md_params }, &atoms);
     let md_rows = sample(md.as_mut(), 2_000, 40_000);

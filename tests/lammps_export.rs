@@ -199,7 +199,7 @@ fn every_preset_matches_lammps_at_step_zero() {
 #[test]
 fn deck_maps_every_part_of_the_system() {
     let mut scene = Scene::from_str(OBSTACLES, "obstacles").unwrap();
-    scene.thermostat = argon_sandbox::physics::params::Thermostat::Csvr { tau: 0.5 };
+    scene.thermostat = argon_sandbox::physics::params::Thermostat::Csvr { tau: 0.5, relative_to_flow: false };
     scene.forces.gravity = 0.02;
     scene
         .obstacles

@@ -108,6 +108,7 @@ fn preset_scenes_match_their_descriptions() {
     let channel = build("channel_flow");
     assert_eq!(channel.sim_box.periodic, [true, false, true]);
     assert!(channel.params.drive > 0.0 && channel.shapes.len() == 1);
+    assert!(channel.params.thermostat.relative_to_flow(), "the flow preset thermostats relative to the flow");
     let droplet = build("droplet");
     assert_eq!(droplet.sim_box.periodic, [false; 3]);
     assert!(droplet.params.wall.cutoff > 2.0, "attractive walls");

@@ -43,9 +43,11 @@ fn ke_std(rows: &[Telemetry], blocks: usize) -> (f64, f64) {
 #[test]
 fn average_temperature_is_the_target() {
     const TOL: f64 = 0.02;
-    for thermostat in
-        [Thermostat::Berendsen { tau: 0.1 }, Thermostat::Csvr { tau: 0.1 }, Thermostat::Langevin { damp: 0.5 }]
-    {
+    for thermostat in [
+        Thermostat::Berendsen { tau: 0.1, relative_to_flow: false },
+        Thermostat::Csvr { tau: 0.1, relative_to_flow: false },
+        Thermostat::Langevin { damp: 0.5 },
+    ] {
         let rows = run(thermostat, 2_000, 10_000, 10);
         let t: Vec<f64> = rows.iter().map(|r| r.temperature).collect();
         let (t_mean, t_err) = block_mean_sem(&t, 20);
@@ -62,7 +64,7 @@ fn average_temperature_is_the_target() {
 fn csvr_kinetic_energy_fluctuations_are_canonical() {
     const TOL: f64 = 0.10;
     // tau = 0.05: KE decorrelates in a few tens of steps (lag-20 autocorrelation ~0.15).
-    let rows = run(Thermostat::Csvr { tau: 0.05 }, 3_000, 40_000, 20);
+    let rows = run(Thermostat::Csvr { tau: 0.05, relative_to_flow: false }, 3_000, 40_000, 20);
     let dof = rows[0].dof;
     assert_eq!(dof, 3.0 * 500.0 - 3.0, "periodic CSVR keeps total momentum: 3N - 3");
     let canonical = (dof / 2.0).sqrt() * T_TARGET;
@@ -79,7 +81,7 @@ fn csvr_kinetic_energy_fluctuations_are_canonical() {
 
 #[test]
 fn berendsen_kinetic_energy_fluctuations_are_too_small() {
-    let rows = run(Thermostat::Berendsen { tau: 0.1 }, 2_000, 20_000, 20);
+    let rows = run(Thermostat::Berendsen { tau: 0.1, relative_to_flow: false }, 2_000, 20_000, 20);
     let canonical = (rows[0].dof / 2.0).sqrt() * T_TARGET;
     let (sd, sd_err) = ke_std(&rows, 20);
     let ratio = sd / canonical;

@@ -194,7 +194,7 @@ fn apply_flags(args: &RunArgs, params: &mut SimParams) -> Result<()> {
         params.seed = s;
     }
     let current_tau = match params.thermostat {
-        Thermostat::Berendsen { tau } | Thermostat::Csvr { tau } => Some(tau),
+        Thermostat::Berendsen { tau, .. } | Thermostat::Csvr { tau, .. } => Some(tau),
         Thermostat::Langevin { damp } => Some(damp),
         Thermostat::Nve | Thermostat::Hmc { .. } | Thermostat::HmcNpt { .. } => None,
     };
@@ -207,18 +207,20 @@ fn apply_flags(args: &RunArgs, params: &mut SimParams) -> Result<()> {
     let pressure = args.pressure.map(|p| u.pressure(p)).unwrap_or(pressure);
     let max_dlnv = args.max_dlnv.unwrap_or(max_dlnv);
     let tau = args.tau.map(|t| u.time_ps(t)).or(current_tau).unwrap_or(100.0 * params.dt);
+    // A scene's relative_to_flow carries over to another rescaling ensemble.
+    let relative_to_flow = params.thermostat.relative_to_flow();
     params.thermostat = match args.ensemble {
         Some(Ensemble::Nve) => Thermostat::Nve,
-        Some(Ensemble::Berendsen) => Thermostat::Berendsen { tau },
-        Some(Ensemble::Csvr) => Thermostat::Csvr { tau },
+        Some(Ensemble::Berendsen) => Thermostat::Berendsen { tau, relative_to_flow },
+        Some(Ensemble::Csvr) => Thermostat::Csvr { tau, relative_to_flow },
         Some(Ensemble::Langevin) => Thermostat::Langevin { damp: tau },
         Some(Ensemble::Hmc) => Thermostat::Hmc { trajectory },
         Some(Ensemble::HmcNpt) => Thermostat::HmcNpt { trajectory, pressure, max_dlnv },
         None => match params.thermostat {
             Thermostat::Nve => Thermostat::Nve,
-            Thermostat::Berendsen { .. } => Thermostat::Berendsen { tau },
-            Thermostat::Csvr { .. } => Thermostat::Csvr { tau },
-            Thermostat::Langevin { .. } => Thermostat::Langevin { damp: tau },
+            t @ (Thermostat::Berendsen { .. } | Thermostat::Csvr { .. } | Thermostat::Langevin { .. }) => {
+                t.with_tau(tau)
+            }
             Thermostat::Hmc { .. } => Thermostat::Hmc { trajectory },
             Thermostat::HmcNpt { .. } => Thermostat::HmcNpt { trajectory, pressure, max_dlnv },
         },

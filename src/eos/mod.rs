@@ -221,7 +221,7 @@ impl EosSpec {
 
     fn thermostat(&self) -> Thermostat {
         match self.ensemble {
-            EosEnsemble::Nvt => Thermostat::Csvr { tau: CSVR_TAU },
+            EosEnsemble::Nvt => Thermostat::Csvr { tau: CSVR_TAU, relative_to_flow: false },
             EosEnsemble::Hmc => Thermostat::Hmc { trajectory: self.trajectory },
         }
     }
@@ -260,7 +260,7 @@ pub fn run_sweep(
             // Melted by Bussi MD first: an fcc start has a shell of pairs just inside r_c, so
             // in the truncated, unshifted potential it lies far below the fluid and a hybrid
             // Monte Carlo chain started there would reject every trajectory.
-            thermostat: Thermostat::Csvr { tau: CSVR_TAU },
+            thermostat: Thermostat::Csvr { tau: CSVR_TAU, relative_to_flow: false },
             telemetry_every: spec.sample_every,
             seed,
             ..SimParams::default()

@@ -314,13 +314,13 @@ pub fn build_deck(inp: &ExportInput) -> Result<LammpsDeck, String> {
         Thermostat::Nve => {
             let _ = writeln!(script, "# NVE: velocity Verlet alone.");
         }
-        Thermostat::Berendsen { tau } => {
+        Thermostat::Berendsen { tau, relative_to_flow } => {
             let _ = writeln!(script, "fix             thermostat all temp/berendsen {t} {t} {}", num(tau * s.time));
-            let _ = writeln!(script, "fix_modify      thermostat temp sandbox_temp");
+            thermostat_temp(&mut script, &mut warnings, b, relative_to_flow);
         }
-        Thermostat::Csvr { tau } => {
+        Thermostat::Csvr { tau, relative_to_flow } => {
             let _ = writeln!(script, "fix             thermostat all temp/csvr {t} {t} {} {seed}", num(tau * s.time));
-            let _ = writeln!(script, "fix_modify      thermostat temp sandbox_temp");
+            thermostat_temp(&mut script, &mut warnings, b, relative_to_flow);
         }
         Thermostat::Hmc { .. } | Thermostat::HmcNpt { .. } => {
             let msg = format!(
@@ -371,6 +371,35 @@ fn capped_atoms(inp: &ExportInput) -> usize {
 }
 
 /// Regions and `fix wall/region` for every shape (and the periodic images near the box).
+/// The temperature compute a rescaling thermostat fix uses: the deck's `sandbox_temp`, or
+/// relative to the flow a `compute temp/profile` over the same x-y bins through the whole
+/// depth (`flow::Grid::for_thermostat`; LAMMPS bins the box as we do and weighs by mass),
+/// with 3 degrees of freedom out per bin. Ours are out per occupied bin only, so the mapping
+/// is approximate where bins stay empty: a warning says so.
+fn thermostat_temp(script: &mut String, warnings: &mut Vec<String>, b: &SimBox, relative_to_flow: bool) {
+    if !relative_to_flow {
+        let _ = writeln!(script, "fix_modify      thermostat temp sandbox_temp");
+        return;
+    }
+    let grid = crate::flow::Grid::for_thermostat(b);
+    let (nx, ny) = (grid.n[0], grid.n[1]);
+    let _ =
+        writeln!(script, "# relative_to_flow: the thermostat measures and rescales velocities relative to each bin's");
+    let _ = writeln!(script, "# mean (mass-weighted) velocity, bins of about 2 sigma in x-y through the whole depth.");
+    let _ = writeln!(script, "compute         flow_temp all temp/profile 1 1 1 xy {nx} {ny}");
+    let _ = writeln!(script, "compute_modify  flow_temp extra/dof {}", 3 * nx * ny);
+    let _ = writeln!(script, "fix_modify      thermostat temp flow_temp");
+    let msg = format!(
+        "relative_to_flow maps to compute temp/profile over the same {nx} x {ny} bins, whose degrees of freedom \
+         are 3N - 3 x {} (extra/dof, every bin); argon-sandbox removes 3 per occupied bin only, so where bins \
+         stay empty (inside obstacles, vapour) LAMMPS's relative temperature reads slightly low and its thermostat \
+         holds the thermal motion slightly hotter",
+        nx * ny
+    );
+    let _ = writeln!(script, "# {msg}.");
+    warnings.push(msg);
+}
+
 fn obstacles(script: &mut String, warnings: &mut Vec<String>, inp: &ExportInput, s: &Scale, coeffs: &str) {
     let b = inp.sim_box;
     let len = b.length();
@@ -544,6 +573,35 @@ mod tests {
         assert!((ke - 0.5 * s.energy).abs() < 1e-12 * s.energy);
         let m = Scale::of(LammpsUnits::Metal);
         assert!((m.time * 1000.0 - s.time).abs() < 1e-3 * s.time);
+    }
+
+    #[test]
+    fn relative_to_flow_becomes_temp_profile_over_the_same_bins() {
+        let b = SimBox::new([13.0, 9.0, 5.0], [true, false, true]);
+        let atoms = AtomState { positions: vec![[1.0, 2.0, 3.0]], velocities: vec![[0.1; 3]], types: vec![0] };
+        let deck = |relative_to_flow: bool| {
+            let p = SimParams { thermostat: Thermostat::Csvr { tau: 1.0, relative_to_flow }, ..SimParams::default() };
+            build_deck(&ExportInput {
+                sim_box: &b,
+                params: &p,
+                atoms: &atoms,
+                shapes: &[],
+                source: "test",
+                units: LammpsUnits::Lj,
+                steps: 0,
+                thermo_every: 1,
+            })
+            .unwrap()
+        };
+        let on = deck(true);
+        assert!(on.input.contains("compute         flow_temp all temp/profile 1 1 1 xy 7 5\n"), "{}", on.input);
+        assert!(on.input.contains("compute_modify  flow_temp extra/dof 105\n"), "{}", on.input);
+        assert!(on.input.contains("fix_modify      thermostat temp flow_temp\n"), "{}", on.input);
+        assert!(on.warnings.iter().any(|w| w.contains("temp/profile")), "{:?}", on.warnings);
+        let off = deck(false);
+        assert!(
+            !off.input.contains("temp/profile") && off.input.contains("fix_modify      thermostat temp sandbox_temp")
+        );
     }
 
     #[test]

@@ -10,6 +10,9 @@ use super::spec::{FieldError, FieldSpec};
 /// mirrored in `kernels/fields.cu`).
 pub const ROUND_OFF_BINS: f64 = 1e-9;
 
+/// The bin edge (sigma) of the thermostat's flow grid ([`Grid::for_thermostat`]).
+pub const THERMOSTAT_BIN: f64 = 2.0;
+
 /// A regular grid of `n[0] x n[1] x n[2]` bins from `origin`, each `cell` in size. Bin
 /// `(ix, iy, iz)` has the flat index `ix + n[0] * (iy + n[1] * iz)` (x fastest, as VTK orders
 /// cells).
@@ -35,6 +38,21 @@ impl Grid {
     /// The grid of `spec` over box `b`; an error when the bin or the slab does not fit the box.
     pub fn new(spec: &FieldSpec, b: &SimBox) -> Result<Grid, FieldError> {
         spec.validate_geometry(b)?;
+        Ok(Grid::unchecked(spec, b))
+    }
+
+    /// The grid a thermostat relative to the flow averages the local mean velocity over:
+    /// x-y bins of about [`THERMOSTAT_BIN`] through the whole depth, max(1, round(L /
+    /// THERMOSTAT_BIN)) per axis, tiling the box exactly. It depends on the box alone (never
+    /// on the display's field settings) and exists for any box, even one thinner than a bin.
+    pub fn for_thermostat(b: &SimBox) -> Grid {
+        let spec = FieldSpec { bin: THERMOSTAT_BIN, slab: None, three_d: false, ..FieldSpec::default() };
+        Grid::unchecked(&spec, b)
+    }
+
+    /// The grid of `spec` over `b` without the checks of [`Grid::new`] (the bin counts are at
+    /// least 1 whatever the bin).
+    fn unchecked(spec: &FieldSpec, b: &SimBox) -> Grid {
         let n = spec.bin_counts(b);
         let [z0, z1] = spec.z_range(b);
         let l = b.length();
@@ -43,7 +61,7 @@ impl Grid {
         let whole_z = spec.slab.is_none();
         let cell: [f64; 3] = std::array::from_fn(|k| extent[k] / n[k] as f64);
         let spans = [true, true, whole_z];
-        Ok(Grid {
+        Grid {
             n,
             origin,
             cell,
@@ -51,7 +69,7 @@ impl Grid {
             walled: std::array::from_fn(|k| spans[k] && !b.periodic[k]),
             inv_cell: cell.map(|c| 1.0 / c),
             n_f64: n.map(|v| v as f64),
-        })
+        }
     }
 
     /// Whether each axis ends at a wall (see [`Grid::bin_of`]).

@@ -3,8 +3,9 @@
 //! samples adds into (`Accumulator`, a flat layout a CUDA kernel mirrors with atomics), the
 //! parallel CPU sampler, finishing a window into named layers (`Fields`: density, velocity,
 //! speed, temperature, vorticity, Mach number, count), what each layer means and its units
-//! (`FieldKind`), standard errors across windows, and streamlines through a finished field
-//! (`streamlines.rs`).
+//! (`FieldKind`), standard errors across windows, the per-bin mean flow a thermostat
+//! relative to the flow removes (`FlowProfile`, `profile.rs`), and streamlines through a
+//! finished field (`streamlines.rs`).
 //!
 //! Pure functions over plain data (positions, velocities, masses, the box), in reduced LJ
 //! units: must not touch backends, the UI, files or the GPU. Backends sample into an
@@ -13,6 +14,7 @@
 pub mod finish;
 pub mod grid;
 pub mod kind;
+pub mod profile;
 pub mod sample;
 pub mod spec;
 pub mod stats;
@@ -24,6 +26,7 @@ mod tests;
 pub use finish::{Fields, derivative, finish};
 pub use grid::Grid;
 pub use kind::FieldKind;
+pub use profile::{FlowProfile, relative_dof};
 pub use sample::{Accumulator, STRIDE};
 pub use spec::{FieldError, FieldSpec, MAX_BINS};
 pub use stats::{profile_mean_sem, windows_mean_sem};

@@ -26,10 +26,21 @@ pub enum Boundary {
 pub enum Thermostat {
     /// Plain velocity Verlet, constant energy.
     Nve,
-    /// Berendsen weak coupling with time constant `tau` (reduced time).
-    Berendsen { tau: f64 },
-    /// Bussi-Donadio-Parrinello stochastic velocity rescaling with time constant `tau`.
-    Csvr { tau: f64 },
+    /// Berendsen weak coupling with time constant `tau` (reduced time). With
+    /// `relative_to_flow`, it measures and rescales velocities relative to the local mean
+    /// flow (see [`Thermostat::relative_to_flow`]).
+    Berendsen {
+        tau: f64,
+        #[serde(default)]
+        relative_to_flow: bool,
+    },
+    /// Bussi-Donadio-Parrinello stochastic velocity rescaling with time constant `tau`; with
+    /// `relative_to_flow` as for Berendsen.
+    Csvr {
+        tau: f64,
+        #[serde(default)]
+        relative_to_flow: bool,
+    },
     /// Langevin dynamics with damping time `damp` (friction 1/damp).
     Langevin { damp: f64 },
     /// Hybrid Monte Carlo (Duane, Kennedy, Pendleton & Roweth 1987) at the target
@@ -59,6 +70,38 @@ impl Thermostat {
     /// and `sim::hmc` accepts or rejects them.
     pub fn is_monte_carlo(&self) -> bool {
         matches!(self, Thermostat::Hmc { .. } | Thermostat::HmcNpt { .. })
+    }
+
+    /// A velocity-rescaling thermostat (Berendsen, CSVR): its coupling time `tau` and
+    /// whether it works relative to the flow; None for the others.
+    pub fn rescaling(&self) -> Option<(f64, bool)> {
+        match *self {
+            Thermostat::Berendsen { tau, relative_to_flow } | Thermostat::Csvr { tau, relative_to_flow } => {
+                Some((tau, relative_to_flow))
+            }
+            _ => None,
+        }
+    }
+
+    /// Whether a rescaling thermostat works on velocities relative to the local mean flow
+    /// (a profile-unbiased thermostat, like LAMMPS's `compute temp/profile` under a
+    /// thermostat fix): per bin of an x-y grid of about 2 sigma through the whole depth
+    /// (`flow::Grid::for_thermostat`), the bin's mean velocity u_b = P_b / M_b is removed
+    /// before the temperature is measured, and only v - u_b is rescaled, so a driven flow is
+    /// not braked. False for every other thermostat.
+    pub fn relative_to_flow(&self) -> bool {
+        self.rescaling().is_some_and(|(_, r)| r)
+    }
+
+    /// The same kind of thermostat with coupling time `tau` (Berendsen, CSVR; Langevin's
+    /// damping time); the others unchanged.
+    pub fn with_tau(&self, tau: f64) -> Thermostat {
+        match *self {
+            Thermostat::Berendsen { relative_to_flow, .. } => Thermostat::Berendsen { tau, relative_to_flow },
+            Thermostat::Csvr { relative_to_flow, .. } => Thermostat::Csvr { tau, relative_to_flow },
+            Thermostat::Langevin { .. } => Thermostat::Langevin { damp: tau },
+            other => other,
+        }
     }
 
     /// The MD trajectory length of a hybrid Monte Carlo cycle.
@@ -344,7 +387,7 @@ impl SimParams {
         )?;
         match self.thermostat {
             Thermostat::Nve => {}
-            Thermostat::Berendsen { tau } | Thermostat::Csvr { tau } => check(
+            Thermostat::Berendsen { tau, .. } | Thermostat::Csvr { tau, .. } => check(
                 tau.is_finite() && tau >= self.dt,
                 "thermostat.tau",
                 tau,

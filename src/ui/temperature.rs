@@ -25,7 +25,7 @@ pub fn temperature_ui(app: &mut App, ui: &mut egui::Ui) {
     let current = app.params.thermostat;
     let coupling = match current {
         Thermostat::Nve | Thermostat::Hmc { .. } | Thermostat::HmcNpt { .. } => 0.5,
-        Thermostat::Berendsen { tau } | Thermostat::Csvr { tau } => tau,
+        Thermostat::Berendsen { tau, .. } | Thermostat::Csvr { tau, .. } => tau,
         Thermostat::Langevin { damp } => damp,
     };
     let (trajectory, pressure, max_dlnv) = match current {
@@ -33,12 +33,14 @@ pub fn temperature_ui(app: &mut App, ui: &mut egui::Ui) {
         Thermostat::HmcNpt { trajectory, pressure, max_dlnv } => (trajectory, pressure, max_dlnv),
         _ => (hmc::DEFAULT_TRAJECTORY, 1.0, hmc::DEFAULT_MAX_DLNV),
     };
+    // Switching between Berendsen and CSVR keeps "relative to the flow".
+    let relative_to_flow = current.relative_to_flow();
     let mut chosen = current;
     egui::ComboBox::from_label("Ensemble").selected_text(ensemble_label(&current)).show_ui(ui, |ui| {
         for t in [
             Thermostat::Nve,
-            Thermostat::Berendsen { tau: coupling },
-            Thermostat::Csvr { tau: coupling },
+            Thermostat::Berendsen { tau: coupling, relative_to_flow },
+            Thermostat::Csvr { tau: coupling, relative_to_flow },
             Thermostat::Langevin { damp: coupling },
             Thermostat::Hmc { trajectory },
             Thermostat::HmcNpt { trajectory, pressure, max_dlnv },
@@ -64,14 +66,10 @@ pub fn temperature_ui(app: &mut App, ui: &mut egui::Ui) {
         let tau_ps = coupling * units::argon_tau_ps();
         if let Some(v) = number_field(ui, "Coupling time", tau_ps, 0.01..=1000.0, "ps", 3) {
             let reduced = v / units::argon_tau_ps();
-            app.params.thermostat = match current {
-                Thermostat::Berendsen { .. } => Thermostat::Berendsen { tau: reduced },
-                Thermostat::Csvr { .. } => Thermostat::Csvr { tau: reduced },
-                Thermostat::Langevin { .. } => Thermostat::Langevin { damp: reduced },
-                other => other,
-            };
+            app.params.thermostat = current.with_tau(reduced);
             app.apply_params();
         }
+        relative_to_flow_ui(app, ui, current);
     }
     let thermostat = current != Thermostat::Nve;
     ui.add_enabled_ui(thermostat, |ui| {
@@ -92,6 +90,28 @@ pub fn temperature_ui(app: &mut App, ui: &mut egui::Ui) {
     .on_disabled_hover_text("choose a thermostat (not NVE) to heat or cool");
     if let Some(t) = &app.last_telemetry {
         ui.label(format!("Now: {:.1} K", units::reduced_to_kelvin(t.temperature)));
+    }
+}
+
+/// The "relative to the flow" switch of the rescaling thermostats (Berendsen, CSVR).
+fn relative_to_flow_ui(app: &mut App, ui: &mut egui::Ui, current: Thermostat) {
+    let mut relative = match current {
+        Thermostat::Berendsen { relative_to_flow, .. } | Thermostat::Csvr { relative_to_flow, .. } => relative_to_flow,
+        _ => return,
+    };
+    let hover = "Measure and rescale velocities relative to the local mean flow (bins of about 2 sigma \
+                 in x-y through the whole depth): each bin's mean velocity is removed before the \
+                 temperature is measured, and only the thermal part is rescaled, so a driven flow is \
+                 not braked by the thermostat. The temperature shown stays the ordinary one, which \
+                 counts the flow's kinetic energy too; the flow fields show the relative temperature \
+                 per bin.";
+    if ui.checkbox(&mut relative, "relative to the flow").on_hover_text(hover).changed() {
+        app.params.thermostat = match current {
+            Thermostat::Berendsen { tau, .. } => Thermostat::Berendsen { tau, relative_to_flow: relative },
+            Thermostat::Csvr { tau, .. } => Thermostat::Csvr { tau, relative_to_flow: relative },
+            other => other,
+        };
+        app.apply_params();
     }
 }
 

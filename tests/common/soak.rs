@@ -75,8 +75,8 @@ pub fn soak(b: &mut dyn Backend, b0: SimBox, base: SimParams, wall: Duration, se
             2 | 3 => {
                 params.thermostat = match rng.pick(4) {
                     0 => Thermostat::Nve,
-                    1 => Thermostat::Berendsen { tau: 0.5 },
-                    2 => Thermostat::Csvr { tau: 0.5 },
+                    1 => Thermostat::Berendsen { tau: 0.5, relative_to_flow: false },
+                    2 => Thermostat::Csvr { tau: 0.5, relative_to_flow: false },
                     _ => Thermostat::Langevin { damp: 1.0 },
                 };
                 params.temperature = 0.6 + rng.u();

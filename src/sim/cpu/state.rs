@@ -85,6 +85,8 @@ pub struct CpuSim<P: PrecisionMode> {
     pos_f_fresh: bool,
     /// Largest squared displacement since the list was built, measured by the drift.
     disp_since_build: Option<f64>,
+    /// The per-bin mean flow of a thermostat relative to the flow (made on first use).
+    profile: Option<crate::flow::FlowProfile>,
 }
 
 /// The positions the force loops read: `pos` itself when state and force precision agree,
@@ -133,6 +135,7 @@ impl<P: PrecisionMode> CpuSim<P> {
             bufs: Vec::new(),
             pos_f_fresh: false,
             disp_since_build: None,
+            profile: None,
         }
     }
 

@@ -79,6 +79,12 @@ pub struct Consts {
     pub piston_hi: f64,
     pub piston_on: i32,
     pub pad1: i32,
+    /// The thermostat relative to the flow: its x-y grid ([`crate::flow::Grid::for_thermostat`]),
+    /// its bin count, and 1 when the thermostat works relative to the flow (else 0, and the
+    /// grid is unused).
+    pub flow_grid: FieldGridArgs,
+    pub flow_bins: i32,
+    pub relative_to_flow: i32,
 }
 
 /// `half_len` on walled axes: no difference of positions ever exceeds it.
@@ -108,7 +114,7 @@ unsafe impl DeviceRepr for Consts {}
 /// A flow-field grid as `fields_sample` (`kernels/fields.cu`, `struct FieldGrid`) takes it:
 /// what [`crate::flow::Grid::bin_of`] reads, with flags as ints.
 #[repr(C)]
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct FieldGridArgs {
     pub origin: [f64; 3],
     pub inv_cell: [f64; 3],
@@ -150,8 +156,8 @@ impl Consts {
         let (thermostat, tau) = match p.thermostat {
             // Hybrid Monte Carlo trajectories are plain NVE; sim::hmc accepts or rejects them.
             Thermostat::Nve | Thermostat::Hmc { .. } | Thermostat::HmcNpt { .. } => (0, 1.0),
-            Thermostat::Berendsen { tau } => (1, tau),
-            Thermostat::Csvr { tau } => (2, tau),
+            Thermostat::Berendsen { tau, .. } => (1, tau),
+            Thermostat::Csvr { tau, .. } => (2, tau),
             Thermostat::Langevin { damp } => (3, damp),
         };
         let c1 = (-p.dt / tau).exp();
@@ -201,6 +207,12 @@ impl Consts {
             c.piston_lo = lo;
             c.piston_hi = hi;
             c.piston_on = 1;
+        }
+        if p.thermostat.relative_to_flow() {
+            let g = crate::flow::Grid::for_thermostat(b);
+            c.flow_grid = FieldGridArgs::new(&g);
+            c.flow_bins = g.len() as i32;
+            c.relative_to_flow = 1;
         }
         if let Some(t) = p.tether.filter(|t| t.is_active(n)) {
             let target = t.target_in_box(b);
@@ -263,6 +275,9 @@ pub struct Bufs {
     pub pair_acc: u64,
     pub piston: u64,
     pub piston_part: u64,
+    pub flow_sums: u64,
+    pub flow_mean: u64,
+    pub flow_stats: u64,
 }
 
 // SAFETY: plain old data with the C layout the kernels expect.
@@ -331,15 +346,18 @@ mod layout_tests {
             offset_of!(Consts, tpa),
             offset_of!(Consts, piston_pa),
             offset_of!(Consts, piston_on),
+            offset_of!(Consts, flow_grid),
+            offset_of!(Consts, flow_bins),
+            offset_of!(Consts, relative_to_flow),
             std::mem::size_of::<Consts>(),
         ];
         assert_eq!(
             got,
             [
                 108, 112, 136, 184, 256, 328, 352, 408, 424, 428, 448, 472, 480, 520, 528, 536, 540, 544, 552, 560,
-                568, 592, 604, 616, 640, 644, 648, 688, 696
+                568, 592, 604, 616, 640, 644, 648, 688, 696, 784, 788, 792
             ]
         );
-        assert_eq!(std::mem::size_of::<Bufs>(), 296);
+        assert_eq!(std::mem::size_of::<Bufs>(), 320);
     }
 }

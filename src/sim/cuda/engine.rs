@@ -245,6 +245,7 @@ impl Engine {
             self.a.nlist = None;
         }
         self.configure_piston(dev, params)?;
+        self.set_flow_arrays(dev, c.flow_bins.max(0) as usize)?;
         self.consts = c;
         self.set_block_arrays(dev)?;
         self.request_rebuild(dev)?;

@@ -74,6 +74,8 @@ pub enum Over {
     CellWarps,
     /// One warp per cell in blocks of [`NB_BLOCK`] (the neighbour-list build).
     BuildWarps,
+    /// One thread per bin of the thermostat's flow grid (`Consts::flow_bins`).
+    FlowBins,
 }
 
 /// Threads per block of the neighbour-list build (`NB_BLOCK` in kernels/cells.cu).
@@ -166,6 +168,7 @@ impl Launcher<'_> {
             Over::Lanes => self.c.n.max(0) as u32 * self.c.tpa.max(1) as u32,
             Over::Cells | Over::ScanBlocks => self.c.n_cells.max(0) as u32,
             Over::CellWarps | Over::BuildWarps => self.c.n_cells.max(0) as u32 * 32,
+            Over::FlowBins => self.c.flow_bins.max(0) as u32,
             Over::Single | Over::Scan => 1,
         };
         if items == 0 {

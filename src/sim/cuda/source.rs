@@ -5,7 +5,7 @@
 use crate::physics::real::Precision;
 
 /// (file name, text) of every kernel source, in the order they are concatenated.
-const SOURCES: [(&str, &str); 13] = [
+const SOURCES: [(&str, &str); 14] = [
     ("common.cuh", include_str!("../../../kernels/common.cuh")),
     ("cells.cuh", include_str!("../../../kernels/cells.cuh")),
     ("lj.cuh", include_str!("../../../kernels/lj.cuh")),
@@ -19,6 +19,7 @@ const SOURCES: [(&str, &str); 13] = [
     ("analysis.cu", include_str!("../../../kernels/analysis.cu")),
     ("piston.cu", include_str!("../../../kernels/piston.cu")),
     ("fields.cu", include_str!("../../../kernels/fields.cu")),
+    ("flow_profile.cu", include_str!("../../../kernels/flow_profile.cu")),
 ];
 
 /// Every kernel entry point, for loading and for error messages.
@@ -52,7 +53,7 @@ pub const KERNELS: [&str; 26] = [
 ];
 
 /// Kernels beyond [`KERNELS`] (kept separate so the array length stays readable).
-pub const EXTRA_KERNELS: [&str; 7] = [
+pub const EXTRA_KERNELS: [&str; 11] = [
     "publish",
     "step_tick",
     "allpairs_finish_noev",
@@ -60,6 +61,10 @@ pub const EXTRA_KERNELS: [&str; 7] = [
     "piston_latch",
     "piston_step",
     "fields_sample",
+    "flow_bins_clear",
+    "flow_bins_sum",
+    "flow_bins_reduce",
+    "scale_relative",
 ];
 
 /// The conditional-node kernel (`kernels/graph.cu`), compiled as a module of its own.

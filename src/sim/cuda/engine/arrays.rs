@@ -52,6 +52,11 @@ pub(super) struct Arrays {
     pub(super) pair_acc: Option<CudaSlice<u8>>,
     pub(super) piston: Option<CudaSlice<u8>>,
     pub(super) piston_part: Option<CudaSlice<u8>>,
+    /// The thermostat's flow bins (only while it works relative to the flow): fixed-point
+    /// sums, means, and [sum |P|^2 / M, occupied bins].
+    pub(super) flow_sums: Option<CudaSlice<u8>>,
+    pub(super) flow_mean: Option<CudaSlice<u8>>,
+    pub(super) flow_stats: Option<CudaSlice<u8>>,
     // Copies taken at the start of an advance, to redo it after a list overflow.
     pub(super) pos_bak: Option<CudaSlice<u8>>,
     pub(super) vel_bak: Option<CudaSlice<u8>>,
@@ -240,7 +245,26 @@ impl Engine {
             pair_acc: ptr(dev, &a.pair_acc),
             piston: ptr(dev, &a.piston),
             piston_part: ptr(dev, &a.piston_part),
+            flow_sums: ptr(dev, &a.flow_sums),
+            flow_mean: ptr(dev, &a.flow_mean),
+            flow_stats: ptr(dev, &a.flow_stats),
         };
+    }
+
+    /// The flow bins of a thermostat relative to the flow: `bins` of them (4 words each for
+    /// the sums and the means), or none when `bins` is 0. They hold nothing between steps
+    /// (each step clears, sums and reduces them before use), so checkpoints skip them.
+    pub(super) fn set_flow_arrays(&mut self, dev: &Device, bins: usize) -> Result<(), SimError> {
+        if bins == 0 {
+            self.a.flow_sums = None;
+            self.a.flow_mean = None;
+            self.a.flow_stats = None;
+            return Ok(());
+        }
+        self.a.flow_sums = Some(alloc(dev, bins * 32, "allocating the thermostat's flow bins")?);
+        self.a.flow_mean = Some(alloc(dev, bins * 32, "allocating the thermostat's flow bins")?);
+        self.a.flow_stats = Some(alloc(dev, 16, "allocating the thermostat's flow bins")?);
+        Ok(())
     }
 
     /// Mixed precision keeps an f32 copy of the positions: refresh it from the state.

@@ -1,5 +1,6 @@
 //! The kernel sequence of a time step and its launch: the list rebuild, the forces, the
-//! integrator (fused across steps where nothing reads the state in between), as calls that
+//! integrator (fused across steps where nothing reads the state in between), the thermostat
+//! (relative to the flow: the flow bins' sums and the rescale about their means), as calls that
 //! become CUDA graphs (the rebuild inside a conditional node) or launch one by one; and the
 //! split of a run into graph-sized segments that end on telemetry steps.
 
@@ -47,7 +48,8 @@ struct StepKind {
     fuse_next: bool,
     /// The previous step's thermostat factor is still to be applied (by integrate_first).
     scale_first: bool,
-    /// The next step of the segment applies this step's thermostat factor.
+    /// The next step of the segment applies this step's thermostat factor (never relative to
+    /// the flow).
     scale_next: bool,
 }
 
@@ -165,12 +167,20 @@ impl Engine {
         }
         out.add(self.piston_call(l, true, false))?;
         out.add(l.integrate_second_call(1))?;
+        let relative = thermostat_on && self.relative_to_flow();
+        if relative {
+            // The bins' mass and momentum, then their means and sum |P|^2 / M for finish_step.
+            out.add(l.plain_call("flow_bins_clear", Over::FlowBins))?;
+            out.add(l.plain_call("flow_bins_sum", Over::Atoms))?;
+            out.add(l.plain_call("flow_bins_reduce", Over::Single))?;
+        }
         if thermostat_on || ev {
             let finish =
                 l.finish_step_call(self.n_blocks as i32, self.ev_blocks(), i32::from(ev), i32::from(thermostat_on));
             out.add(Some(finish))?;
             if thermostat_on && !scale_next {
-                out.add(l.plain_call("scale_velocities", Over::Atoms))?;
+                let scale = if relative { "scale_relative" } else { "scale_velocities" };
+                out.add(l.plain_call(scale, Over::Atoms))?;
             }
         }
         Ok(())
@@ -197,8 +207,9 @@ impl Engine {
             let ev = ev_last && s + 1 == steps;
             let fuse_next = !ev && !thermostat_on && s + 1 < steps;
             // Inside a segment the next step's kick applies this step's velocity factor; the
-            // last step scales before the state can be read.
-            let scale_next = thermostat_on && s + 1 < steps;
+            // last step scales before the state can be read. Relative to the flow the factor
+            // applies about each bin's mean, which only scale_relative does: every step scales.
+            let scale_next = thermostat_on && !self.relative_to_flow() && s + 1 < steps;
             self.add_step(&l, out, cond, StepKind { first, ev, thermostat_on, fuse_next, scale_first, scale_next })?;
             first = !fuse_next;
             scale_first = scale_next;
@@ -245,6 +256,12 @@ impl Engine {
             dev.stream.memcpy_htod(&words[..], c).map_err(dev_err("setting the step clock"))?;
         }
         Ok(())
+    }
+
+    /// Whether the rescaling thermostat works relative to the flow (set by `configure`, which
+    /// also empties the graph cache, so cached graphs always match it).
+    fn relative_to_flow(&self) -> bool {
+        self.consts.relative_to_flow != 0
     }
 
     /// Blocks of the force kernels (each leaves one energy/virial partial).
