@@ -110,6 +110,11 @@ struct Consts {
     double piston_hi;
     int piston_on;
     int pad1;
+    // Body forces (bodies.cuh): the number of bodies (shapes, then wall faces; 0: none summed)
+    // and the body index of each wall face [2 * axis + hi] (-1 on periodic axes).
+    int n_bodies;
+    int body_wall[6];
+    int pad2;
 };
 
 #define NO_TETHER 0xFFFFFFFFu
@@ -155,6 +160,9 @@ struct Bufs {
     unsigned long long* pair_acc; // per atom 4 x 64-bit fixed-point pair force (symmetric all pairs)
     double* piston;       // height, velocity, push, drag target, dragged (piston.cu)
     double* piston_part;  // per atom: the top wall's push on it (the piston's force), this force pass
+    unsigned long long* body_fix; // per body 3 x 64-bit fixed-point force of this force pass (bodies.cuh)
+    double* body_sum;     // per body 3 f64 force sums since the last record, then the step count
+    double* body_records; // per telemetry record: body_sum as it was at the record's step
 };
 
 // A read-only load (the non-coherent path, which the compiler may move ahead of stores).

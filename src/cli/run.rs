@@ -459,7 +459,7 @@ pub fn run(args: &RunArgs) -> Result<()> {
     outcome?;
     let elapsed = start.elapsed().as_secs_f64();
     if !args.quiet {
-        let final_t = sim.measure().unwrap_or(last);
+        let final_t = sim.measure().unwrap_or_else(|_| last.clone());
         let rate = args.steps as f64 / elapsed.max(1e-9);
         eprintln!("step {}: {}", final_t.step, describe(&final_t, args.units));
         eprintln!("{:.0} steps/s, {:.3e} atom-steps/s over {:.2} s", rate, rate * n as f64, elapsed);

@@ -33,6 +33,7 @@ use crate::physics::params::{Algorithm, SimParams};
 use crate::physics::piston::{PistonState, PistonTelemetry};
 use crate::physics::real::{PrecisionMode, Real};
 use crate::physics::sim_box::SimBox;
+use crate::sim::bodies::BodySums;
 use crate::sim::{AtomState, Snapshot, Telemetry};
 
 /// The per-call context: parameters and what is derived from them.
@@ -85,6 +86,10 @@ pub struct CpuSim<P: PrecisionMode> {
     pos_f_fresh: bool,
     /// Largest squared displacement since the list was built, measured by the drift.
     disp_since_build: Option<f64>,
+    /// The force on each body summed over the steps since the last telemetry record.
+    bodies: BodySums,
+    /// The force on each body from the last force pass.
+    body_step: Vec<[f64; 3]>,
 }
 
 /// The positions the force loops read: `pos` itself when state and force precision agree,
@@ -133,6 +138,8 @@ impl<P: PrecisionMode> CpuSim<P> {
             bufs: Vec::new(),
             pos_f_fresh: false,
             disp_since_build: None,
+            bodies: BodySums::default(),
+            body_step: Vec::new(),
         }
     }
 
@@ -169,7 +176,8 @@ impl<P: PrecisionMode> CpuSim<P> {
         });
     }
 
-    /// Telemetry from sums computed at the current positions.
+    /// Telemetry from sums computed at the current positions (no body forces: the step loop
+    /// adds those).
     pub fn telemetry(&self, ctx: &Ctx, sums: Sums) -> Telemetry {
         let (twice_ke, momentum) = self.kinetic(&ctx.masses);
         let (pair, ext) = sums;
@@ -195,6 +203,7 @@ impl<P: PrecisionMode> CpuSim<P> {
             piston,
             steps_per_s: 0.0,
             mc: Default::default(),
+            body_forces: Vec::new(),
         }
     }
 

@@ -79,6 +79,11 @@ pub struct Consts {
     pub piston_hi: f64,
     pub piston_on: i32,
     pub pad1: i32,
+    /// Body forces (`sim::bodies`, `kernels/bodies.cuh`): the number of bodies (0: none
+    /// summed) and the body index of each wall face `[2 * axis + hi]` (-1 on periodic axes).
+    pub n_bodies: i32,
+    pub body_wall: [i32; 6],
+    pub pad2: i32,
 }
 
 /// `half_len` on walled axes: no difference of positions ever exceeds it.
@@ -218,6 +223,9 @@ impl Consts {
             c.grid_len = f.len;
             c.obs_far = ObstacleField::FAR;
         }
+        let bodies = crate::sim::bodies::BodyLayout::new(b, field);
+        c.n_bodies = bodies.len() as i32;
+        c.body_wall = std::array::from_fn(|f| bodies.wall[f / 2][f % 2].map_or(-1, |i| i as i32));
         c
     }
 }
@@ -263,6 +271,9 @@ pub struct Bufs {
     pub pair_acc: u64,
     pub piston: u64,
     pub piston_part: u64,
+    pub body_fix: u64,
+    pub body_sum: u64,
+    pub body_records: u64,
 }
 
 // SAFETY: plain old data with the C layout the kernels expect.
@@ -331,15 +342,17 @@ mod layout_tests {
             offset_of!(Consts, tpa),
             offset_of!(Consts, piston_pa),
             offset_of!(Consts, piston_on),
+            offset_of!(Consts, n_bodies),
+            offset_of!(Consts, body_wall),
             std::mem::size_of::<Consts>(),
         ];
         assert_eq!(
             got,
             [
                 108, 112, 136, 184, 256, 328, 352, 408, 424, 428, 448, 472, 480, 520, 528, 536, 540, 544, 552, 560,
-                568, 592, 604, 616, 640, 644, 648, 688, 696
+                568, 592, 604, 616, 640, 644, 648, 688, 696, 700, 728
             ]
         );
-        assert_eq!(std::mem::size_of::<Bufs>(), 296);
+        assert_eq!(std::mem::size_of::<Bufs>(), 320);
     }
 }

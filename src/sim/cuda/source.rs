@@ -5,12 +5,13 @@
 use crate::physics::real::Precision;
 
 /// (file name, text) of every kernel source, in the order they are concatenated.
-const SOURCES: [(&str, &str); 13] = [
+const SOURCES: [(&str, &str); 15] = [
     ("common.cuh", include_str!("../../../kernels/common.cuh")),
     ("cells.cuh", include_str!("../../../kernels/cells.cuh")),
     ("lj.cuh", include_str!("../../../kernels/lj.cuh")),
     ("wall.cuh", include_str!("../../../kernels/wall.cuh")),
     ("obstacles.cuh", include_str!("../../../kernels/obstacles.cuh")),
+    ("bodies.cuh", include_str!("../../../kernels/bodies.cuh")),
     ("rng.cuh", include_str!("../../../kernels/rng.cuh")),
     ("reduce.cuh", include_str!("../../../kernels/reduce.cuh")),
     ("integrate.cu", include_str!("../../../kernels/integrate.cu")),
@@ -19,6 +20,7 @@ const SOURCES: [(&str, &str); 13] = [
     ("analysis.cu", include_str!("../../../kernels/analysis.cu")),
     ("piston.cu", include_str!("../../../kernels/piston.cu")),
     ("fields.cu", include_str!("../../../kernels/fields.cu")),
+    ("bodies.cu", include_str!("../../../kernels/bodies.cu")),
 ];
 
 /// Every kernel entry point, for loading and for error messages.
@@ -52,7 +54,7 @@ pub const KERNELS: [&str; 26] = [
 ];
 
 /// Kernels beyond [`KERNELS`] (kept separate so the array length stays readable).
-pub const EXTRA_KERNELS: [&str; 7] = [
+pub const EXTRA_KERNELS: [&str; 8] = [
     "publish",
     "step_tick",
     "allpairs_finish_noev",
@@ -60,6 +62,7 @@ pub const EXTRA_KERNELS: [&str; 7] = [
     "piston_latch",
     "piston_step",
     "fields_sample",
+    "bodies_latch",
 ];
 
 /// The conditional-node kernel (`kernels/graph.cu`), compiled as a module of its own.

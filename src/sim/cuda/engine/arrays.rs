@@ -52,6 +52,11 @@ pub(super) struct Arrays {
     pub(super) pair_acc: Option<CudaSlice<u8>>,
     pub(super) piston: Option<CudaSlice<u8>>,
     pub(super) piston_part: Option<CudaSlice<u8>>,
+    // Body forces (engine/bodies.rs), only while there are bodies.
+    pub(super) body_fix: Option<CudaSlice<u8>>,
+    pub(super) body_sum: Option<CudaSlice<u8>>,
+    pub(super) body_records: Option<CudaSlice<u8>>,
+    pub(super) body_sum_bak: Option<CudaSlice<u8>>,
     // Copies taken at the start of an advance, to redo it after a list overflow.
     pub(super) pos_bak: Option<CudaSlice<u8>>,
     pub(super) vel_bak: Option<CudaSlice<u8>>,
@@ -240,6 +245,9 @@ impl Engine {
             pair_acc: ptr(dev, &a.pair_acc),
             piston: ptr(dev, &a.piston),
             piston_part: ptr(dev, &a.piston_part),
+            body_fix: ptr(dev, &a.body_fix),
+            body_sum: ptr(dev, &a.body_sum),
+            body_records: ptr(dev, &a.body_records),
         };
     }
 
