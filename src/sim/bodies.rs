@@ -146,10 +146,10 @@ mod tests {
     #[test]
     fn shapes_come_first_then_walls_on_walled_axes() {
         let b = SimBox::new([20.0, 10.0, 5.0], [true, false, false]);
-        let shapes = vec![Shape::Circle { centre: [5.0, 5.0], radius: 1.0 }, Shape::Stroke {
-            points: vec![[1.0, 1.0], [2.0, 2.0]],
-            radius: 0.3,
-        }];
+        let shapes = vec![
+            Shape::Circle { centre: [5.0, 5.0], radius: 1.0 },
+            Shape::Stroke { points: vec![[1.0, 1.0], [2.0, 2.0]], radius: 0.3 },
+        ];
         let f = ObstacleField::bake(&shapes, &b, 0.1).unwrap();
         let l = BodyLayout::new(&b, Some(&f));
         let names: Vec<String> = l.bodies.iter().map(Body::name).collect();

@@ -45,8 +45,7 @@ impl Engine {
         self.a.body_fix = Some(alloc(dev, 3 * self.bodies.len() * 8, "allocating body forces")?);
         self.a.body_sum = Some(alloc(dev, stride * 8, "allocating body forces")?);
         self.a.body_sum_bak = Some(alloc(dev, stride * 8, "allocating body forces")?);
-        self.a.body_records =
-            Some(alloc(dev, self.records_cap.max(16) * stride * 8, "allocating body force records")?);
+        self.a.body_records = Some(alloc(dev, self.records_cap.max(16) * stride * 8, "allocating body force records")?);
         Ok(())
     }
 
@@ -70,7 +69,11 @@ impl Engine {
         l.plain_call("bodies_latch", Over::Single).map(|c| c.arg(&mode))
     }
 
-    fn copy_body_sum(dev: &Device, src: &Option<CudaSlice<u8>>, dst: &mut Option<CudaSlice<u8>>) -> Result<(), SimError> {
+    fn copy_body_sum(
+        dev: &Device,
+        src: &Option<CudaSlice<u8>>,
+        dst: &mut Option<CudaSlice<u8>>,
+    ) -> Result<(), SimError> {
         if let (Some(s), Some(d)) = (src.as_ref(), dst.as_mut()) {
             dev.stream.memcpy_dtod(s, d).map_err(dev_err("saving the body forces"))?;
         }
