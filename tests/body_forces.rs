@@ -235,3 +235,81 @@ fn cuda_body_forces_match_the_cpu() {
         assert!(matches!(rc[0].body_forces[0].body, Body::Shape { index: 0, .. }));
     }
 }
+
+fn channel_scene(dir: &std::path::Path) -> std::path::PathBuf {
+    let path = dir.join("channel.ron");
+    let text = "(version: 1, box: (size: (20.0, 12.0, 5.4), boundaries: (Periodic, Wall, Periodic)),
+        temperature_k: 119.8, thermostat: Csvr(tau: 1.0), forces: (gravity: 0.0, drive: 0.05),
+        atoms: [Lattice(kind: Fcc, density: 0.7)], obstacles: [Circle(centre: (8.0, 6.0), radius: 2.0)], seed: 3)";
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+fn run_cli(args: &[&str]) {
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_argon-sandbox")).args(args).output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+}
+
+fn csv(path: &std::path::Path) -> (Vec<String>, Vec<Vec<f64>>) {
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let mut lines = text.lines();
+    let header = lines.next().unwrap().split(',').map(str::to_string).collect();
+    let rows = lines.map(|l| l.split(',').map(|x| x.parse().unwrap()).collect()).collect();
+    (header, rows)
+}
+
+/// `run --forces FILE` writes one row per telemetry record; `run --fields DIR` writes
+/// `forces.csv` (one row per field window) and `forces_series.csv` into the folder.
+#[test]
+fn run_writes_the_force_csvs() {
+    let dir = common::temp_dir("body-forces-cli");
+    let scene = channel_scene(&dir);
+    let s = |p: &std::path::Path| p.to_str().unwrap().to_string();
+    let forces = dir.join("forces.csv");
+    run_cli(&["run", &s(&scene), "--steps", "400", "--backend", "cpu", "--quiet", "--forces", &s(&forces)]);
+    let (header, rows) = csv(&forces);
+    let want: Vec<String> = ["time_tau", "step"]
+        .into_iter()
+        .map(str::to_string)
+        .chain(
+            ["circle_1", "wall_y_lo", "wall_y_hi"]
+                .iter()
+                .flat_map(|b| ["fx", "fy", "fz"].iter().map(move |a| format!("{b}_{a}_eps_per_sigma"))),
+        )
+        .collect();
+    assert_eq!(header, want);
+    // telemetry every 100 steps (the default): steps 100 .. 400.
+    assert_eq!(rows.iter().map(|r| r[1] as u64).collect::<Vec<_>>(), [100, 200, 300, 400]);
+    assert!((rows[3][0] - 2.0).abs() < 1e-9, "time {}", rows[3][0]);
+    // The walls are pushed outward along y, the bottom one down, the top one up.
+    assert!(rows.iter().all(|r| r[6] < 0.0 && r[9] > 0.0), "{rows:?}");
+
+    let out = dir.join("fields");
+    run_cli(&[
+        "run",
+        &s(&scene),
+        "--steps",
+        "400",
+        "--backend",
+        "cpu",
+        "--quiet",
+        "--fields",
+        &s(&out),
+        "--field-window",
+        "1.0",
+    ]);
+    let (h_windows, windows) = csv(&out.join("forces.csv"));
+    let (h_series, series) = csv(&out.join("forces_series.csv"));
+    assert_eq!(h_windows, want);
+    assert_eq!(h_series, want);
+    assert_eq!(series.len(), 4);
+    // Windows of 1 tau = 200 steps: each the mean of its two records.
+    assert_eq!(windows.len(), 2);
+    for (w, pair) in windows.iter().zip(series.chunks(2)) {
+        assert_eq!(w[1], pair[1][1]);
+        for c in 2..w.len() {
+            let mean = 0.5 * (pair[0][c] + pair[1][c]);
+            assert!((w[c] - mean).abs() <= 1e-12 * mean.abs().max(1.0), "column {c}: {} vs {mean}", w[c]);
+        }
+    }
+}
