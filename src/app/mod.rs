@@ -19,6 +19,7 @@ pub mod capture;
 pub mod commands;
 pub mod eos;
 pub mod exports;
+pub mod force_plots;
 pub mod frames;
 pub mod headless;
 pub mod painter;

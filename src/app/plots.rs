@@ -57,6 +57,8 @@ pub struct Plots {
     pub density: Vec<[f64; 2]>,
     pub analysis_step: u64,
     last_time: f64,
+    /// The Forces plot shows the wall faces' normal forces too.
+    pub show_wall_forces: bool,
 }
 
 /// Energy per atom in kJ/mol.
