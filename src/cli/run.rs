@@ -348,7 +348,8 @@ pub fn run(args: &RunArgs) -> Result<()> {
         }
         _ => None,
     };
-    let fields_dir = field_files.as_ref().and(args.fields.as_deref());
+    // Force files beside the fields only when something is pushed on (walls or obstacles).
+    let fields_dir = field_files.as_ref().and(args.fields.as_deref()).filter(|_| !bodies.is_empty());
     let mut force_files = ForceFiles::create(args.forces.as_deref(), fields_dir, &bodies, sim.step())?;
     let n = sim.n_atoms();
     if !args.quiet {
