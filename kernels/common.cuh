@@ -156,6 +156,11 @@ struct Consts {
     FieldGrid flow_grid;
     int flow_bins;
     int relative_to_flow;
+    // Body forces (bodies.cuh): the number of bodies (shapes, then wall faces; 0: none summed)
+    // and the body index of each wall face [2 * axis + hi] (-1 on periodic axes).
+    int n_bodies;
+    int body_wall[6];
+    int pad2;
 };
 
 #define NO_TETHER 0xFFFFFFFFu
@@ -204,6 +209,9 @@ struct Bufs {
     unsigned long long* flow_sums; // per flow bin: mass, px, py, pz as 64-bit fixed point (flow_profile.cu)
     double* flow_mean;    // per flow bin: ux, uy, uz, unused
     double* flow_stats;   // [sum over bins |P|^2 / M, occupied bins]
+    unsigned long long* body_fix; // per body 3 x 64-bit fixed-point force of this force pass (bodies.cuh)
+    double* body_sum;     // per body 3 f64 force sums since the last record, then the step count
+    double* body_records; // per telemetry record: body_sum as it was at the record's step
 };
 
 // A read-only load (the non-coherent path, which the compiler may move ahead of stores).

@@ -7,6 +7,7 @@
 #include "lj.cuh"
 #include "wall.cuh"
 #include "obstacles.cuh"
+#include "bodies.cuh"
 #include "reduce.cuh"
 #include "cells.cuh"
 
@@ -36,9 +37,9 @@ __device__ __forceinline__ void pair_accumulate(const Consts& c, const Bufs& a, 
 }
 
 // Adds walls, obstacles, gravity, drive and the tether for the atom in slot i at state
-// position x.
+// position x; the walls' pushes go to wb[2 * axis + hi] too (for the body forces).
 __device__ __forceinline__ void external_forces(const Consts& c, const Bufs& a, int i, const real_s4& x, Acc& acc,
-                                                real_a& ext_e, real_a& ext_w, bool ev) {
+                                                real_a& ext_e, real_a& ext_w, bool ev, double wb[6]) {
     double p[3] = {(double)x.x, (double)x.y, (double)x.z};
     double m = a.masses[type_of(x.w)];
     double f[3] = {0.0, 0.0, 0.0};
@@ -53,6 +54,8 @@ __device__ __forceinline__ void external_forces(const Consts& c, const Bufs& a, 
             wall_eval(wall, (real_f)(p[k] - c.lo[k]), fl, el);
             wall_eval(wall, (real_f)(hi - p[k]), fh, eh);
             f[k] += (double)fl - (double)fh;
+            wb[2 * k] = (double)fl;
+            wb[2 * k + 1] = (double)fh;
             e += (double)el + (double)eh;
             w += (p[k] - c.lo[k]) * (double)fl + (hi - p[k]) * (double)fh;
             if (k == 1 && c.piston_on) a.piston_part[i] = (double)fh;
@@ -93,11 +96,13 @@ __device__ __forceinline__ void external_forces(const Consts& c, const Bufs& a, 
     }
 }
 
-// Stores the force of atom i (if valid) and, with EV, the block's sums into partial `part`.
+// Stores the force of atom i (if valid), adds the walls' reactions to the body forces (every
+// lane of every warp gets here) and, with EV, the block's sums into partial `part`.
 __device__ __forceinline__ void epilogue(const Consts& c, const Bufs& a, int i, Acc acc, bool ev, int part) {
     real_a ext_e = 0, ext_w = 0;
+    double wb[6] = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
     if (i < c.n) {
-        external_forces(c, a, i, a.pos[i], acc, ext_e, ext_w, ev);
+        external_forces(c, a, i, a.pos[i], acc, ext_e, ext_w, ev, wb);
         real_f4 f;
         f.x = acc.fx;
         f.y = acc.fy;
@@ -105,6 +110,7 @@ __device__ __forceinline__ void epilogue(const Consts& c, const Bufs& a, int i, 
         f.w = (real_f)0;
         a.force[i] = f;
     }
+    if (c.n_bodies > 0) bodies_add_walls(c, a, wb);
     if (ev) block_sum4((double)acc.e, (double)acc.w, (double)ext_e, (double)ext_w, a.partials_ev + 4 * part);
 }
 
@@ -354,18 +360,25 @@ FORCE_KERNELS(forces_neighbors, neighbor_list)
 // The obstacle force, energy and virial of every atom (exact distance, obstacles.cuh), for the
 // force kernel's epilogue to add in with the other one-body forces. A pass of its own, so the
 // candidate loop does not cost the pair loops registers.
+// With bodies, the reaction goes to the shape of the nearest surface (every lane of a warp
+// reaches bodies_add_obstacle).
 extern "C" __global__ void __launch_bounds__(BLOCK) obstacle_pass(Consts c, Bufs a) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= c.n) return;
-    real_s4 x = a.pos[i];
-    double gx, gy;
-    double dist = obs_sample(c, a, (double)x.x, (double)x.y, gx, gy);
-    Wall93 ob = wall_from(c.o_c1, c.o_c2, c.o_c3, c.o_c4, c.o_offset, c.o_cutoff, c.o_dcap, c.o_ecap, c.o_fcap);
-    real_f fo, eo;
-    wall_eval(ob, (real_f)dist, fo, eo);
+    int shape = -1;
     double4 o = make_double4(0.0, 0.0, 0.0, 0.0);
-    if (fo != (real_f)0 || eo != (real_f)0) {
-        o = make_double4((double)fo * gx, (double)fo * gy, (double)eo, dist * (double)fo);
+    if (i < c.n) {
+        real_s4 x = a.pos[i];
+        double gx, gy;
+        int nearest;
+        double dist = obs_sample_shape(c, a, (double)x.x, (double)x.y, gx, gy, nearest);
+        Wall93 ob = wall_from(c.o_c1, c.o_c2, c.o_c3, c.o_c4, c.o_offset, c.o_cutoff, c.o_dcap, c.o_ecap, c.o_fcap);
+        real_f fo, eo;
+        wall_eval(ob, (real_f)dist, fo, eo);
+        if (fo != (real_f)0 || eo != (real_f)0) {
+            o = make_double4((double)fo * gx, (double)fo * gy, (double)eo, dist * (double)fo);
+            shape = nearest;
+        }
+        a.obs_force[i] = o;
     }
-    a.obs_force[i] = o;
+    if (c.n_bodies > 0) bodies_add_obstacle(a, shape, o.x, o.y);
 }

@@ -9,7 +9,7 @@
 #define OBS_RECT 2
 
 struct ObsPrim {
-    unsigned int kind, first, count, pad;
+    unsigned int kind, first, count, shape;  // shape: the index of the shape it belongs to
     double a[6];
 };
 
@@ -99,9 +99,10 @@ __device__ double obs_eval(const ObsPrim& q, const double2* verts, double px, do
     return d;
 }
 
-// Distance (clamped at far, where the gradient is zero) and gradient at (x, y).
-__device__ __forceinline__ double obs_sample(const Consts& c, const Bufs& a, double x, double y, double& gx,
-                                             double& gy) {
+// Distance (clamped at far, where the gradient is zero) and gradient at (x, y), and the shape
+// of the nearest surface (-1 beyond far).
+__device__ __forceinline__ double obs_sample_shape(const Consts& c, const Bufs& a, double x, double y, double& gx,
+                                                   double& gy, int& shape) {
     double p[2] = {x, y};
     int idx[2];
     #pragma unroll
@@ -115,15 +116,25 @@ __device__ __forceinline__ double obs_sample(const Consts& c, const Bufs& a, dou
     double best = c.obs_far;
     gx = 0.0;
     gy = 0.0;
+    shape = -1;
     const ObsPrim* prims = (const ObsPrim*)a.obs_prims;
     for (unsigned int k = a.obs_start[cell]; k < a.obs_start[cell + 1]; k++) {
         double hx, hy;
-        double d = obs_eval(prims[a.obs_cand[k]], (const double2*)a.obs_verts, p[0], p[1], hx, hy);
+        const ObsPrim& q = prims[a.obs_cand[k]];
+        double d = obs_eval(q, (const double2*)a.obs_verts, p[0], p[1], hx, hy);
         if (d < best) {
             best = d;
             gx = hx;
             gy = hy;
+            shape = (int)q.shape;
         }
     }
     return best;
+}
+
+// Distance and gradient at (x, y), as obs_sample_shape without the shape.
+__device__ __forceinline__ double obs_sample(const Consts& c, const Bufs& a, double x, double y, double& gx,
+                                             double& gy) {
+    int shape;
+    return obs_sample_shape(c, a, x, y, gx, gy, shape);
 }

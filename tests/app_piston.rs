@@ -20,7 +20,7 @@ fn harness() -> Harness<'static, App> {
 }
 
 fn piston_height(app: &App) -> Option<f64> {
-    app.last_telemetry.and_then(|t| t.piston).map(|p| p.height)
+    app.last_telemetry.as_ref().and_then(|t| t.piston).map(|p| p.height)
 }
 
 #[test]
@@ -80,13 +80,13 @@ fn piston_switch_pressure_field_gauge_and_drag() {
     let mut last = None;
     let mut stable = 0;
     until(&mut h, 20.0, "the telemetry to settle after pausing", |a| {
-        let t = a.last_telemetry.map(|t| t.step);
+        let t = a.last_telemetry.as_ref().map(|t| t.step);
         stable = if t == last { stable + 1 } else { 0 };
         last = t;
         stable > 20
     });
     h.step();
-    let p = h.state().last_telemetry.unwrap().pressure;
+    let p = h.state().last_telemetry.as_ref().unwrap().pressure;
     h.get_by_label_contains(&gauge_text(p));
     let mpa = units::reduced_pressure_to_mpa(p);
     assert!(gauge_text(p).contains(&format!("{:.1} bar", 10.0 * mpa)));

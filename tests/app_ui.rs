@@ -102,9 +102,9 @@ fn drawing_a_rectangle_adds_an_obstacle_that_acts_and_undo_restores() {
 /// Single steps (the "." key, a frame of 10 steps each) up to the next telemetry record
 /// (every 100 steps), checking each leaves the simulation paused.
 fn step_to_next_record(h: &mut Harness<'_, App>) {
-    let t0 = h.state().last_telemetry.unwrap().step;
+    let t0 = h.state().last_telemetry.as_ref().unwrap().step;
     for _ in 0..12 {
-        if h.state().last_telemetry.is_some_and(|t| t.step > t0) {
+        if h.state().last_telemetry.as_ref().is_some_and(|t| t.step > t0) {
             return;
         }
         let at = h.state().status.as_ref().unwrap().step;
@@ -139,16 +139,16 @@ fn pause_stops_steps_and_switching_algorithm_or_precision_keeps_n_and_energy() {
     });
     step_to_next_record(&mut h);
     // The energy change over one telemetry interval (100 steps) without a switch, for scale.
-    let e_prev = h.state().last_telemetry.unwrap().etotal_per_atom();
+    let e_prev = h.state().last_telemetry.as_ref().unwrap().etotal_per_atom();
     step_to_next_record(&mut h);
-    let mut e_last = h.state().last_telemetry.unwrap().etotal_per_atom();
+    let mut e_last = h.state().last_telemetry.as_ref().unwrap().etotal_per_atom();
     let control = (e_last - e_prev).abs();
     for (combo, option) in [("Precision", "single"), ("Algorithm", "Cell list"), ("Precision", "mixed")] {
         choose(&mut h, combo, option);
         step_to_next_record(&mut h);
         let s = h.state().status.clone().unwrap();
         assert_eq!(s.n_atoms, n, "{combo} -> {option} changed N");
-        let e = h.state().last_telemetry.unwrap().etotal_per_atom();
+        let e = h.state().last_telemetry.as_ref().unwrap().etotal_per_atom();
         assert!(
             (e - e_last).abs() <= 3.0 * control + 2e-3 * e.abs(),
             "{combo} -> {option}: energy per atom jumped {e_last} -> {e} (100 steps without a switch: {control})"
@@ -294,7 +294,7 @@ fn hybrid_monte_carlo_is_chosen_in_the_panel_and_reports_acceptance() {
     type_into(&mut h, "Trajectory", "10");
     until(&mut h, 60.0, "accepted trajectories", |a| {
         a.status.as_ref().is_some_and(|s| s.params.thermostat == Thermostat::Hmc { trajectory: 10 })
-            && a.last_telemetry.is_some_and(|t| t.mc.trials >= 3)
+            && a.last_telemetry.as_ref().is_some_and(|t| t.mc.trials >= 3)
     });
     h.get_by_label_contains("trajectories");
     type_into(&mut h, "Trajectory", "0");
@@ -344,7 +344,7 @@ fn choosing_krypton_in_the_brush_adds_krypton_atoms_and_undo_removes_them() {
     until(&mut h, 10.0, "a frame with every added atom", |a| of_species(a, 1.0) == n1 - n0);
     assert_eq!(of_species(h.state(), 0.0), n0, "the argon atoms stay argon");
     // Mixed masses: the measured temperature stays finite and near the target.
-    let t = h.state().last_telemetry.unwrap().temperature;
+    let t = h.state().last_telemetry.as_ref().unwrap().temperature;
     assert!(t.is_finite() && t > 0.3 && t < 2.0, "T* = {t}");
     h.get_by_label("Undo").click();
     h.step();

@@ -1,12 +1,14 @@
 //! What leaves the app as files for other tools: the current frame as extended XYZ, a LAMMPS
 //! input deck of the current state, trajectories written while it runs (extended XYZ or
-//! LAMMPS dump), the thermo CSV of what the plots show and the g(r) table. Every write is
+//! LAMMPS dump), the thermo CSV of what the plots show, the force history of the bodies and
+//! the g(r) table. Every write is
 //! atomic and off the UI thread; every failure is a message naming the file.
 
 use std::path::PathBuf;
 
 use super::App;
 use super::commands::{SimCommand, SnapshotPurpose, TrajectorySpec};
+use super::force_plots::force_history_csv;
 use crate::export::lammps::{ExportInput, build_deck, write_deck};
 use crate::io::atomic::write_atomic;
 use crate::io::extxyz::{FrameRef, write_extxyz};
@@ -134,6 +136,27 @@ impl App {
         self.spawn_task("saving the thermo CSV", move || {
             write_atomic(&path, text.as_bytes()).map_err(|e| format!("{}: {e}", path.display()))?;
             Ok(format!("wrote {rows} thermo rows to {}", path.display()))
+        });
+    }
+
+    pub fn save_forces_dialog(&mut self) {
+        let dialog = rfd::FileDialog::new().add_filter("CSV", &["csv"]).set_file_name("forces.csv");
+        if let Some(path) = dialog.save_file() {
+            self.save_forces(path);
+        }
+    }
+
+    /// Writes the force on each body behind the plots (time tau, step, fx fy fz per body in
+    /// epsilon/sigma) to `path`.
+    pub fn save_forces(&mut self, path: PathBuf) {
+        let Some(text) = force_history_csv(&self.plots.records) else {
+            self.notify("no body forces yet: draw an obstacle or close a wall and let the simulation run", true);
+            return;
+        };
+        let rows = text.lines().count() - 1;
+        self.spawn_task("saving the forces CSV", move || {
+            write_atomic(&path, text.as_bytes()).map_err(|e| format!("{}: {e}", path.display()))?;
+            Ok(format!("wrote {rows} force rows to {}", path.display()))
         });
     }
 

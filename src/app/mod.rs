@@ -20,6 +20,7 @@ pub mod commands;
 pub mod eos;
 pub mod exports;
 pub mod flow;
+pub mod force_plots;
 pub mod frames;
 pub mod headless;
 pub mod painter;
@@ -398,7 +399,7 @@ impl App {
             }
             SimReport::Telemetry(t) => {
                 self.plots.add_telemetry(&t);
-                self.last_telemetry = t.last().copied();
+                self.last_telemetry = t.last().cloned();
             }
             SimReport::Analysis(a) => {
                 self.analysis_pending = false;
@@ -484,7 +485,7 @@ impl App {
         &mut self,
     ) -> (Option<(u64, PositionFrame)>, (u64, SceneGeometry), Option<(u64, wgpu::Buffer, u32)>) {
         // The piston comes with the telemetry; the top wall is redrawn when it moved visibly.
-        let piston = self.last_telemetry.and_then(|t| t.piston).map(|p| p.height);
+        let piston = self.last_telemetry.as_ref().and_then(|t| t.piston).map(|p| p.height);
         let moved = match (piston, self.geometry.1.2) {
             (Some(a), Some(b)) => (a - b).abs() > 1e-3,
             (a, b) => a.is_some() != b.is_some(),

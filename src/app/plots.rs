@@ -22,10 +22,10 @@ pub struct Series {
 
 /// Appends `x`; when full, keeps every other item of the older half first: long runs stay
 /// visible, memory stays bounded.
-fn push_thinned<T: Copy>(v: &mut Vec<T>, x: T) {
+fn push_thinned<T: Clone>(v: &mut Vec<T>, x: T) {
     if v.len() >= MAX_POINTS {
         let half = v.len() / 2;
-        let old: Vec<T> = v[..half].iter().step_by(2).copied().collect();
+        let old: Vec<T> = v[..half].iter().step_by(2).cloned().collect();
         v.splice(..half, old);
     }
     v.push(x);
@@ -57,6 +57,8 @@ pub struct Plots {
     pub density: Vec<[f64; 2]>,
     pub analysis_step: u64,
     last_time: f64,
+    /// The Forces plot shows the wall faces' normal forces too.
+    pub show_wall_forces: bool,
 }
 
 /// Energy per atom in kJ/mol.
@@ -78,7 +80,7 @@ impl Plots {
             }
             self.last_time = time_ps;
             let n = t.n_atoms;
-            push_thinned(&mut self.records, *t);
+            push_thinned(&mut self.records, t.clone());
             self.temperature_k.push(time_ps, units::reduced_to_kelvin(t.temperature));
             self.kinetic.push(time_ps, per_atom_kj(t.kinetic_energy, n));
             self.potential.push(time_ps, per_atom_kj(t.potential_energy(), n));

@@ -5,6 +5,7 @@ pub mod bench;
 pub mod eos;
 pub mod export;
 pub mod run;
+mod run_forces;
 
 use clap::{Parser, Subcommand};
 

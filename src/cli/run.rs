@@ -11,6 +11,7 @@ use anyhow::{Context, Result, anyhow, bail};
 use clap::{Args, ValueEnum};
 
 use crate::analysis;
+use crate::cli::run_forces::ForceFiles;
 use crate::flow::{FieldSpec, Fields};
 use crate::io::thermo::ThermoWriter;
 use crate::io::trajectory::{TrajectoryFormat, TrajectoryWriter};
@@ -21,6 +22,7 @@ use crate::physics::params::{Algorithm, ParamError, SimParams, Thermostat};
 use crate::physics::real::Precision;
 use crate::physics::sim_box::SimBox;
 use crate::scene::{self, SimSetup};
+use crate::sim::bodies::BodyLayout;
 use crate::sim::{BackendChoice, SimError, Telemetry, hmc, open_backend, start_at};
 use crate::units::{self, UnitSystem};
 
@@ -117,6 +119,11 @@ pub struct RunArgs {
     /// Bin the fields in 3D (layers along z) instead of through the depth.
     #[arg(long)]
     pub field_3d: bool,
+    /// Write the force of the fluid on each obstacle and wall face (epsilon/sigma), averaged
+    /// over each telemetry interval, to this CSV (with --fields, `forces.csv` per field window
+    /// and `forces_series.csv` per telemetry record are written into the fields folder too).
+    #[arg(long, value_name = "FILE")]
+    pub forces: Option<PathBuf>,
     /// No progress bar or summary.
     #[arg(long)]
     pub quiet: bool,
@@ -278,6 +285,10 @@ fn field_spec(args: &RunArgs, scene: Option<FieldSpec>, sim_box: &SimBox, dt: f6
 }
 
 /// Writes finished field windows into the series.
+fn forces_err(e: std::io::Error) -> SimError {
+    SimError::Invalid(format!("writing the forces file: {e}"))
+}
+
 fn write_fields(series: &mut VtkSeries, windows: Vec<Fields>) -> Result<(), SimError> {
     for f in &windows {
         series.write(f).map_err(|e| SimError::Invalid(format!("writing the fields: {e}")))?;
@@ -322,6 +333,7 @@ pub fn run(args: &RunArgs) -> Result<()> {
     params.validate(&sim_box).map_err(param_flag)?;
     let field_spec = field_spec(args, fields, &sim_box, params.dt)?;
     let field = ObstacleField::bake(&shapes, &sim_box, 0.1).map(Arc::new);
+    let bodies = BodyLayout::new(&sim_box, field.as_deref()).bodies;
     if generated_velocities {
         let masses: Vec<f64> = atoms.types.iter().map(|&t| params.species[t as usize].mass).collect();
         let dof = analysis::degrees_of_freedom(atoms.len(), &sim_box, &params, field.is_some());
@@ -338,6 +350,9 @@ pub fn run(args: &RunArgs) -> Result<()> {
         }
         _ => None,
     };
+    // Force files beside the fields only when something is pushed on (walls or obstacles).
+    let fields_dir = field_files.as_ref().and(args.fields.as_deref()).filter(|_| !bodies.is_empty());
+    let mut force_files = ForceFiles::create(args.forces.as_deref(), fields_dir, &bodies, sim.step())?;
     let n = sim.n_atoms();
     if !args.quiet {
         let algorithm = params.algorithm.resolve(n, &sim_box, params.list_range());
@@ -414,10 +429,17 @@ pub fn run(args: &RunArgs) -> Result<()> {
                 if let Some(w) = thermo.as_mut().filter(|_| due) {
                     w.write_row(&t).map_err(|e| SimError::Invalid(format!("writing the thermo file: {e}")))?;
                 }
+                if let Some(f) = force_files.as_mut() {
+                    f.record(&t).map_err(forces_err)?;
+                }
                 last = t;
             }
             if let Some(series) = field_files.as_mut() {
-                write_fields(series, sim.take_fields(false)?)?;
+                let windows = sim.take_fields(false)?;
+                if let Some(f) = force_files.as_mut() {
+                    f.windows(&windows).map_err(forces_err)?;
+                }
+                write_fields(series, windows)?;
             }
             let due: Vec<usize> = (0..trajectories.len()).filter(|&i| sim.step().is_multiple_of(everies[i])).collect();
             if !due.is_empty() {
@@ -440,7 +462,12 @@ pub fn run(args: &RunArgs) -> Result<()> {
     }
     // Whatever happened, keep what was written so far (the open field window too).
     if let Some(series) = field_files.as_mut() {
-        let written = sim.take_fields(true).map_err(anyhow::Error::from).and_then(|f| Ok(write_fields(series, f)?));
+        let written = sim.take_fields(true).map_err(anyhow::Error::from).and_then(|f| {
+            if let Some(ff) = force_files.as_mut() {
+                ff.windows(&f).map_err(forces_err)?;
+            }
+            Ok(write_fields(series, f)?)
+        });
         if outcome.is_ok() {
             written?;
         }
@@ -455,13 +482,20 @@ pub fn run(args: &RunArgs) -> Result<()> {
     if let Some(w) = thermo {
         w.finish()?;
     }
+    if let Some(f) = force_files {
+        if !args.quiet {
+            let (series, windows) = f.rows();
+            eprintln!("forces: {} bodies, {series} record row(s), {windows} window row(s)", bodies.len());
+        }
+        f.finish()?;
+    }
     for (w, _) in trajectories {
         w.finish()?;
     }
     outcome?;
     let elapsed = start.elapsed().as_secs_f64();
     if !args.quiet {
-        let final_t = sim.measure().unwrap_or(last);
+        let final_t = sim.measure().unwrap_or_else(|_| last.clone());
         let rate = args.steps as f64 / elapsed.max(1e-9);
         eprintln!("step {}: {}", final_t.step, describe(&final_t, args.units));
         eprintln!("{:.0} steps/s, {:.3e} atom-steps/s over {:.2} s", rate, rate * n as f64, elapsed);

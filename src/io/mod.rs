@@ -8,6 +8,7 @@
 pub mod atomic;
 pub mod error;
 pub mod extxyz;
+pub mod forces;
 pub mod lammps_dump;
 pub mod thermo;
 pub mod trajectory;

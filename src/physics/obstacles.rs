@@ -24,7 +24,8 @@ pub struct Prim {
     /// Polygons: first vertex in [`ObstacleField::verts`] and vertex count.
     pub first: u32,
     pub count: u32,
-    pub pad: u32,
+    /// Index of the shape this primitive belongs to (in the order baked).
+    pub shape: u32,
     /// Circle: cx, cy, r. Capsule: ax, ay, bx, by, r. Rectangle: cx, cy, hx, hy, cos, sin.
     pub a: [f64; 6],
 }
@@ -36,7 +37,7 @@ impl Prim {
     pub const POLYGON: u32 = 3;
 
     fn new(kind: u32, a: &[f64]) -> Prim {
-        let mut p = Prim { kind, first: 0, count: 0, pad: 0, a: [0.0; 6] };
+        let mut p = Prim { kind, first: 0, count: 0, shape: 0, a: [0.0; 6] };
         p.a[..a.len()].copy_from_slice(a);
         p
     }
@@ -101,13 +102,23 @@ pub struct ObstacleField {
     pub cand: Vec<u32>,
     /// Exact clamped distance at each cell centre (for the free fraction).
     pub centre: Vec<f32>,
+    /// The kind of each baked shape ([`Shape::kind`]), in order: the bodies the fluid
+    /// pushes on (see `sim::bodies`).
+    pub shape_kinds: Vec<&'static str>,
 }
 
-/// A sample of the field: distance and its gradient.
+/// A sample of the field: distance and its gradient, and the shape whose surface is nearest.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct FieldSample {
     pub distance: f64,
     pub gradient: [f64; 2],
+    /// Index of the nearest shape ([`FieldSample::NONE`] beyond [`ObstacleField::FAR`]).
+    pub shape: u32,
+}
+
+impl FieldSample {
+    /// The shape index of a sample with no shape within reach.
+    pub const NONE: u32 = u32::MAX;
 }
 
 impl ObstacleField {
@@ -207,7 +218,8 @@ impl ObstacleField {
             cand.extend(c);
             centre.extend(d);
         }
-        Some(ObstacleField { lo, cell, cells, periodic, len, prims, verts, start, cand, centre })
+        let shape_kinds = shapes.iter().map(Shape::kind).collect();
+        Some(ObstacleField { lo, cell, cells, periodic, len, prims, verts, start, cand, centre, shape_kinds })
     }
 
     /// The cell holding (x, y) (wrapped on periodic axes, clamped on walled ones) and the
@@ -232,11 +244,12 @@ impl ObstacleField {
     #[inline]
     pub fn sample(&self, x: f64, y: f64) -> FieldSample {
         let (c, p) = self.locate(x, y);
-        let mut best = FieldSample { distance: Self::FAR, gradient: [0.0; 2] };
+        let mut best = FieldSample { distance: Self::FAR, gradient: [0.0; 2], shape: FieldSample::NONE };
         for &q in &self.cand[self.start[c] as usize..self.start[c + 1] as usize] {
-            let (d, g) = self.prims[q as usize].eval(p, &self.verts);
+            let prim = &self.prims[q as usize];
+            let (d, g) = prim.eval(p, &self.verts);
             if d < best.distance {
-                best = FieldSample { distance: d, gradient: g };
+                best = FieldSample { distance: d, gradient: g, shape: prim.shape };
             }
         }
         best
@@ -260,7 +273,8 @@ fn primitives(shapes: &[Shape]) -> (Vec<Bounded>, Vec<[f64; 2]>) {
         let s = Shape::Segment { a, b, thickness: 2.0 * r };
         (Prim::new(Prim::CAPSULE, &[a[0], a[1], b[0], b[1], r]), s.bounds())
     };
-    for s in shapes {
+    for (index, s) in shapes.iter().enumerate() {
+        let first = out.len();
         match s {
             Shape::Circle { centre, radius } => {
                 out.push((Prim::new(Prim::CIRCLE, &[centre[0], centre[1], *radius]), s.bounds()))
@@ -286,6 +300,9 @@ fn primitives(shapes: &[Shape]) -> (Vec<Bounded>, Vec<[f64; 2]>) {
                 out.push((p, s.bounds()));
             }
             Shape::Polygon { .. } => {}
+        }
+        for (p, _) in &mut out[first..] {
+            p.shape = index as u32;
         }
     }
     (out, verts)

@@ -10,6 +10,7 @@
 use crate::analysis::Histogram;
 use crate::flow::{FieldSpec, Fields};
 
+pub mod bodies;
 pub mod cpu;
 pub mod cuda;
 pub mod edit;
@@ -67,7 +68,7 @@ pub struct Snapshot {
 }
 
 /// Observables at one step. Energies are totals (not per atom); see the `_per_atom` helpers.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct Telemetry {
     pub step: u64,
     pub time: f64,
@@ -94,6 +95,13 @@ pub struct Telemetry {
     pub steps_per_s: f64,
     /// Hybrid Monte Carlo acceptance counts (zero in molecular dynamics).
     pub mc: hmc::McStats,
+    /// The force on each body (obstacle shapes, then wall faces; see [`bodies`]) in
+    /// epsilon/sigma, averaged over the steps since the previous record: the force passes
+    /// at the end of steps `previous + 1 ..= step` (this record's step included). Steps
+    /// undone by a rollback, restore or parameter change are not counted; empty when the
+    /// tank has no walls and no obstacles, when no step ran since the last record (a
+    /// `measure`), and under hybrid Monte Carlo (chain records).
+    pub body_forces: Vec<bodies::BodyForce>,
 }
 
 impl Telemetry {

@@ -39,7 +39,7 @@ pub fn piston_ui(app: &mut App, ui: &mut egui::Ui) {
         if let Some(v) = number_field(ui, "Friction", p.damping, 0.0..=100.0, "1/τ", 3) {
             set(app, PistonParams { damping: v, ..p });
         }
-        if let Some(t) = app.last_telemetry.and_then(|t| t.piston) {
+        if let Some(t) = app.last_telemetry.as_ref().and_then(|t| t.piston) {
             ui.label(format!(
                 "Height {:.2} nm ({:.2} σ), push {:.2} MPa",
                 units::reduced_length_to_nm(t.height),
@@ -48,7 +48,7 @@ pub fn piston_ui(app: &mut App, ui: &mut egui::Ui) {
             ));
         }
     }
-    let pressure = app.last_telemetry.map(|t| t.pressure);
+    let pressure = app.last_telemetry.as_ref().map(|t| t.pressure);
     pressure_gauge_ui(ui, pressure, app.params.piston.map(|p| p.pressure));
 }
 

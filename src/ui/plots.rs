@@ -1,12 +1,14 @@
 //! The Plots panel (egui_plot, units on every axis): temperature, energies per atom and
 //! pressure against time; g(r) averaged over a window (with reset); the speed histogram with
 //! the Maxwell-Boltzmann curve at the measured temperature; the density profile along y.
-//! The time series save as a thermo CSV, g(r) as a table.
+//! The time series save as a thermo CSV, g(r) as a table. The Forces plot: drag and lift on
+//! each obstacle (walls optional) with their time averages, saved as a CSV.
 
 use egui_plot::{Legend, Line, Plot};
 
 use super::fields::count_field;
 use crate::app::App;
+use crate::app::force_plots::{BLOCKS, force_curves, force_means};
 
 const HEIGHT: f32 = 150.0;
 
@@ -40,6 +42,7 @@ pub fn plots_ui(app: &mut App, ui: &mut egui::Ui) {
     {
         app.save_thermo_dialog();
     }
+    egui::CollapsingHeader::new("Forces on obstacles").default_open(false).show(ui, |ui| forces_ui(app, ui));
     egui::CollapsingHeader::new("Radial distribution g(r)").default_open(true).show(ui, |ui| {
         let rdf = app.plots.rdf();
         plot("g(r)", "r (nm)", "g(r)").show(ui, |pu| {
@@ -70,4 +73,31 @@ pub fn plots_ui(app: &mut App, ui: &mut egui::Ui) {
             pu.line(Line::new("density", p.density.clone()));
         });
     });
+}
+
+/// Drag (x) and lift (y) on each obstacle against time, the walls' normal forces when asked,
+/// and each curve's mean with its standard error over the records shown.
+fn forces_ui(app: &mut App, ui: &mut egui::Ui) {
+    ui.checkbox(&mut app.plots.show_wall_forces, "walls").on_hover_text("the normal force on each wall face too");
+    let walls = app.plots.show_wall_forces;
+    let curves = force_curves(&app.plots.records, walls);
+    if curves.is_empty() {
+        ui.small("no obstacles or walls: nothing for the fluid to push on");
+        return;
+    }
+    plot("F(t)", "time (ps)", "force (ε/σ)").legend(Legend::default()).show(ui, |pu| {
+        for c in curves {
+            pu.line(Line::new(c.label, c.points));
+        }
+    });
+    for (label, stats) in force_means(&app.plots.records, walls) {
+        match stats {
+            Some((m, sem)) => ui.small(format!("{label}: {m:.3} ± {sem:.3} ε/σ")),
+            None => ui.small(format!("{label}: needs {BLOCKS} records for a mean")),
+        };
+    }
+    ui.small("mean ± standard error over the records shown (block averages); 1 ε/σ = 4.86 pN for argon");
+    if ui.button("Save forces CSV…").on_hover_text("time, then fx, fy, fz on every body in ε/σ").clicked() {
+        app.save_forces_dialog();
+    }
 }

@@ -170,7 +170,7 @@ pub const PISTON_GRAB: f64 = 0.75;
 /// is free again. Returns true while the pointer belongs to the piston.
 fn piston_input(app: &mut App, ui: &egui::Ui, resp: &egui::Response, f: &Frame) -> bool {
     let primary = egui::PointerButton::Primary;
-    let height = app.params.piston.and(app.last_telemetry.and_then(|t| t.piston)).map(|p| p.height);
+    let height = app.params.piston.and(app.last_telemetry.as_ref().and_then(|t| t.piston)).map(|p| p.height);
     let at = |pos: Option<Pos2>| pos.and_then(|p| f.to_tank(app, p));
     if !app.piston_drag
         && resp.drag_started_by(primary)

@@ -9,6 +9,9 @@
 //! sum of that wall's forces on the atoms (the push on the piston, positive up) is returned
 //! with the energy and virial, summed in f64 in chunk order (deterministic).
 //!
+//! With bodies (`sim::bodies`), each wall face's and each obstacle shape's forces on the atoms
+//! are summed too, negated (the force on the body), in f64 in chunk order like the push.
+//!
 //! The tethered atom is found by its canonical index in `ids` (a linear scan per force
 //! evaluation); its spring force joins the atom's other one-body forces in f64 before the
 //! single rounding to force precision, as in `kernels/forces.cu`.
@@ -21,6 +24,16 @@ use crate::physics::params::{SimParams, Tether};
 use crate::physics::real::Real;
 use crate::physics::sim_box::SimBox;
 use crate::physics::wall::Wall93;
+use crate::sim::bodies::BodyLayout;
+
+/// An atom's one-body forces by source: the walls' pushes (low, high face per axis, each
+/// positive away from its face) and the obstacle force with the shape it comes from.
+#[derive(Clone, Copy, Default)]
+pub struct Parts {
+    pub wall: [[f64; 2]; 3],
+    pub obstacle: [f64; 2],
+    pub shape: Option<u32>,
+}
 
 /// Everything the one-body forces need, in force precision.
 pub struct External<'a, F> {
@@ -71,10 +84,11 @@ impl<'a, F: Real> External<'a, F> {
         ids.par_iter().with_min_len(1 << 16).position_any(|&id| id == t.atom).map(|s| (s, t))
     }
 
-    /// Force, energy and virial on one atom at `p` with mass `m`, and the atom's push on the
-    /// upper y wall (the piston, when there is one).
+    /// Force, energy and virial on one atom at `p` with mass `m`, the atom's push on the
+    /// upper y wall (the piston, when there is one), and the wall and obstacle terms by source.
     #[inline]
-    pub fn on_atom(&self, p: [f64; 3], m: f64) -> ([f64; 3], f64, f64, f64) {
+    pub fn on_atom(&self, p: [f64; 3], m: f64) -> ([f64; 3], f64, f64, f64, Parts) {
+        let mut parts = Parts::default();
         let mut f = [0.0; 3];
         let mut e = 0.0;
         let mut w = 0.0;
@@ -87,6 +101,7 @@ impl<'a, F: Real> External<'a, F> {
                     top = fh.f64();
                 }
                 f[k] += fl.f64() - fh.f64();
+                parts.wall[k] = [fl.f64(), fh.f64()];
                 e += el.f64() + eh.f64();
                 w += (p[k] - self.lo[k]) * fl.f64() + (self.hi[k] - p[k]) * fh.f64();
             }
@@ -98,6 +113,8 @@ impl<'a, F: Real> External<'a, F> {
             if fo != 0.0 || eo != F::zero() {
                 f[0] += fo * s.gradient[0];
                 f[1] += fo * s.gradient[1];
+                parts.obstacle = [fo * s.gradient[0], fo * s.gradient[1]];
+                parts.shape = Some(s.shape);
                 e += eo.f64();
                 w += s.distance * fo;
             }
@@ -112,12 +129,14 @@ impl<'a, F: Real> External<'a, F> {
                 e -= m * self.drive * (p[0] - self.lo[0]);
             }
         }
-        (f, e, w, top)
+        (f, e, w, top, parts)
     }
 
     /// Adds the one-body forces to `force`; returns their energy and virial, and the atoms'
     /// total push on the upper y wall (the piston's force). `ids` holds the canonical index
-    /// of each slot (to find the tethered atom).
+    /// of each slot (to find the tethered atom). With `bodies`, the force on each body of
+    /// the layout (minus the wall and obstacle forces on the atoms) is written into the slice
+    /// (one entry per body).
     pub fn apply<S: Real, A: Real>(
         &self,
         pos: &[[S; 4]],
@@ -125,7 +144,15 @@ impl<'a, F: Real> External<'a, F> {
         ids: &[u32],
         masses: &[f64],
         force: &mut [[F; 4]],
+        bodies: Option<(&BodyLayout, &mut [[f64; 3]])>,
     ) -> (EnergyVirial<A>, f64) {
+        let (layout, body_out) = match bodies {
+            Some((l, out)) if !l.is_empty() => {
+                out.iter_mut().for_each(|b| *b = [0.0; 3]);
+                (Some(l), Some(out))
+            }
+            _ => (None, None),
+        };
         let tethered = self.tethered(ids);
         let xyz = |i: usize| [pos[i][0].f64(), pos[i][1].f64(), pos[i][2].f64()];
         if self.is_empty() {
@@ -136,17 +163,22 @@ impl<'a, F: Real> External<'a, F> {
             force[s][1] += F::of(ft[1]);
             return (EnergyVirial { energy: A::of(et), virial: A::zero() }, 0.0);
         }
-        force
+        let nb = layout.map_or(0, |l| l.len());
+        let chunks = force
             .par_chunks_mut(1024)
             .enumerate()
             .map(|(c, chunk)| {
                 let mut e = 0.0;
                 let mut w = 0.0;
                 let mut top = 0.0;
+                let mut on_bodies = vec![[0.0f64; 3]; nb];
                 for (k, fo) in chunk.iter_mut().enumerate() {
                     let i = c * 1024 + k;
                     let p = xyz(i);
-                    let (mut f, mut ei, wi, ti) = self.on_atom(p, masses[types[i] as usize]);
+                    let (mut f, mut ei, wi, ti, parts) = self.on_atom(p, masses[types[i] as usize]);
+                    if let Some(l) = layout {
+                        add_to_bodies(l, &parts, &mut on_bodies);
+                    }
                     if let Some((s, t)) = tethered
                         && s == i
                     {
@@ -162,13 +194,39 @@ impl<'a, F: Real> External<'a, F> {
                     w += wi;
                     top += ti;
                 }
-                (EnergyVirial { energy: A::of(e), virial: A::of(w) }, top)
+                (EnergyVirial { energy: A::of(e), virial: A::of(w) }, top, on_bodies)
             })
-            .collect::<Vec<_>>()
-            .into_iter()
-            .fold((EnergyVirial::default(), 0.0), |(mut a, ta), (b, tb)| {
-                a.add(b);
-                (a, ta + tb)
-            })
+            .collect::<Vec<_>>();
+        if let Some(out) = body_out {
+            for (_, _, b) in &chunks {
+                for (o, x) in out.iter_mut().zip(b) {
+                    for k in 0..3 {
+                        o[k] += x[k];
+                    }
+                }
+            }
+        }
+        chunks.into_iter().fold((EnergyVirial::default(), 0.0), |(mut a, ta), (b, tb, _)| {
+            a.add(b);
+            (a, ta + tb)
+        })
+    }
+}
+
+/// Adds one atom's reaction on the bodies: minus the wall pushes along their axes (the low
+/// face pushes +, the high face -), minus the obstacle force on the nearest shape.
+#[inline]
+fn add_to_bodies(l: &BodyLayout, parts: &Parts, out: &mut [[f64; 3]]) {
+    for k in 0..3 {
+        if let [Some(lo), Some(hi)] = l.wall[k] {
+            out[lo][k] -= parts.wall[k][0];
+            out[hi][k] += parts.wall[k][1];
+        }
+    }
+    if let Some(s) = parts.shape
+        && let Some(b) = out.get_mut(s as usize)
+    {
+        b[0] -= parts.obstacle[0];
+        b[1] -= parts.obstacle[1];
     }
 }

@@ -33,6 +33,7 @@ use crate::physics::params::{Algorithm, SimParams};
 use crate::physics::piston::{PistonState, PistonTelemetry};
 use crate::physics::real::{PrecisionMode, Real};
 use crate::physics::sim_box::SimBox;
+use crate::sim::bodies::BodySums;
 use crate::sim::{AtomState, Snapshot, Telemetry};
 
 /// The per-call context: parameters and what is derived from them.
@@ -87,6 +88,10 @@ pub struct CpuSim<P: PrecisionMode> {
     disp_since_build: Option<f64>,
     /// The per-bin mean flow of a thermostat relative to the flow (made on first use).
     profile: Option<crate::flow::FlowProfile>,
+    /// The force on each body summed over the steps since the last telemetry record.
+    bodies: BodySums,
+    /// The force on each body from the last force pass.
+    body_step: Vec<[f64; 3]>,
 }
 
 /// The positions the force loops read: `pos` itself when state and force precision agree,
@@ -136,6 +141,8 @@ impl<P: PrecisionMode> CpuSim<P> {
             pos_f_fresh: false,
             disp_since_build: None,
             profile: None,
+            bodies: BodySums::default(),
+            body_step: Vec::new(),
         }
     }
 
@@ -172,7 +179,8 @@ impl<P: PrecisionMode> CpuSim<P> {
         });
     }
 
-    /// Telemetry from sums computed at the current positions.
+    /// Telemetry from sums computed at the current positions (no body forces: the step loop
+    /// adds those).
     pub fn telemetry(&self, ctx: &Ctx, sums: Sums) -> Telemetry {
         let (twice_ke, momentum) = self.kinetic(&ctx.masses);
         let (pair, ext) = sums;
@@ -198,6 +206,7 @@ impl<P: PrecisionMode> CpuSim<P> {
             piston,
             steps_per_s: 0.0,
             mc: Default::default(),
+            body_forces: Vec::new(),
         }
     }
 

@@ -85,6 +85,11 @@ pub struct Consts {
     pub flow_grid: FieldGridArgs,
     pub flow_bins: i32,
     pub relative_to_flow: i32,
+    /// Body forces (`sim::bodies`, `kernels/bodies.cuh`): the number of bodies (0: none
+    /// summed) and the body index of each wall face `[2 * axis + hi]` (-1 on periodic axes).
+    pub n_bodies: i32,
+    pub body_wall: [i32; 6],
+    pub pad2: i32,
 }
 
 /// `half_len` on walled axes: no difference of positions ever exceeds it.
@@ -230,6 +235,9 @@ impl Consts {
             c.grid_len = f.len;
             c.obs_far = ObstacleField::FAR;
         }
+        let bodies = crate::sim::bodies::BodyLayout::new(b, field);
+        c.n_bodies = bodies.len() as i32;
+        c.body_wall = std::array::from_fn(|f| bodies.wall[f / 2][f % 2].map_or(-1, |i| i as i32));
         c
     }
 }
@@ -278,6 +286,9 @@ pub struct Bufs {
     pub flow_sums: u64,
     pub flow_mean: u64,
     pub flow_stats: u64,
+    pub body_fix: u64,
+    pub body_sum: u64,
+    pub body_records: u64,
 }
 
 // SAFETY: plain old data with the C layout the kernels expect.
@@ -349,15 +360,17 @@ mod layout_tests {
             offset_of!(Consts, flow_grid),
             offset_of!(Consts, flow_bins),
             offset_of!(Consts, relative_to_flow),
+            offset_of!(Consts, n_bodies),
+            offset_of!(Consts, body_wall),
             std::mem::size_of::<Consts>(),
         ];
         assert_eq!(
             got,
             [
                 108, 112, 136, 184, 256, 328, 352, 408, 424, 428, 448, 472, 480, 520, 528, 536, 540, 544, 552, 560,
-                568, 592, 604, 616, 640, 644, 648, 688, 696, 784, 788, 792
+                568, 592, 604, 616, 640, 644, 648, 688, 696, 784, 788, 792, 796, 824
             ]
         );
-        assert_eq!(std::mem::size_of::<Bufs>(), 320);
+        assert_eq!(std::mem::size_of::<Bufs>(), 344);
     }
 }

@@ -25,6 +25,7 @@ use super::graph::StepGraph;
 use super::launch::{Launcher, Module, Over};
 
 mod arrays;
+mod bodies;
 pub(super) mod checkpoint;
 pub(super) mod fields;
 mod steps;
@@ -129,6 +130,8 @@ pub struct Engine {
     piston: Option<PistonParams>,
     /// The piston state to start from at the next `configure` (from a snapshot).
     piston_seed: Option<PistonState>,
+    /// The bodies whose forces are summed (`engine/bodies.rs`); empty: none.
+    bodies: crate::sim::bodies::BodyLayout,
 }
 
 impl Engine {
@@ -163,6 +166,7 @@ impl Engine {
             use_graphs: true,
             piston: None,
             piston_seed: snap.piston,
+            bodies: Default::default(),
         };
         e.check_memory(dev, params)?;
         e.upload_state(dev, &snap.atoms)?;
@@ -247,6 +251,7 @@ impl Engine {
         self.configure_piston(dev, params)?;
         self.set_flow_arrays(dev, c.flow_bins.max(0) as usize)?;
         self.consts = c;
+        self.configure_bodies(dev, field)?;
         self.set_block_arrays(dev)?;
         self.request_rebuild(dev)?;
         self.forces_valid = false;
@@ -350,6 +355,7 @@ impl Engine {
         let with_list = self.algorithm == Algorithm::Neighbors;
         if with_list {
             self.backup(dev)?;
+            self.save_bodies(dev)?;
             if let Some((f, _)) = fields.as_mut() {
                 f.save(dev)?;
             }
@@ -411,6 +417,7 @@ impl Engine {
             let seen = flags[flag::MAX_NBRS_SEEN].max(self.consts.max_nbrs) as usize;
             let max_nbrs = (seen + seen / 4 + 32).div_ceil(32) * 32;
             self.restore_backup(dev)?;
+            self.restore_bodies(dev)?;
             if let Some((f, _)) = fields.as_mut() {
                 f.restore(dev)?;
             }
@@ -427,8 +434,10 @@ impl Engine {
         }
         let raw = download(dev, &self.a.records, record as usize * RECORD_BYTES, "reading telemetry")?;
         let mut tele = self.records_to_telemetry(&unpack(&raw, 8), record as usize, dof);
-        for t in tele.iter_mut() {
+        let body_forces = self.body_records(dev, record as usize)?;
+        for (t, b) in tele.iter_mut().zip(body_forces) {
             t.time = time0 + (t.step - step0) as f64 * params.dt;
+            t.body_forces = b;
         }
         out.extend(tele);
         self.step = step0 + steps;

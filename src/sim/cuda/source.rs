@@ -5,12 +5,13 @@
 use crate::physics::real::Precision;
 
 /// (file name, text) of every kernel source, in the order they are concatenated.
-const SOURCES: [(&str, &str); 14] = [
+const SOURCES: [(&str, &str); 16] = [
     ("common.cuh", include_str!("../../../kernels/common.cuh")),
     ("cells.cuh", include_str!("../../../kernels/cells.cuh")),
     ("lj.cuh", include_str!("../../../kernels/lj.cuh")),
     ("wall.cuh", include_str!("../../../kernels/wall.cuh")),
     ("obstacles.cuh", include_str!("../../../kernels/obstacles.cuh")),
+    ("bodies.cuh", include_str!("../../../kernels/bodies.cuh")),
     ("rng.cuh", include_str!("../../../kernels/rng.cuh")),
     ("reduce.cuh", include_str!("../../../kernels/reduce.cuh")),
     ("integrate.cu", include_str!("../../../kernels/integrate.cu")),
@@ -20,6 +21,7 @@ const SOURCES: [(&str, &str); 14] = [
     ("piston.cu", include_str!("../../../kernels/piston.cu")),
     ("fields.cu", include_str!("../../../kernels/fields.cu")),
     ("flow_profile.cu", include_str!("../../../kernels/flow_profile.cu")),
+    ("bodies.cu", include_str!("../../../kernels/bodies.cu")),
 ];
 
 /// Every kernel entry point, for loading and for error messages.
@@ -53,7 +55,7 @@ pub const KERNELS: [&str; 26] = [
 ];
 
 /// Kernels beyond [`KERNELS`] (kept separate so the array length stays readable).
-pub const EXTRA_KERNELS: [&str; 11] = [
+pub const EXTRA_KERNELS: [&str; 12] = [
     "publish",
     "step_tick",
     "allpairs_finish_noev",
@@ -65,6 +67,7 @@ pub const EXTRA_KERNELS: [&str; 11] = [
     "flow_bins_sum",
     "flow_bins_reduce",
     "scale_relative",
+    "bodies_latch",
 ];
 
 /// The conditional-node kernel (`kernels/graph.cu`), compiled as a module of its own.

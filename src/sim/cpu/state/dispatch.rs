@@ -10,6 +10,7 @@ use crate::physics::lj::{LjPair, PairCoeffs, Table, Uniform};
 use crate::physics::params::Algorithm;
 use crate::physics::real::{PrecisionMode, Real};
 use crate::physics::sim_box::SimBox;
+use crate::sim::bodies::{BodyLayout, BodySums};
 use crate::sim::cpu::cells::CellGrid;
 use crate::sim::cpu::clusters;
 use crate::sim::cpu::external::External;
@@ -35,8 +36,14 @@ impl<P: PrecisionMode> CpuSim<P> {
             self.pair_forces::<_, EV>(ctx, &c)
         };
         let ext = External::<P::Force>::new(&self.sim_box, p, ctx.field, self.piston.map(|s| s.height));
+        let layout = BodyLayout::new(&self.sim_box, ctx.field);
+        if layout != self.bodies.layout {
+            self.bodies = BodySums::new(layout);
+        }
+        self.body_step.resize(self.bodies.layout.len(), [0.0; 3]);
+        let bodies = Some((&self.bodies.layout, &mut self.body_step[..]));
         let (e, top): (EnergyVirial<P::Accum>, f64) =
-            ext.apply(&self.pos, &self.types, &self.ids, &ctx.masses, &mut self.force);
+            ext.apply(&self.pos, &self.types, &self.ids, &ctx.masses, &mut self.force, bodies);
         self.piston_force = top;
         self.forces_valid = true;
         (sums, EnergyVirial { energy: e.energy.f64(), virial: e.virial.f64() })

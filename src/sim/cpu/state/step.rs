@@ -227,13 +227,17 @@ impl<P: PrecisionMode> CpuSim<P> {
                 self.compute_forces::<false>(ctx);
                 None
             };
+            self.bodies.add(&self.body_step);
             let twice_ke = self.kick(ctx, next);
             self.piston_kick(ctx.params);
             self.thermostat(ctx, twice_ke, next);
             self.step = next;
             self.time += ctx.params.dt;
             if let Some(sums) = sums {
-                let t = self.telemetry(ctx, sums);
+                let mut t = self.telemetry(ctx, sums);
+                if !self.bodies.layout.is_empty() {
+                    t.body_forces = self.bodies.take();
+                }
                 if !(t.total_energy().is_finite() && t.pressure.is_finite()) {
                     self.forces_valid = false;
                     return Err(SimError::BlowUp {

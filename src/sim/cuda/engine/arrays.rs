@@ -57,6 +57,11 @@ pub(super) struct Arrays {
     pub(super) flow_sums: Option<CudaSlice<u8>>,
     pub(super) flow_mean: Option<CudaSlice<u8>>,
     pub(super) flow_stats: Option<CudaSlice<u8>>,
+    // Body forces (engine/bodies.rs), only while there are bodies.
+    pub(super) body_fix: Option<CudaSlice<u8>>,
+    pub(super) body_sum: Option<CudaSlice<u8>>,
+    pub(super) body_records: Option<CudaSlice<u8>>,
+    pub(super) body_sum_bak: Option<CudaSlice<u8>>,
     // Copies taken at the start of an advance, to redo it after a list overflow.
     pub(super) pos_bak: Option<CudaSlice<u8>>,
     pub(super) vel_bak: Option<CudaSlice<u8>>,
@@ -248,6 +253,9 @@ impl Engine {
             flow_sums: ptr(dev, &a.flow_sums),
             flow_mean: ptr(dev, &a.flow_mean),
             flow_stats: ptr(dev, &a.flow_stats),
+            body_fix: ptr(dev, &a.body_fix),
+            body_sum: ptr(dev, &a.body_sum),
+            body_records: ptr(dev, &a.body_records),
         };
     }
 

@@ -115,6 +115,7 @@ impl Engine {
             let bytes = piston_bytes(s);
             dev.stream.memcpy_htod(&bytes[..], p).map_err(dev_err("rolling back the piston"))?;
         }
+        self.clear_bodies(dev)?;
         self.forces_valid = false;
         Ok(())
     }

@@ -161,6 +161,7 @@ impl Engine {
         for c in self.force_calls(l, ev) {
             out.add(Some(c))?;
         }
+        out.add(self.body_latch_call(l, if ev { bodies::LATCH_RECORD } else { bodies::LATCH_ADD }))?;
         if fuse_next {
             out.add(self.piston_call(l, true, true))?;
             return out.add(l.integrate_fused_call(track));
@@ -297,12 +298,13 @@ impl Engine {
         }
     }
 
-    /// Launches the forces now.
+    /// Launches the forces now (outside the step loop: the body forces of this pass are
+    /// dropped).
     pub(super) fn launch_forces(&self, l: &Launcher, ev: bool) -> Result<(), SimError> {
         for c in self.force_calls(l, ev) {
             l.run(Some(c))?;
         }
-        Ok(())
+        l.run(self.body_latch_call(l, bodies::LATCH_DISCARD))
     }
 }
 

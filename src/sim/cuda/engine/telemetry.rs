@@ -23,6 +23,7 @@ impl Engine {
             let cap = count.max(16);
             self.a.records = Some(alloc(dev, cap * RECORD_BYTES, "allocating telemetry records")?);
             self.records_cap = cap;
+            self.ensure_body_records(dev)?;
             self.refresh_bufs(dev);
         }
         Ok(())
@@ -55,6 +56,7 @@ impl Engine {
                     piston,
                     steps_per_s: 0.0,
                     mc: Default::default(),
+                    body_forces: Vec::new(),
                 }
             })
             .collect()
