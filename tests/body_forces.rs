@@ -246,7 +246,12 @@ fn channel_scene(dir: &std::path::Path) -> std::path::PathBuf {
 }
 
 fn run_cli(args: &[&str]) {
-    let o = std::process::Command::new(env!("CARGO_BIN_EXE_argon-sandbox")).args(args).output().unwrap();
+    let o = std::process::Command::new(
+        std::env::var("ARGON_BIN").unwrap_or_else(|_| env!("CARGO_BIN_EXE_argon-sandbox").to_string()),
+    )
+    .args(args)
+    .output()
+    .unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
 }
 

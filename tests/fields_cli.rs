@@ -11,7 +11,10 @@ use argon_sandbox::io::thermo::read_thermo_csv;
 use common::python::{python, run_json};
 
 fn run(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_argon-sandbox")).args(args).output().expect("the binary runs")
+    Command::new(std::env::var("ARGON_BIN").unwrap_or_else(|_| env!("CARGO_BIN_EXE_argon-sandbox").to_string()))
+        .args(args)
+        .output()
+        .expect("the binary runs")
 }
 
 fn text(o: &Output) -> String {

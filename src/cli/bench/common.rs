@@ -64,6 +64,10 @@ pub struct BenchArgs {
     /// With --interactive: frames per second at most, like a display's refresh (0: no limit).
     #[arg(long, default_value_t = 0.0)]
     pub max_fps: f64,
+    /// With --interactive: the one-click Flow view on (vorticity and streamlines from flow
+    /// fields sampled every 10 steps over windows of 5 tau).
+    #[arg(long, requires = "interactive")]
+    pub flow_view: bool,
     /// MD steps per displayed frame asked of the app with --interactive.
     #[arg(long, default_value_t = 30)]
     pub steps_per_frame: u64,

@@ -29,6 +29,8 @@ pub struct InteractiveResult {
     pub steps_per_s: f64,
     pub atom_steps_per_s: f64,
     pub position_path: String,
+    /// With --flow-view: flow-field windows the app received while timing.
+    pub flow_windows: u64,
 }
 
 pub fn run(args: &BenchArgs) -> Result<()> {
@@ -53,8 +55,9 @@ pub fn run(args: &BenchArgs) -> Result<()> {
         if args.json {
             println!("{}", serde_json::to_string(&r)?);
         } else {
+            let flow = if args.flow_view { format!(" / flow view: {} windows", r.flow_windows) } else { String::new() };
             println!(
-                "{:>9} {:>5} {:>9} {:>7.1} {:>9.2} {:>8.1} {:>10.0} {:>12.3e}  {} / {} / {}",
+                "{:>9} {:>5} {:>9} {:>7.1} {:>9.2} {:>8.1} {:>10.0} {:>12.3e}  {} / {} / {}{flow}",
                 r.n_atoms,
                 r.backend,
                 r.precision,
@@ -73,7 +76,10 @@ pub fn run(args: &BenchArgs) -> Result<()> {
 }
 
 fn measure(args: &BenchArgs, n: usize, size: [u32; 2]) -> Result<InteractiveResult> {
-    let settings = Settings { steps_per_frame: args.steps_per_frame, ..Settings::default() };
+    let mut settings = Settings { steps_per_frame: args.steps_per_frame, ..Settings::default() };
+    if args.flow_view {
+        settings.view.flow = crate::render::flow_layer::FlowView::flow_preset();
+    }
     let backend = args.backend.first().copied();
     let atoms = (n != 0).then_some(n);
     let app = App::new(AppOptions { atoms, backend, settings: Some(settings), ..Default::default() });
@@ -103,6 +109,7 @@ fn measure(args: &BenchArgs, n: usize, size: [u32; 2]) -> Result<InteractiveResu
     }
     let mut fps = Vec::new();
     let mut spf = Vec::new();
+    let windows0 = h.app.flow.windows;
     let period = (args.max_fps > 0.0).then(|| Duration::from_secs_f64(1.0 / args.max_fps));
     for _ in 0..args.repeats {
         let (t0, s0) = (Instant::now(), h.app.frame_step);
@@ -139,6 +146,7 @@ fn measure(args: &BenchArgs, n: usize, size: [u32; 2]) -> Result<InteractiveResu
         steps_per_s: spf * fps,
         atom_steps_per_s: spf * fps * status.n_atoms as f64,
         position_path: status.position_path.to_string(),
+        flow_windows: h.app.flow.windows - windows0,
     })
 }
 
