@@ -57,6 +57,15 @@ pub fn reduced_speed_to_m_per_s(speed: f64) -> f64 {
     speed * ARGON_SIGMA_ANGSTROM * 1e-10 / (argon_tau_ps() * 1e-12)
 }
 
+/// Reduced shear viscosity eta* = eta sigma^2 / sqrt(m epsilon) to millipascal seconds
+/// (about 0.0904 mPa s per unit for argon).
+pub fn reduced_viscosity_to_mpa_s(viscosity: f64) -> f64 {
+    let sigma_m = ARGON_SIGMA_ANGSTROM * 1e-10;
+    let mass_kg = ARGON_MASS_U * ATOMIC_MASS_KG;
+    let epsilon_j = ARGON_EPSILON_K * BOLTZMANN_J_PER_K;
+    viscosity * (mass_kg * epsilon_j).sqrt() / (sigma_m * sigma_m) * 1e3
+}
+
 /// Which unit system a person reads numbers in (CLI `--units`, CSV columns).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize, clap::ValueEnum)]
 pub enum UnitSystem {

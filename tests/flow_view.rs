@@ -12,6 +12,7 @@ use std::time::Duration;
 use argon_sandbox::app::headless::Headless;
 use argon_sandbox::app::settings::Settings;
 use argon_sandbox::app::{App, AppOptions};
+use argon_sandbox::flow::probe::ProbeLine;
 use argon_sandbox::flow::{Accumulator, FieldKind, FieldSpec, Fields, Grid, finish};
 use argon_sandbox::physics::sim_box::SimBox;
 use argon_sandbox::render::colour::field_colour;
@@ -121,7 +122,12 @@ fn channel_app() -> App {
     App::new(AppOptions {
         scene: Some(scene),
         backend: Some(BackendChoice::Cpu),
-        settings: Some(Settings { output_dir: Some(out_dir()), ..Settings::default() }),
+        // Windows of 1 tau (200 steps) keep the test quick on 2 busy cores.
+        settings: Some(Settings {
+            output_dir: Some(out_dir()),
+            flow_sampling: FieldSpec { window_tau: 1.0, ..FieldSpec::default() },
+            ..Settings::default()
+        }),
         ..Default::default()
     })
 }
@@ -172,7 +178,7 @@ fn the_flow_view_shows_the_channel_flow_in_the_app_and_its_screenshots() {
     let atoms_only = view_screenshot(&mut h, "channel_atoms");
     h.app.flow_preset();
     assert!(
-        h.run_until(Duration::from_secs(180), |a| a.flow.windows >= 2),
+        h.run_until(Duration::from_secs(400), |a| a.flow.windows >= 2),
         "no flow-field window arrived: {:?}",
         h.app.messages
     );
@@ -196,6 +202,31 @@ fn the_flow_view_shows_the_channel_flow_in_the_app_and_its_screenshots() {
         .count();
     let total = flow.len() / 4;
     assert!(changed > total / 5, "the flow view changed only {changed} of {total} pixels");
+    // A probe line across the channel downstream of the cylinder: the x velocity along it, with
+    // standard errors once a few windows are kept, saved as CSV.
+    h.app.probe.line = Some(ProbeLine { a: [45.0, 1.0], b: [45.0, 19.0] });
+    h.app.probe.kind = FieldKind::Vx;
+    let w0 = h.app.flow.windows;
+    assert!(h.run_until(Duration::from_secs(400), |a| a.flow.windows >= w0 + 3), "no more windows");
+    let points = h.app.probe_profile().expect("a profile").expect("a valid line");
+    assert_eq!(points.len(), 100);
+    let inside = points.iter().filter(|p| p.mean.is_finite() && p.sem.is_finite() && p.sem > 0.0).count();
+    assert!(inside >= 90, "only {inside} points with a mean and an error");
+    let mean: f64 = points.iter().filter(|p| p.mean.is_finite()).map(|p| p.mean).sum::<f64>() / inside as f64;
+    assert!(mean > 0.05, "the flow along the probe {mean}");
+    let csv = out_dir().join("probe.csv");
+    h.app.save_profile_csv(csv.clone());
+    let text = std::fs::read_to_string(&csv).unwrap();
+    let mut lines = text.lines();
+    assert!(lines.next().unwrap().starts_with("# probe line from (45.0000, 1.0000) to (45.0000, 19.0000)"));
+    assert_eq!(lines.next().unwrap(), "s_sigma,x_sigma,y_sigma,vx,vx_stderr");
+    let rows: Vec<Vec<f64>> = lines.map(|l| l.split(',').map(|v| v.parse().unwrap()).collect()).collect();
+    assert_eq!(rows.len(), 100);
+    assert!((rows[99][0] - 18.0).abs() < 1e-9 && (rows[50][2] - (1.0 + 18.0 * 50.0 / 99.0)).abs() < 1e-5);
+    // The driven channel offers the viscosity readout (its value needs no-slip walls; see
+    // tests/poiseuille.rs).
+    assert!(h.app.driven_channel());
+    let _ = view_screenshot(&mut h, "channel_probe");
     // Orbit camera as well.
     h.app.set_camera_mode(CameraMode::Orbit);
     h.frame();

@@ -47,6 +47,8 @@ impl App {
                 self.flow.fields = None;
                 self.flow.windows = 0;
             }
+            // Other sampling: the windows kept for profiles are no longer comparable.
+            self.probe.recent.clear();
             self.flow.sent = want.clone();
             self.sim.send(SimCommand::Fields(want));
         }
@@ -61,7 +63,9 @@ impl App {
     /// A finished window arrived.
     pub(super) fn fields_arrived(&mut self, fields: Fields) {
         if self.flow.sent.is_some() {
-            self.flow.fields = Some(Arc::new(fields));
+            let f = Arc::new(fields);
+            self.probe.push(f.clone());
+            self.flow.fields = Some(f);
             self.flow.windows += 1;
         }
     }

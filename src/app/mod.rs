@@ -25,6 +25,7 @@ pub mod frames;
 pub mod headless;
 pub mod painter;
 pub mod plots;
+pub mod probe;
 pub mod settings;
 pub mod sim_thread;
 pub mod species;
@@ -197,6 +198,8 @@ pub struct App {
     pub eos: eos::EosState,
     /// The flow layer: sampling, the newest window, its geometry.
     pub flow: flow::FlowState,
+    /// The probe line, its profile's windows, the viscosity readout's data.
+    pub probe: probe::ProbeState,
 }
 
 /// Analysis (g(r), histograms) is refreshed this often while the plots show.
@@ -307,6 +310,7 @@ impl App {
             last_slot_change: None,
             last_host_display: None,
             flow: flow::FlowState::default(),
+            probe: probe::ProbeState::default(),
         };
         app.sync_flow_sampling();
         app
@@ -439,6 +443,8 @@ impl App {
                 self.drawn_box = None;
                 self.plots.clear_series();
                 self.plots.reset_rdf();
+                self.probe.recent.clear();
+                self.probe.line = None;
                 self.grabbed = None;
                 self.reinit_atoms = 0;
             }

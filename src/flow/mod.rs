@@ -5,7 +5,9 @@
 //! speed, temperature, vorticity, Mach number, count), what each layer means and its units
 //! (`FieldKind`), standard errors across windows, the per-bin mean flow a thermostat
 //! relative to the flow removes (`FlowProfile`, `profile.rs`), and streamlines through a
-//! finished field (`streamlines.rs`).
+//! finished field (`streamlines.rs`), probes of any layer at a point or along a line with
+//! standard errors over windows (`probe.rs`), and the shear viscosity from a driven channel's
+//! velocity profile (`viscosity.rs`).
 //!
 //! Pure functions over plain data (positions, velocities, masses, the box), in reduced LJ
 //! units: must not touch backends, the UI, files or the GPU. Backends sample into an
@@ -14,11 +16,13 @@
 pub mod finish;
 pub mod grid;
 pub mod kind;
+pub mod probe;
 pub mod profile;
 pub mod sample;
 pub mod spec;
 pub mod stats;
 pub mod streamlines;
+pub mod viscosity;
 
 #[cfg(test)]
 mod tests;

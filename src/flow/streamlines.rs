@@ -10,62 +10,17 @@
 
 use super::finish::Fields;
 use super::kind::FieldKind;
+use super::probe::layer_at;
 
 /// A streamline as polylines in box coordinates (sigma), in the direction of flow; a line that
 /// crosses a periodic face is split there into pieces, each inside the box.
 pub type Streamline = Vec<Vec<[f64; 2]>>;
 
-/// Whether bin `b` has data to interpolate from (an atom came, the velocity is a number).
-fn usable(f: &Fields, b: usize) -> bool {
-    f.count[b] > 0.0 && f.vx[b].is_finite() && f.vy[b].is_finite()
-}
-
-/// The bin index along axis `k` of integer cell coordinate `i` (wrapped on periodic axes,
-/// clamped on the others).
-fn wrap_index(f: &Fields, k: usize, i: i64) -> usize {
-    let n = f.grid.n[k] as i64;
-    if f.grid.periodic[k] { i.rem_euclid(n) as usize } else { i.clamp(0, n - 1) as usize }
-}
-
-/// The mean velocity (x, y) at tank point `p` of the front grid (layer z = 0), bilinear between
-/// the centres of the four nearest bins, leaving out bins without data (their weight goes to
-/// the others). None outside the grid on a non-periodic axis, in a bin without data, or for a
-/// 3D grid.
+/// The mean velocity (x, y) at tank point `p` of the front grid, interpolated as
+/// [`layer_at`] does each component. None outside the grid on a non-periodic axis, in a bin
+/// without data, or for a 3D grid.
 pub fn velocity_at(f: &Fields, p: [f64; 2]) -> Option<[f64; 2]> {
-    let g = &f.grid;
-    if g.is_3d() {
-        return None;
-    }
-    let mut frac = [0.0; 2];
-    let mut home = [0usize; 2];
-    for k in 0..2 {
-        let x = (p[k] - g.origin[k]) / g.cell[k];
-        let n = g.n[k] as f64;
-        if !x.is_finite() || (!g.periodic[k] && !(0.0..=n).contains(&x)) {
-            return None;
-        }
-        home[k] = wrap_index(f, k, x.floor() as i64);
-        frac[k] = x - 0.5;
-    }
-    if !usable(f, g.index([home[0], home[1], 0])) {
-        return None;
-    }
-    let i0 = [frac[0].floor() as i64, frac[1].floor() as i64];
-    let t = [frac[0] - i0[0] as f64, frac[1] - i0[1] as f64];
-    let (mut w_sum, mut u) = (0.0, [0.0; 2]);
-    for (dx, dy) in [(0, 0), (1, 0), (0, 1), (1, 1)] {
-        let ix = wrap_index(f, 0, i0[0] + dx);
-        let iy = wrap_index(f, 1, i0[1] + dy);
-        let b = g.index([ix, iy, 0]);
-        if !usable(f, b) {
-            continue;
-        }
-        let w = (if dx == 0 { 1.0 - t[0] } else { t[0] }) * (if dy == 0 { 1.0 - t[1] } else { t[1] });
-        w_sum += w;
-        u[0] += w * f.vx[b];
-        u[1] += w * f.vy[b];
-    }
-    (w_sum > 1e-12).then(|| [u[0] / w_sum, u[1] / w_sum])
+    Some([layer_at(f, &f.vx, p)?, layer_at(f, &f.vy, p)?])
 }
 
 /// Points already on streamlines, bucketed for "is any within r?" queries.

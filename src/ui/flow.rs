@@ -1,7 +1,8 @@
 //! The Flow panel: seeing the fluid rather than the atoms. The one-click Flow view, the colour
 //! layer (any field, its range and opacity), velocity arrows and streamlines, how the atoms
 //! show beneath, and the sampling behind it all (bin size, z slab, every k steps, window in
-//! tau), with what the newest window holds.
+//! tau), with what the newest window holds; profiles along a probe line with standard errors
+//! and the viscosity from a driven channel's flow profile.
 
 use super::fields::{count_field, number_field};
 use crate::app::App;
@@ -122,5 +123,111 @@ pub fn flow_ui(app: &mut App, ui: &mut egui::Ui) {
             ui.label(format!("Sampling: the first window ends after {:.1} τ of simulated time.", s.window_tau));
         }
         _ => {}
+    }
+    if app.flow.sampling().is_some() {
+        profiles_ui(app, ui);
+    }
+}
+
+/// The probe line's profile (with standard-error bars) and the viscosity readout of a driven
+/// channel.
+pub fn profiles_ui(app: &mut App, ui: &mut egui::Ui) {
+    ui.separator();
+    ui.label("Profile along a line");
+    ui.horizontal(|ui| {
+        let label = if app.probe.drawing { "Drag in the tank…" } else { "Draw a probe line" };
+        if ui
+            .selectable_label(app.probe.drawing, label)
+            .on_hover_text("Drag from one end to the other in the view")
+            .clicked()
+        {
+            app.probe.drawing = !app.probe.drawing;
+        }
+        if app.probe.line.is_some() && ui.button("Clear").clicked() {
+            app.probe.line = None;
+        }
+        if ui.button("Restart averages").on_hover_text("Forget the windows kept so far (after a change, say)").clicked()
+        {
+            app.probe.recent.clear();
+        }
+    });
+    let mut kind = app.probe.kind;
+    egui::ComboBox::from_label("Profile of").selected_text(kind.label()).show_ui(ui, |ui| {
+        for k in FieldKind::ALL {
+            ui.selectable_value(&mut kind, k, k.label());
+        }
+    });
+    app.probe.kind = kind;
+    match app.probe_profile() {
+        Some(Ok(points)) => {
+            let si = kind.to_si();
+            let line: Vec<[f64; 2]> = points
+                .iter()
+                .filter(|p| p.mean.is_finite())
+                .map(|p| [crate::units::reduced_length_to_nm(p.s), p.mean * si])
+                .collect();
+            let bars: Vec<egui_plot::Line<'_>> = points
+                .iter()
+                .filter(|p| p.mean.is_finite() && p.sem.is_finite())
+                .step_by(4)
+                .map(|p| {
+                    let x = crate::units::reduced_length_to_nm(p.s);
+                    egui_plot::Line::new(
+                        "±1 standard error",
+                        vec![[x, (p.mean - p.sem) * si], [x, (p.mean + p.sem) * si]],
+                    )
+                    .color(egui::Color32::from_gray(150))
+                })
+                .collect();
+            egui_plot::Plot::new("probe profile")
+                .height(160.0)
+                .x_axis_label("distance along the line (nm)")
+                .y_axis_label(format!("{} ({})", kind.label(), kind.unit_si()))
+                .allow_scroll(false)
+                .show(ui, |pu| {
+                    for b in bars {
+                        pu.line(b);
+                    }
+                    pu.line(egui_plot::Line::new(kind.label(), line));
+                });
+            ui.label(format!("{} windows averaged; bars: standard errors between windows", app.probe.recent.len()));
+            if ui.button("Save profile CSV…").clicked() {
+                app.save_profile_dialog();
+            }
+        }
+        Some(Err(e)) => {
+            ui.colored_label(egui::Color32::from_rgb(255, 120, 110), e);
+        }
+        None if app.probe.line.is_some() => {
+            ui.label("Waiting for the first window…");
+        }
+        None => {}
+    }
+    if app.driven_channel() {
+        ui.separator();
+        ui.label("Viscosity from the flow profile");
+        match app.viscosity_readout() {
+            Ok(r) => {
+                let mpa = crate::units::reduced_viscosity_to_mpa_s(1.0);
+                ui.label(format!(
+                    "η = {:.3} ± {:.3} ε τ/σ³ = {:.4} ± {:.4} mPa s",
+                    r.fit.viscosity,
+                    r.fit.sem,
+                    r.fit.viscosity * mpa,
+                    r.fit.sem * mpa
+                ))
+                .on_hover_text(format!(
+                    "A parabola fitted to the x velocity across the central {:.0} % of the channel ({} points, χ²/dof {:.2}) over {} windows; number density {:.3} σ⁻³ there",
+                    crate::app::probe::CENTRAL * 100.0,
+                    r.fit.points,
+                    r.fit.chi2_dof,
+                    r.windows,
+                    r.density
+                ));
+            }
+            Err(e) => {
+                ui.label(e);
+            }
+        }
     }
 }

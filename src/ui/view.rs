@@ -6,6 +6,7 @@ use egui::{Color32, Pos2, Stroke};
 
 use crate::app::App;
 use crate::app::tools::{Pointer, Tool};
+use crate::flow::probe::ProbeLine;
 use crate::render::CameraMode;
 use crate::render::view::ViewCallback;
 use crate::shapes::Shape;
@@ -85,6 +86,32 @@ fn draw_outline(painter: &egui::Painter, f: &Frame, app: &App, shape: &Shape, co
     }
 }
 
+/// While the probe tool is on, a primary drag draws the probe line (press: one end, release:
+/// the other); a line too short to measure along is refused with a message. True when the
+/// input was the probe's.
+fn probe_input(app: &mut App, ui: &egui::Ui, resp: &egui::Response, f: &Frame) -> bool {
+    if !app.probe.drawing {
+        return false;
+    }
+    let pointer = |pos: Option<Pos2>| pos.and_then(|p| f.to_tank(app, p));
+    if resp.dragged_by(egui::PointerButton::Primary)
+        && let (Some(a), Some(b)) =
+            (pointer(ui.input(|i| i.pointer.press_origin())), pointer(resp.interact_pointer_pos()))
+    {
+        app.probe.line = Some(ProbeLine { a, b });
+    }
+    if resp.drag_stopped_by(egui::PointerButton::Primary) {
+        app.probe.drawing = false;
+        if let Some(line) = app.probe.line
+            && let Err(e) = line.validate()
+        {
+            app.probe.line = None;
+            app.notify(e.to_string(), true);
+        }
+    }
+    resp.dragged_by(egui::PointerButton::Primary) || resp.drag_stopped_by(egui::PointerButton::Primary)
+}
+
 pub fn view_ui(app: &mut App, ui: &mut egui::Ui) {
     let rect = ui.available_rect_before_wrap();
     let resp = ui.allocate_rect(rect, egui::Sense::click_and_drag());
@@ -113,6 +140,13 @@ pub fn view_ui(app: &mut App, ui: &mut egui::Ui) {
     let species: Vec<String> = app.params.species.iter().map(|s| s.name.clone()).collect();
     crate::render::overlay::paint(&painter, rect, &app.settings.view, &app.camera, size, &species, legend.as_ref());
 
+    if let Some(line) = app.probe.line {
+        let (a, b) = (f.to_screen(app, line.a), f.to_screen(app, line.b));
+        let colour = Color32::from_rgb(255, 220, 90);
+        painter.line_segment([a, b], Stroke::new(2.0, colour));
+        painter.circle_filled(a, 3.5, colour);
+        painter.circle_filled(b, 3.5, colour);
+    }
     let sizes = app.tool_sizes();
     if let Some(s) = app.tools.preview(&sizes) {
         draw_outline(&painter, &f, app, &s, Color32::from_rgb(120, 220, 255));
@@ -213,7 +247,7 @@ fn handle_input(app: &mut App, ui: &egui::Ui, resp: &egui::Response, f: &Frame) 
             app.camera.zoom_by((-scroll * 0.002).exp());
         }
     }
-    if piston_input(app, ui, resp, f) {
+    if piston_input(app, ui, resp, f) || probe_input(app, ui, resp, f) {
         return;
     }
     let sizes = app.tool_sizes();
