@@ -216,6 +216,7 @@ impl<'a, F: Real> External<'a, F> {
     /// velocities the friction acts on. With `bodies`, the force on each body of
     /// the layout (minus the wall and obstacle forces on the atoms) is written into the slice
     /// (one entry per body).
+    #[allow(clippy::too_many_arguments)]
     pub fn apply<S: Real, A: Real>(
         &self,
         pos: &[[S; 4]],
