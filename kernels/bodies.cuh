@@ -57,3 +57,42 @@ __device__ __forceinline__ void bodies_add_obstacle(const Bufs& b, int shape, do
     }
 #endif
 }
+
+// The reaction (minus `f`) of one atom's force f on body `body`, the same body on every lane
+// (a wall face): summed over the warp, one atomic per component. Every lane must call it.
+__device__ __forceinline__ void bodies_add_vec(const Bufs& b, int body, const double f[3]) {
+    #pragma unroll
+    for (int j = 0; j < 3; j++) {
+        long long v = body_fixed(-f[j]);
+        if (!__any_sync(FULL_WARP, v != 0)) continue;
+        #pragma unroll
+        for (int off = 16; off > 0; off >>= 1) v += __shfl_xor_sync(FULL_WARP, v, off);
+        if ((threadIdx.x & 31) == 0) atomicAdd(b.body_fix + 3 * body + j, (unsigned long long)v);
+    }
+}
+
+// The reaction of one atom's force f (three components) on shape `shape` (-1: none), as
+// bodies_add_obstacle with z. Every lane of the warp must call it.
+__device__ __forceinline__ void bodies_add_shape3(const Bufs& b, int shape, const double f[3]) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 700
+    if (shape >= 0) {
+        #pragma unroll
+        for (int j = 0; j < 3; j++) atomicAdd(b.body_fix + 3 * shape + j, (unsigned long long)body_fixed(-f[j]));
+    }
+#else
+    unsigned int with = __ballot_sync(FULL_WARP, shape >= 0);
+    if (shape < 0) return;
+    unsigned int peers = __match_any_sync(with, shape);
+    long long v[3] = {body_fixed(-f[0]), body_fixed(-f[1]), body_fixed(-f[2])};
+    long long s[3] = {0, 0, 0};
+    for (unsigned int m = peers; m; m &= m - 1) {
+        int src = __ffs(m) - 1;
+        #pragma unroll
+        for (int j = 0; j < 3; j++) s[j] += __shfl_sync(peers, v[j], src);
+    }
+    if ((int)(threadIdx.x & 31) == __ffs(peers) - 1) {
+        #pragma unroll
+        for (int j = 0; j < 3; j++) atomicAdd(b.body_fix + 3 * shape + j, (unsigned long long)s[j]);
+    }
+#endif
+}

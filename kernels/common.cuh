@@ -161,6 +161,11 @@ struct Consts {
     int n_bodies;
     int body_wall[6];
     int pad2;
+    // Surface friction (friction.cu): gamma = 1/damp, the range (0: off), and
+    // sqrt(2 gamma T / dt), the noise amplitude per sqrt(mass).
+    double friction_gamma;
+    double friction_range;
+    double friction_noise;
 };
 
 #define NO_TETHER 0xFFFFFFFFu
@@ -212,6 +217,7 @@ struct Bufs {
     unsigned long long* body_fix; // per body 3 x 64-bit fixed-point force of this force pass (bodies.cuh)
     double* body_sum;     // per body 3 f64 force sums since the last record, then the step count
     double* body_records; // per telemetry record: body_sum as it was at the record's step
+    double4* fric_force;  // per atom: the surface friction force x, y, z, unused (friction.cu)
 };
 
 // A read-only load (the non-coherent path, which the compiler may move ahead of stores).

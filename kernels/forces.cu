@@ -1,6 +1,7 @@
 // Pair forces on the GPU for the four algorithms, mirroring src/sim/cpu/forces.rs, plus the
-// one-body forces (walls, obstacles, gravity, drive, tether) of src/sim/cpu/external.rs in
-// the epilogue (obstacles computed by obstacle_pass just before). One thread per atom; every pair is visited from both sides (full lists), so
+// one-body forces (walls, obstacles, surface friction, gravity, drive, tether) of
+// src/sim/cpu/external.rs in the epilogue (obstacles computed by obstacle_pass and the
+// friction by friction_pass, friction.cu, just before). One thread per atom; every pair is visited from both sides (full lists), so
 // energies and virials take half of each pair. With EV, per-block sums of
 // (pair energy, pair virial, external energy, external virial) go to partials[4 * block ..].
 #include "common.cuh"
@@ -68,6 +69,13 @@ __device__ __forceinline__ void external_forces(const Consts& c, const Bufs& a, 
         f[1] += o.y;
         e += o.z;
         w += o.w;
+    }
+    if (c.friction_range > 0.0) {
+        // Surface friction from friction_pass, launched just before (no energy, no virial).
+        double4 q = a.fric_force[i];
+        f[0] += q.x;
+        f[1] += q.y;
+        f[2] += q.z;
     }
     if (c.gravity != 0.0) {
         f[1] -= m * c.gravity;

@@ -40,6 +40,8 @@ pub enum Stream {
     HmcVelocities = 7,
     HmcAccept = 8,
     HmcVolume = 9,
+    /// Surface friction noise (`physics::friction`).
+    SurfaceFriction = 10,
 }
 
 /// Four uniform numbers in (0, 1) for (seed, stream, index, counter).

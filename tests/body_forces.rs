@@ -1,7 +1,8 @@
 //! The force of the fluid on each obstacle and wall (`Telemetry::body_forces`): against an
 //! independent per-atom sum from `physics::wall` and `physics::obstacles`; Newton's third law
 //! through the momentum balance of velocity Verlet (closed tank, and a channel driven past a
-//! cylinder); CUDA against the CPU (skipped without a device).
+//! cylinder, with smooth and with no-slip surfaces); CUDA against the CPU (skipped without a
+//! device).
 
 mod common;
 
@@ -194,6 +195,52 @@ fn driven_channel_balances_drive_drag_and_momentum() {
     // flow still accelerates a little, so a bit less).
     let ratio = m / (n * drive);
     assert!((0.75..1.1).contains(&ratio), "late drag / drive {ratio}");
+}
+
+/// The same channel with no-slip walls and cylinder (surface friction): the friction's drag
+/// counts in the body forces, so the momentum along x still moves by exactly the drive's
+/// impulse minus the bodies' (up to the record averaging at the ends), the walls now take an
+/// x force, and at steady state walls and cylinder together hold back the whole drive N m a
+/// within statistical error.
+#[test]
+fn no_slip_channel_walls_and_cylinder_balance_the_drive() {
+    let circle = vec![Shape::Circle { centre: [10.0, 6.0], radius: 2.0 }];
+    let (b, atoms) = jiggled_fluid([12, 6, 3], [false, true, false], 0.1, &circle, 5);
+    let drive = 0.2;
+    let every = 10u64;
+    let params = SimParams {
+        // Friction is the only thermostat: it takes out the heat the drive puts in.
+        thermostat: Thermostat::Nve,
+        precision: Precision::Double,
+        drive,
+        surface_friction: Some(argon_sandbox::physics::friction::SurfaceFriction { damp: 0.5, range: 1.5 }),
+        telemetry_every: every,
+        ..SimParams::default()
+    };
+    let field = ObstacleField::bake(&circle, &b, 0.1).map(Arc::new);
+    let n = atoms.len() as f64;
+    let mut sim = CpuBackend::new(b, params.clone(), &atoms, field).unwrap();
+    let steps = 6000u64;
+    sim.advance(steps).unwrap();
+    let rec = sim.drain_telemetry();
+    let dt = params.dt;
+    let block = dt * every as f64;
+    let total: Vec<f64> = rec.iter().map(|r| r.body_forces.iter().map(|f| f.force[0]).sum()).collect();
+    let walls: Vec<f64> = rec.iter().map(|r| r.body_forces[1..].iter().map(|f| f.force[0]).sum()).collect();
+    let drive_impulse = n * drive * block * (rec.len() - 1) as f64;
+    let body_impulse: f64 = total[1..].iter().map(|d| d * block).sum();
+    let moved = rec.last().unwrap().momentum[0] - rec[0].momentum[0];
+    let predicted = drive_impulse - body_impulse;
+    let ends = 0.5 * dt * (total[0].abs() + total.last().unwrap().abs()) + 0.5 * block * 400.0;
+    eprintln!("drive impulse {drive_impulse:.2}, body impulse {body_impulse:.2}, moved {moved:.2} ({predicted:.2})");
+    assert!((moved - predicted).abs() < 0.002 * drive_impulse + ends, "x: moved {moved}, predicted {predicted}");
+    // Steady state over the last half: walls and cylinder together take the whole drive.
+    let late = &total[total.len() / 2..];
+    let (m, sem) = common::block_mean_sem(late, 10);
+    let (w, wsem) = common::block_mean_sem(&walls[walls.len() / 2..], 10);
+    eprintln!("late force on the bodies {m:.2} +- {sem:.2} (walls {w:.2} +- {wsem:.2}), drive {:.2}", n * drive);
+    assert!(w > 5.0 * wsem, "no-slip walls should take an x force: {w} +- {wsem}");
+    assert!((m - n * drive).abs() < 4.0 * sem + 0.03 * n * drive, "bodies {m} +- {sem} vs drive {}", n * drive);
 }
 
 /// The CUDA backend's body forces from the first steps agree with the CPU's in double.

@@ -227,3 +227,27 @@ fn deck_maps_every_part_of_the_system() {
     assert!(warnings[0].contains("obstacles[3] (stroke)"), "{warnings:?}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Surface friction (the channel preset's no-slip walls) maps to `fix langevin` on the atoms
+/// near each y face with a bias leaving out y; its cylinder stays smooth, with a warning.
+#[test]
+fn surface_friction_maps_to_tangential_langevin_near_the_walls() {
+    let text = presets::PRESETS.iter().find(|(n, _)| *n == "channel_flow").expect("channel_flow preset").1;
+    let scene = Scene::from_str(text, "channel_flow").unwrap();
+    assert!(scene.surface_friction.is_some());
+    let dir = std::env::temp_dir().join(format!("argon-lammps-friction-{}", std::process::id()));
+    let warnings = export(&scene, LammpsUnits::Lj, &dir);
+    let input = std::fs::read_to_string(dir.join("in.argon")).unwrap();
+    for needle in [
+        "region          fric_ylo block INF INF INF 1.5 INF INF units box",
+        "region          fric_yhi block INF INF 18.5 INF INF INF units box",
+        "group           fric_y dynamic all region fric_y every 1",
+        "compute         fric_y_t fric_y temp/partial 1 0 1",
+        "fix_modify      fric_y temp fric_y_t",
+    ] {
+        assert!(input.contains(needle), "missing `{needle}` in:\n{input}");
+    }
+    assert!(input.contains("fix             fric_y fric_y langevin 1.0 1.0 0.5"), "{input}");
+    assert!(warnings.iter().any(|w| w.contains("surface friction at the obstacles")), "{warnings:?}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -24,8 +24,13 @@ const LAYERS: &[&[&str]] = &[
 ];
 
 /// The files of `physics`, lowest layer first.
-const PHYSICS: &[&[&str]] =
-    &[&["real", "jzg"], &["sim_box", "wall"], &["obstacles", "piston", "init"], &["params"], &["species", "lj"]];
+const PHYSICS: &[&[&str]] = &[
+    &["real", "jzg"],
+    &["sim_box", "wall", "friction"],
+    &["obstacles", "piston", "init"],
+    &["params"],
+    &["species", "lj"],
+];
 
 fn layer_of(table: &[&[&str]], name: &str) -> Option<usize> {
     table.iter().position(|l| l.contains(&name))

@@ -91,6 +91,7 @@ impl App {
         s.potential = PotentialSpec { cutoff: p.cutoff, shift: p.shift };
         s.obstacles = self.shapes.clone();
         s.piston = p.piston.as_ref().map(crate::scene::PistonSpec::from_params);
+        s.surface_friction = p.surface_friction;
         s
     }
 

@@ -10,8 +10,10 @@
 //! Segments and strokes become unions of cylinders and rotated blocks, polygons unions of thin
 //! edge walls: LAMMPS sums the contacts with the pieces of a union, which differs from the
 //! distance to the whole shape near joints and corners; those are flagged as warnings. What
-//! cannot map at all (the tether, the piston, atoms inside the linear wall cap) is a comment and a
-//! warning.
+//! cannot map at all (the tether, the piston, atoms inside the linear wall cap, surface friction
+//! at obstacles) is a comment and a warning. Surface friction at the walls maps to `fix
+//! langevin` on a dynamic group near each walled face with a `temp/partial` bias leaving out
+//! the normal axis (tangential only, as here; other random numbers).
 //!
 //! Units: `lj` (reduced, as inside), or `real` / `metal` for argon (sigma = 3.405 Å,
 //! epsilon/k_B = 119.8 K, m = 39.948 g/mol), converted with LAMMPS's own constants so the
@@ -129,7 +131,7 @@ pub const DATA_FILE: &str = "data.argon";
 const POLYGON_EDGE_RADIUS: f64 = 1e-3;
 
 /// Formats a number in shortest round-trip form.
-fn num(x: f64) -> String {
+pub(super) fn num(x: f64) -> String {
     format!("{x:?}")
 }
 
@@ -252,6 +254,9 @@ pub fn build_deck(inp: &ExportInput) -> Result<LammpsDeck, String> {
     // Obstacles.
     if !inp.shapes.is_empty() {
         obstacles(&mut script, &mut warnings, inp, &s, &wall(&p.obstacle));
+    }
+    if let Some(f) = &p.surface_friction {
+        super::lammps_friction::surface_friction(&mut script, &mut warnings, inp, &s, f);
     }
 
     // Body forces.

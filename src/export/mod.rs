@@ -2,3 +2,4 @@
 //! here. Pure text generation plus atomic writes; no backend or UI code.
 
 pub mod lammps;
+mod lammps_friction;

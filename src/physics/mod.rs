@@ -2,6 +2,7 @@
 //! evaluator, the obstacle signed-distance field, initial states, thermostat arithmetic, and the JZG equation of state (`jzg.rs`) the simulations are checked against.
 //! Backends call into these; nothing here knows which backend runs.
 
+pub mod friction;
 pub mod init;
 pub mod jzg;
 pub mod lj;

@@ -7,6 +7,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::physics::friction::{self, SurfaceFriction};
 use crate::physics::obstacles::ObstacleField;
 use crate::physics::piston::PistonParams;
 use crate::physics::real::Precision;
@@ -247,6 +248,10 @@ pub struct SimParams {
     #[serde(default)]
     pub piston: Option<PistonParams>,
     pub wall: WallParams,
+    /// Langevin friction on the velocity tangential to walls and obstacles near them, making
+    /// them no-slip (see `physics::friction`); None: smooth, perfect-slip surfaces.
+    #[serde(default)]
+    pub surface_friction: Option<SurfaceFriction>,
     /// The obstacles' repulsive 9-3 potential (its cutoff is always the repulsive one).
     pub obstacle: WallParams,
     pub species: Vec<Species>,
@@ -274,6 +279,7 @@ impl Default for SimParams {
             tether: None,
             piston: None,
             wall: WallParams::default(),
+            surface_friction: None,
             obstacle: WallParams::default(),
             species: vec![Species::argon()],
             algorithm: Algorithm::Auto,
@@ -354,6 +360,29 @@ fn validate_piston(p: &PistonParams, sim_box: &SimBox, thermostat: &Thermostat) 
 }
 
 impl SimParams {
+    /// The surface friction's damping time and range, and that the thermostat allows it.
+    fn validate_friction(&self, s: &SurfaceFriction) -> Result<(), ParamError> {
+        check(
+            !self.thermostat.is_monte_carlo(),
+            "surface_friction",
+            "on",
+            "hybrid Monte Carlo accepts trajectories on their energy, which friction does not conserve: \
+             use CSVR, Berendsen or Langevin with surface friction, or switch it off",
+        )?;
+        check(
+            s.damp.is_finite() && s.damp >= self.dt && s.damp <= 1e6,
+            "surface_friction.damp",
+            s.damp,
+            format!("must be at least one time step ({}) and at most 1000000 tau; 0.5 is the usual choice", self.dt),
+        )?;
+        check(
+            s.range.is_finite() && s.range > 0.0 && s.range <= friction::MAX_RANGE,
+            "surface_friction.range",
+            s.range,
+            format!("allowed range is (0, {}] sigma; 1.5 is the usual choice", friction::MAX_RANGE),
+        )
+    }
+
     /// Interaction range used for cells and lists: cutoff + skin.
     pub fn list_range(&self) -> f64 {
         self.cutoff + self.skin
@@ -451,6 +480,9 @@ impl SimParams {
         }
         if let Some(p) = &self.piston {
             validate_piston(p, sim_box, &self.thermostat)?;
+        }
+        if let Some(s) = &self.surface_friction {
+            self.validate_friction(s)?;
         }
         // Obstacles keep sigma <= 2 so their repulsive cutoff stays inside the baked field's range.
         let walls = [

@@ -50,6 +50,7 @@ impl Scene {
             seed: self.seed,
             species: self.species.iter().map(|s| s.species()).collect(),
             piston: self.piston.as_ref().map(|p| p.params()),
+            surface_friction: self.surface_friction,
             ..SimParams::default()
         }
     }

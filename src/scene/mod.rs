@@ -40,6 +40,8 @@ pub use validate::{
 
 use serde::{Deserialize, Serialize};
 
+use crate::physics::friction::SurfaceFriction;
+
 use crate::flow::FieldSpec;
 use crate::physics::init::LatticeKind;
 use crate::physics::params::{Boundary, SimParams, Species, Thermostat};
@@ -91,6 +93,10 @@ pub struct Scene {
     pub obstacles: Vec<Shape>,
     #[serde(default)]
     pub obstacle_wall: ObstacleSpec,
+    /// No-slip walls and obstacles: Langevin friction on the velocity tangential to a surface
+    /// within `range` of it (see `physics::friction`); absent, the surfaces are smooth.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub surface_friction: Option<SurfaceFriction>,
     #[serde(default = "default_seed")]
     pub seed: u64,
     /// The top wall as a piston under a set pressure (needs a `Wall` y boundary).

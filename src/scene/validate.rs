@@ -175,6 +175,9 @@ fn param_problem(scene: &Scene, e: ParamError) -> Problem {
         "piston.pressure" => (&["piston", "pressure"], None),
         "piston.mass" => (&["piston", "mass"], Some(path(&["piston"]))),
         "piston.damping" => (&["piston", "damping"], Some(path(&["piston"]))),
+        "surface_friction" => (&["surface_friction"], None),
+        "surface_friction.damp" => (&["surface_friction", "damp"], Some(path(&["surface_friction"]))),
+        "surface_friction.range" => (&["surface_friction", "range"], Some(path(&["surface_friction"]))),
         _ => (&[], None),
     };
     let value = match e.field {

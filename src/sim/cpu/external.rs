@@ -12,6 +12,12 @@
 //! With bodies (`sim::bodies`), each wall face's and each obstacle shape's forces on the atoms
 //! are summed too, negated (the force on the body), in f64 in chunk order like the push.
 //!
+//! With surface friction (`physics::friction`), atoms within its range of a wall face or an
+//! obstacle surface feel a Langevin force on their tangential velocity (the velocity they
+//! have at this force pass), summed per surface in face order then the obstacle, and added
+//! after the obstacle force as in `kernels/forces.cu`; no energy, no virial, and its reaction
+//! goes to the surface's body.
+//!
 //! The tethered atom is found by its canonical index in `ids` (a linear scan per force
 //! evaluation); its spring force joins the atom's other one-body forces in f64 before the
 //! single rounding to force precision, as in `kernels/forces.cu`.
@@ -19,20 +25,26 @@
 use rayon::prelude::*;
 
 use super::kernels::EnergyVirial;
-use crate::physics::obstacles::ObstacleField;
+use crate::physics::friction::{self, Friction};
+use crate::physics::obstacles::{FieldSample, ObstacleField};
 use crate::physics::params::{SimParams, Tether};
 use crate::physics::real::Real;
 use crate::physics::sim_box::SimBox;
 use crate::physics::wall::Wall93;
+use crate::rng::{Stream, normal4};
 use crate::sim::bodies::BodyLayout;
 
 /// An atom's one-body forces by source: the walls' pushes (low, high face per axis, each
-/// positive away from its face) and the obstacle force with the shape it comes from.
+/// positive away from its face) and the obstacle force with the shape it comes from; the
+/// surface friction of each wall face and of the obstacles, with the shape it comes from.
 #[derive(Clone, Copy, Default)]
 pub struct Parts {
     pub wall: [[f64; 2]; 3],
     pub obstacle: [f64; 2],
     pub shape: Option<u32>,
+    pub wall_friction: [[[f64; 3]; 2]; 3],
+    pub obstacle_friction: [f64; 3],
+    pub friction_shape: Option<u32>,
 }
 
 /// Everything the one-body forces need, in force precision.
@@ -48,11 +60,19 @@ pub struct External<'a, F> {
     drive_potential: bool,
     sim_box: SimBox,
     tether: Option<Tether>,
+    friction: Option<Friction>,
 }
 
 impl<'a, F: Real> External<'a, F> {
-    /// One-body forces in `b`; `piston_height` moves the top y wall (a piston) when given.
-    pub fn new(b: &SimBox, params: &SimParams, field: Option<&'a ObstacleField>, piston_height: Option<f64>) -> Self {
+    /// One-body forces in `b` for the force pass of `step` (it keys the friction's noise);
+    /// `piston_height` moves the top y wall (a piston) when given.
+    pub fn new(
+        b: &SimBox,
+        params: &SimParams,
+        field: Option<&'a ObstacleField>,
+        piston_height: Option<f64>,
+        step: u64,
+    ) -> Self {
         let mut hi = b.hi;
         if let Some(h) = piston_height {
             hi[1] = h;
@@ -68,6 +88,9 @@ impl<'a, F: Real> External<'a, F> {
             drive_potential: !b.periodic[0],
             sim_box: *b,
             tether: params.tether,
+            friction: params
+                .surface_friction
+                .map(|f| Friction::new(&f, params.temperature, params.dt, params.seed, step)),
         }
     }
 
@@ -84,10 +107,11 @@ impl<'a, F: Real> External<'a, F> {
         ids.par_iter().with_min_len(1 << 16).position_any(|&id| id == t.atom).map(|s| (s, t))
     }
 
-    /// Force, energy and virial on one atom at `p` with mass `m`, the atom's push on the
-    /// upper y wall (the piston, when there is one), and the wall and obstacle terms by source.
+    /// Force, energy and virial on one atom at `p` with mass `m`, velocity `v` and canonical
+    /// index `id`, the atom's push on the upper y wall (the piston, when there is one), and
+    /// the wall, obstacle and friction terms by source.
     #[inline]
-    pub fn on_atom(&self, p: [f64; 3], m: f64) -> ([f64; 3], f64, f64, f64, Parts) {
+    pub fn on_atom(&self, p: [f64; 3], m: f64, v: [f64; 3], id: u32) -> ([f64; 3], f64, f64, f64, Parts) {
         let mut parts = Parts::default();
         let mut f = [0.0; 3];
         let mut e = 0.0;
@@ -106,8 +130,10 @@ impl<'a, F: Real> External<'a, F> {
                 w += (p[k] - self.lo[k]) * fl.f64() + (self.hi[k] - p[k]) * fh.f64();
             }
         }
+        let mut sample = None;
         if let Some((field, wall)) = &self.obstacles {
             let s = field.sample(p[0], p[1]);
+            sample = Some(s);
             let (fo, eo) = wall.eval(F::of(s.distance));
             let fo = fo.f64();
             if fo != 0.0 || eo != F::zero() {
@@ -117,6 +143,12 @@ impl<'a, F: Real> External<'a, F> {
                 parts.shape = Some(s.shape);
                 e += eo.f64();
                 w += s.distance * fo;
+            }
+        }
+        if let Some(fr) = &self.friction {
+            let ff = self.friction(fr, p, m, v, id, sample.as_ref(), &mut parts);
+            for k in 0..3 {
+                f[k] += ff[k];
             }
         }
         if self.gravity != 0.0 {
@@ -132,14 +164,63 @@ impl<'a, F: Real> External<'a, F> {
         (f, e, w, top, parts)
     }
 
+    /// The surface friction on one atom (see `physics::friction`): each wall face within range
+    /// in face order, then the obstacle surface (`sample`) within range; the terms by source
+    /// go to `parts`.
+    #[allow(clippy::too_many_arguments)]
+    #[inline]
+    fn friction(
+        &self,
+        fr: &Friction,
+        p: [f64; 3],
+        m: f64,
+        v: [f64; 3],
+        id: u32,
+        sample: Option<&FieldSample>,
+        parts: &mut Parts,
+    ) -> [f64; 3] {
+        let mut ff = [0.0; 3];
+        for k in 0..3 {
+            if !self.walled[k] {
+                continue;
+            }
+            for (h, d) in [p[k] - self.lo[k], self.hi[k] - p[k]].into_iter().enumerate() {
+                if d < fr.range {
+                    let xi = normal4(fr.seed, Stream::SurfaceFriction, id, fr.counter((2 * k + h) as u64));
+                    let t = friction::wall_term(k, m, v, xi, fr.gamma, fr.noise);
+                    for j in 0..3 {
+                        ff[j] += t[j];
+                    }
+                    parts.wall_friction[k][h] = t;
+                }
+            }
+        }
+        if let Some(s) = sample
+            && s.distance < fr.range
+            && s.shape != FieldSample::NONE
+        {
+            let xi = normal4(fr.seed, Stream::SurfaceFriction, id, fr.counter(friction::OBSTACLE_SURFACE));
+            let t = friction::obstacle_term(s.gradient, m, v, xi, fr.gamma, fr.noise);
+            for j in 0..3 {
+                ff[j] += t[j];
+            }
+            parts.obstacle_friction = t;
+            parts.friction_shape = Some(s.shape);
+        }
+        ff
+    }
+
     /// Adds the one-body forces to `force`; returns their energy and virial, and the atoms'
     /// total push on the upper y wall (the piston's force). `ids` holds the canonical index
-    /// of each slot (to find the tethered atom). With `bodies`, the force on each body of
+    /// of each slot (to find the tethered atom and key the friction's noise); `vel` the
+    /// velocities the friction acts on. With `bodies`, the force on each body of
     /// the layout (minus the wall and obstacle forces on the atoms) is written into the slice
     /// (one entry per body).
+    #[allow(clippy::too_many_arguments)]
     pub fn apply<S: Real, A: Real>(
         &self,
         pos: &[[S; 4]],
+        vel: &[[S; 3]],
         types: &[u32],
         ids: &[u32],
         masses: &[f64],
@@ -175,7 +256,8 @@ impl<'a, F: Real> External<'a, F> {
                 for (k, fo) in chunk.iter_mut().enumerate() {
                     let i = c * 1024 + k;
                     let p = xyz(i);
-                    let (mut f, mut ei, wi, ti, parts) = self.on_atom(p, masses[types[i] as usize]);
+                    let v = [vel[i][0].f64(), vel[i][1].f64(), vel[i][2].f64()];
+                    let (mut f, mut ei, wi, ti, parts) = self.on_atom(p, masses[types[i] as usize], v, ids[i]);
                     if let Some(l) = layout {
                         add_to_bodies(l, &parts, &mut on_bodies);
                     }
@@ -214,13 +296,19 @@ impl<'a, F: Real> External<'a, F> {
 }
 
 /// Adds one atom's reaction on the bodies: minus the wall pushes along their axes (the low
-/// face pushes +, the high face -), minus the obstacle force on the nearest shape.
+/// face pushes +, the high face -), minus the obstacle force on the nearest shape, minus
+/// each surface's friction.
 #[inline]
 fn add_to_bodies(l: &BodyLayout, parts: &Parts, out: &mut [[f64; 3]]) {
     for k in 0..3 {
         if let [Some(lo), Some(hi)] = l.wall[k] {
             out[lo][k] -= parts.wall[k][0];
             out[hi][k] += parts.wall[k][1];
+            for (h, b) in [lo, hi].into_iter().enumerate() {
+                for j in 0..3 {
+                    out[b][j] -= parts.wall_friction[k][h][j];
+                }
+            }
         }
     }
     if let Some(s) = parts.shape
@@ -228,5 +316,12 @@ fn add_to_bodies(l: &BodyLayout, parts: &Parts, out: &mut [[f64; 3]]) {
     {
         b[0] -= parts.obstacle[0];
         b[1] -= parts.obstacle[1];
+    }
+    if let Some(s) = parts.friction_shape
+        && let Some(b) = out.get_mut(s as usize)
+    {
+        for j in 0..3 {
+            b[j] -= parts.obstacle_friction[j];
+        }
     }
 }

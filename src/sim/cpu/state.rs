@@ -213,7 +213,7 @@ impl<P: PrecisionMode> CpuSim<P> {
     /// Telemetry of the current state (forces recomputed with energies; the state is unchanged).
     pub fn measure(&mut self, ctx: &Ctx) -> Telemetry {
         self.sync_piston(ctx.params);
-        let sums = self.compute_forces::<true>(ctx);
+        let sums = self.compute_forces::<true>(ctx, self.step);
         self.telemetry(ctx, sums)
     }
 }

@@ -90,6 +90,11 @@ pub struct Consts {
     pub n_bodies: i32,
     pub body_wall: [i32; 6],
     pub pad2: i32,
+    /// Surface friction (`physics::friction`, `kernels/friction.cu`): gamma = 1/damp, the
+    /// range (0: off) and sqrt(2 gamma T / dt), the noise amplitude per sqrt(mass).
+    pub friction_gamma: f64,
+    pub friction_range: f64,
+    pub friction_noise: f64,
 }
 
 /// `half_len` on walled axes: no difference of positions ever exceeds it.
@@ -235,6 +240,13 @@ impl Consts {
             c.grid_len = f.len;
             c.obs_far = ObstacleField::FAR;
         }
+        if let Some(s) = &p.surface_friction {
+            // The step is the device clock's; 0 here is unused.
+            let f = crate::physics::friction::Friction::new(s, p.temperature, p.dt, p.seed, 0);
+            c.friction_gamma = f.gamma;
+            c.friction_range = f.range;
+            c.friction_noise = f.noise;
+        }
         let bodies = crate::sim::bodies::BodyLayout::new(b, field);
         c.n_bodies = bodies.len() as i32;
         c.body_wall = std::array::from_fn(|f| bodies.wall[f / 2][f % 2].map_or(-1, |i| i as i32));
@@ -289,6 +301,7 @@ pub struct Bufs {
     pub body_fix: u64,
     pub body_sum: u64,
     pub body_records: u64,
+    pub fric_force: u64,
 }
 
 // SAFETY: plain old data with the C layout the kernels expect.
@@ -362,15 +375,17 @@ mod layout_tests {
             offset_of!(Consts, relative_to_flow),
             offset_of!(Consts, n_bodies),
             offset_of!(Consts, body_wall),
+            offset_of!(Consts, friction_gamma),
+            offset_of!(Consts, friction_noise),
             std::mem::size_of::<Consts>(),
         ];
         assert_eq!(
             got,
             [
                 108, 112, 136, 184, 256, 328, 352, 408, 424, 428, 448, 472, 480, 520, 528, 536, 540, 544, 552, 560,
-                568, 592, 604, 616, 640, 644, 648, 688, 696, 784, 788, 792, 796, 824
+                568, 592, 604, 616, 640, 644, 648, 688, 696, 784, 788, 792, 796, 824, 840, 848
             ]
         );
-        assert_eq!(std::mem::size_of::<Bufs>(), 344);
+        assert_eq!(std::mem::size_of::<Bufs>(), 352);
     }
 }

@@ -210,6 +210,10 @@ impl Engine {
             Some(_) => Some(alloc(dev, self.n.max(1) * 32, "allocating obstacle forces")?),
             None => None,
         };
+        self.a.fric_force = match params.surface_friction {
+            Some(_) => Some(alloc(dev, self.n.max(1) * 32, "allocating surface friction forces")?),
+            None => None,
+        };
 
         let wanted = params.algorithm.resolve(n, &self.sim_box, params.list_range());
         let range = match wanted {
@@ -361,6 +365,8 @@ impl Engine {
             }
         }
         let (step0, time0, valid0) = (self.step, self.time, self.forces_valid);
+        // The clock first: the surface friction's noise is keyed by it.
+        self.set_clock(dev, step0)?;
         if !self.forces_valid {
             self.queue_lists(dev)?;
             let l = self.launcher(dev);
@@ -368,7 +374,6 @@ impl Engine {
         }
         let thermostat_on = matches!(params.thermostat, Thermostat::Berendsen { .. } | Thermostat::Csvr { .. });
         let mut record = 0i32;
-        self.set_clock(dev, step0)?;
         let mut at = step0;
         for (k, ev_last) in segments(step0, steps, every) {
             match fields.as_ref() {

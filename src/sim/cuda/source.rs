@@ -5,7 +5,7 @@
 use crate::physics::real::Precision;
 
 /// (file name, text) of every kernel source, in the order they are concatenated.
-const SOURCES: [(&str, &str); 16] = [
+const SOURCES: [(&str, &str); 17] = [
     ("common.cuh", include_str!("../../../kernels/common.cuh")),
     ("cells.cuh", include_str!("../../../kernels/cells.cuh")),
     ("lj.cuh", include_str!("../../../kernels/lj.cuh")),
@@ -16,6 +16,7 @@ const SOURCES: [(&str, &str); 16] = [
     ("reduce.cuh", include_str!("../../../kernels/reduce.cuh")),
     ("integrate.cu", include_str!("../../../kernels/integrate.cu")),
     ("forces.cu", include_str!("../../../kernels/forces.cu")),
+    ("friction.cu", include_str!("../../../kernels/friction.cu")),
     ("cells.cu", include_str!("../../../kernels/cells.cu")),
     ("analysis.cu", include_str!("../../../kernels/analysis.cu")),
     ("piston.cu", include_str!("../../../kernels/piston.cu")),
@@ -55,7 +56,7 @@ pub const KERNELS: [&str; 26] = [
 ];
 
 /// Kernels beyond [`KERNELS`] (kept separate so the array length stays readable).
-pub const EXTRA_KERNELS: [&str; 12] = [
+pub const EXTRA_KERNELS: [&str; 13] = [
     "publish",
     "step_tick",
     "allpairs_finish_noev",
@@ -68,6 +69,7 @@ pub const EXTRA_KERNELS: [&str; 12] = [
     "flow_bins_reduce",
     "scale_relative",
     "bodies_latch",
+    "friction_pass",
 ];
 
 /// The conditional-node kernel (`kernels/graph.cu`), compiled as a module of its own.

@@ -19,8 +19,9 @@ use crate::sim::cpu::kernels::{EnergyVirial, MinImage};
 use crate::sim::cpu::simd::{cast_slice, cast_slice_mut};
 
 impl<P: PrecisionMode> CpuSim<P> {
-    /// Computes forces at the current positions; with `EV`, also energies and virials.
-    pub(super) fn compute_forces<const EV: bool>(&mut self, ctx: &Ctx) -> Sums {
+    /// Computes forces at the current positions for the force pass of `step` (it keys the
+    /// surface friction's noise); with `EV`, also energies and virials.
+    pub(super) fn compute_forces<const EV: bool>(&mut self, ctx: &Ctx, step: u64) -> Sums {
         if !self.pos_f_fresh {
             self.sync_pos_f();
             self.disp_since_build = None;
@@ -35,7 +36,7 @@ impl<P: PrecisionMode> CpuSim<P> {
             let c = Table::<P::Force>::from_params(p);
             self.pair_forces::<_, EV>(ctx, &c)
         };
-        let ext = External::<P::Force>::new(&self.sim_box, p, ctx.field, self.piston.map(|s| s.height));
+        let ext = External::<P::Force>::new(&self.sim_box, p, ctx.field, self.piston.map(|s| s.height), step);
         let layout = BodyLayout::new(&self.sim_box, ctx.field);
         if layout != self.bodies.layout {
             self.bodies = BodySums::new(layout);
@@ -43,7 +44,7 @@ impl<P: PrecisionMode> CpuSim<P> {
         self.body_step.resize(self.bodies.layout.len(), [0.0; 3]);
         let bodies = Some((&self.bodies.layout, &mut self.body_step[..]));
         let (e, top): (EnergyVirial<P::Accum>, f64) =
-            ext.apply(&self.pos, &self.types, &self.ids, &ctx.masses, &mut self.force, bodies);
+            ext.apply(&self.pos, &self.vel, &self.types, &self.ids, &ctx.masses, &mut self.force, bodies);
         self.piston_force = top;
         self.forces_valid = true;
         (sums, EnergyVirial { energy: e.energy.f64(), virial: e.virial.f64() })
@@ -111,7 +112,7 @@ impl<P: PrecisionMode> CpuSim<P> {
     /// Forces at the current positions in canonical order.
     pub fn forces(&mut self, ctx: &Ctx) -> Vec<[f64; 3]> {
         self.sync_piston(ctx.params);
-        self.compute_forces::<false>(ctx);
+        self.compute_forces::<false>(ctx, self.step);
         let mut out = vec![[0.0; 3]; self.n()];
         for (s, f) in self.force.iter().enumerate() {
             out[self.ids[s] as usize] = [f[0].f64(), f[1].f64(), f[2].f64()];

@@ -208,7 +208,7 @@ impl<P: PrecisionMode> CpuSim<P> {
         }
         self.sync_piston(ctx.params);
         if !self.forces_valid {
-            self.compute_forces::<false>(ctx);
+            self.compute_forces::<false>(ctx, self.step);
         }
         let every = ctx.params.telemetry_every.max(1);
         let limit = RUNAWAY_STEP * RUNAWAY_STEP;
@@ -222,9 +222,9 @@ impl<P: PrecisionMode> CpuSim<P> {
                 return Err(blow_up(next, moved));
             }
             let sums = if next.is_multiple_of(every) {
-                Some(self.compute_forces::<true>(ctx))
+                Some(self.compute_forces::<true>(ctx, next))
             } else {
-                self.compute_forces::<false>(ctx);
+                self.compute_forces::<false>(ctx, next);
                 None
             };
             self.bodies.add(&self.body_step);

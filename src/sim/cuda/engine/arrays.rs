@@ -33,6 +33,8 @@ pub(super) struct Arrays {
     pub(super) obs_prims: Option<CudaSlice<u8>>,
     pub(super) obs_verts: Option<CudaSlice<u8>>,
     pub(super) obs_force: Option<CudaSlice<u8>>,
+    /// Per atom: the surface friction force (friction.cu), only while friction is on.
+    pub(super) fric_force: Option<CudaSlice<u8>>,
     pub(super) cell_count: Option<CudaSlice<u8>>,
     pub(super) cell_start: Option<CudaSlice<u8>>,
     pub(super) cell_rank: Option<CudaSlice<u8>>,
@@ -256,6 +258,7 @@ impl Engine {
             body_fix: ptr(dev, &a.body_fix),
             body_sum: ptr(dev, &a.body_sum),
             body_records: ptr(dev, &a.body_records),
+            fric_force: ptr(dev, &a.fric_force),
         };
     }
 

@@ -88,11 +88,15 @@ impl Engine {
         Ok(())
     }
 
-    /// The forces: the obstacle pass when there are obstacles, then the force kernel.
+    /// The forces: the obstacle pass when there are obstacles, the surface friction pass
+    /// when it is on, then the force kernel.
     fn force_calls(&self, l: &Launcher, ev: bool) -> Vec<Call> {
         let mut calls = Vec::new();
         if self.consts.has_obstacles != 0 {
             calls.extend(l.plain_call("obstacle_pass", Over::Atoms));
+        }
+        if self.consts.friction_range > 0.0 {
+            calls.extend(l.plain_call("friction_pass", Over::Atoms));
         }
         if let Some((tiles, segs)) = self.symmetric_tiles() {
             let segs32 = segs as i32;

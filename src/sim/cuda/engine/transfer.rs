@@ -35,6 +35,7 @@ impl Engine {
 
     /// Forces at the current positions, canonical order.
     pub fn forces(&mut self, dev: &Device) -> Result<Vec<[f64; 3]>, SimError> {
+        self.set_clock(dev, self.step)?;
         self.queue_lists(dev)?;
         self.launch_forces(&self.launcher(dev), false)?;
         self.forces_valid = true;
