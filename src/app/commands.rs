@@ -34,6 +34,8 @@ impl Default for Pace {
 pub struct AnalysisRequest {
     pub rdf_bins: usize,
     pub rdf_r_max: f64,
+    /// Centres of g(r) only inside this region (partners anywhere); None: the whole box.
+    pub rdf_region: Option<crate::analysis::RdfRegion>,
     pub speed_bins: usize,
     pub speed_v_max: f64,
     pub density_bins: usize,

@@ -470,6 +470,7 @@ impl App {
         self.sim.send(SimCommand::Analyse(AnalysisRequest {
             rdf_bins: 100,
             rdf_r_max: 4.0,
+            rdf_region: None,
             speed_bins: 60,
             speed_v_max: 5.0 * t.sqrt(),
             density_bins: 60,

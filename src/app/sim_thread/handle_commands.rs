@@ -208,7 +208,8 @@ fn analyse(b: &mut dyn Backend, req: &AnalysisRequest) -> Result<Analysis, SimEr
     // g(r) beyond half the shortest periodic edge would count images twice.
     let half = (0..3).filter(|&k| b.sim_box().periodic[k]).map(|k| 0.5 * len[k]).fold(f64::INFINITY, f64::min);
     let r_max = req.rdf_r_max.min(half * 0.999);
-    let rdf = if req.rdf_bins > 0 && r_max > 0.5 { Some(b.rdf(req.rdf_bins, r_max)?) } else { None };
+    let rdf =
+        if req.rdf_bins > 0 && r_max > 0.5 { Some(b.rdf(req.rdf_bins, r_max, req.rdf_region.as_ref())?) } else { None };
     let speed = if req.speed_bins > 0 { Some(b.speed_histogram(req.speed_bins, req.speed_v_max)?) } else { None };
     let density = if req.density_bins > 0 { Some(b.density_profile(req.density_bins)?) } else { None };
     let masses = mass_fractions(b)?;

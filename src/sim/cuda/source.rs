@@ -5,7 +5,7 @@
 use crate::physics::real::Precision;
 
 /// (file name, text) of every kernel source, in the order they are concatenated.
-const SOURCES: [(&str, &str); 16] = [
+const SOURCES: [(&str, &str); 17] = [
     ("common.cuh", include_str!("../../../kernels/common.cuh")),
     ("cells.cuh", include_str!("../../../kernels/cells.cuh")),
     ("lj.cuh", include_str!("../../../kernels/lj.cuh")),
@@ -18,6 +18,7 @@ const SOURCES: [(&str, &str); 16] = [
     ("forces.cu", include_str!("../../../kernels/forces.cu")),
     ("cells.cu", include_str!("../../../kernels/cells.cu")),
     ("analysis.cu", include_str!("../../../kernels/analysis.cu")),
+    ("rdf.cu", include_str!("../../../kernels/rdf.cu")),
     ("piston.cu", include_str!("../../../kernels/piston.cu")),
     ("fields.cu", include_str!("../../../kernels/fields.cu")),
     ("flow_profile.cu", include_str!("../../../kernels/flow_profile.cu")),
@@ -53,6 +54,9 @@ pub const KERNELS: [&str; 26] = [
     "hist_speed",
     "hist_height",
 ];
+
+/// The g(r) kernels beyond `hist_pairs` (`kernels/rdf.cu`).
+pub const RDF_KERNELS: [&str; 3] = ["rdf_bin", "rdf_scatter", "rdf_cells"];
 
 /// Kernels beyond [`KERNELS`] (kept separate so the array length stays readable).
 pub const EXTRA_KERNELS: [&str; 12] = [
@@ -199,7 +203,7 @@ mod tests {
         let tu = translation_unit();
         assert_eq!(tu.matches("struct Consts {").count(), 1);
         assert!(!tu.contains("#include \""));
-        for k in KERNELS.iter().chain(EXTRA_KERNELS.iter()) {
+        for k in KERNELS.iter().chain(EXTRA_KERNELS.iter()).chain(RDF_KERNELS.iter()) {
             let name = k.trim_end_matches("_noev").trim_end_matches("_ev");
             assert!(tu.contains(name), "{k} is not in the sources");
         }
