@@ -71,7 +71,7 @@ fn ideal_gas_rdf_is_one() {
     let positions: Vec<[f64; 3]> = (0..n).map(|_| std::array::from_fn(|k| rng.uniform() * b.hi[k])).collect();
     let mut sim = cpu(b, SimParams::default(), &at_rest(positions));
     let (bins, r_max) = (40, 4.0);
-    let g = sim.rdf(bins, r_max).expect("rdf");
+    let g = sim.rdf(bins, r_max, None).expect("rdf");
     assert_eq!(g.values.len(), bins);
     // Expected pair count per shell and its Poisson error on g.
     let density_pairs = n as f64 * (n as f64 - 1.0) / 2.0 / b.volume();
@@ -103,7 +103,7 @@ fn ideal_gas_rdf_is_one() {
 fn lj_liquid_rdf_has_its_first_peak_near_sigma() {
     let (bins, r_max) = (250, 5.0);
     let mut samples: Vec<Histogram> = Vec::new();
-    sample_liquid(10, 200, |sim| samples.push(sim.rdf(bins, r_max).expect("rdf")));
+    sample_liquid(10, 200, |sim| samples.push(sim.rdf(bins, r_max, None).expect("rdf")));
     let m = samples.len() as f64;
     let avg: Vec<f64> = (0..bins).map(|k| samples.iter().map(|h| h.values[k]).sum::<f64>() / m).collect();
     let h0 = &samples[0];

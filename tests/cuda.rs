@@ -445,7 +445,7 @@ fn analysis_and_published_positions_match_the_cpu() {
     let p = SimParams { precision: Precision::Double, ..SimParams::default() };
     let mut cpu = CpuBackend::new(b, p.clone(), &atoms, None).unwrap();
     let mut gpu = CudaBackend::new(b, p, &atoms, None).unwrap();
-    let (gc, gg) = (cpu.rdf(100, 5.0).unwrap(), gpu.rdf(100, 5.0).unwrap());
+    let (gc, gg) = (cpu.rdf(100, 5.0, None).unwrap(), gpu.rdf(100, 5.0, None).unwrap());
     for (x, y) in gc.values.iter().zip(&gg.values) {
         assert!((x - y).abs() < 1e-12 * x.abs().max(1.0), "g(r) differs: {x} vs {y}");
     }

@@ -10,6 +10,7 @@ use super::commands::{SimCommand, SnapshotPurpose};
 use super::tools::{Tool, ToolAction, ToolSizes};
 use super::undo::Edit;
 use super::{App, Ramp};
+use crate::analysis::RdfRegion;
 use crate::physics::params::Tether;
 use crate::rng::{Sequence, Stream};
 use crate::scene::reinit;
@@ -270,8 +271,29 @@ impl App {
                     }
                 }
                 ToolAction::Refused(why) => self.notify(why, true),
+                ToolAction::RdfRegion(a, b) => self.set_rdf_region(a, b),
             }
         }
+    }
+
+    /// The g(r) region between two corners on the front face (through the whole depth),
+    /// clipped to the tank; g(r) then uses it.
+    pub fn set_rdf_region(&mut self, a: [f64; 2], b: [f64; 2]) {
+        let bx = self.status.as_ref().map(|s| s.sim_box).unwrap_or_else(|| self.scene.sim_box());
+        let clip = |v: f64, k: usize| v.clamp(bx.lo[k], bx.hi[k]);
+        let r = RdfRegion::front(&bx, [clip(a[0], 0), clip(b[0], 0)], [clip(a[1], 1), clip(b[1], 1)]);
+        if let Err(why) = crate::analysis::rdf::check_rdf_region(&bx, &r) {
+            self.notify(format!("{why}: draw the region inside the tank"), true);
+            return;
+        }
+        self.rdf_region = Some(r);
+        self.set_rdf_use_region(true);
+    }
+
+    /// g(r) over the drawn region (when there is one) or the whole box; restarts its average.
+    pub fn set_rdf_use_region(&mut self, on: bool) {
+        self.rdf_use_region = on && self.rdf_region.is_some();
+        self.plots.reset_rdf();
     }
 
     /// The atom (canonical index) whose centre is nearest to `p` in the front plane, within `reach`.

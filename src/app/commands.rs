@@ -34,6 +34,8 @@ impl Default for Pace {
 pub struct AnalysisRequest {
     pub rdf_bins: usize,
     pub rdf_r_max: f64,
+    /// Centres of g(r) only inside this region (partners anywhere); None: the whole box.
+    pub rdf_region: Option<crate::analysis::RdfRegion>,
     pub speed_bins: usize,
     pub speed_v_max: f64,
     pub density_bins: usize,
@@ -139,6 +141,9 @@ pub struct Analysis {
     /// Temperature (reduced) when measured, for the Maxwell-Boltzmann curve.
     pub temperature: f64,
     pub rdf: Option<Histogram>,
+    /// The region g(r) was computed over (None: the whole box), and why it could not be.
+    pub rdf_region: Option<crate::analysis::RdfRegion>,
+    pub rdf_error: Option<String>,
     pub speed: Option<Histogram>,
     pub density: Option<Histogram>,
     /// (mass, fraction of the atoms) per species present, for the Maxwell-Boltzmann curve.

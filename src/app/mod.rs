@@ -164,6 +164,9 @@ pub struct App {
     atom_edit_before: Option<u64>,
     /// Canonical index of the atom held by the drag tool.
     pub grabbed: Option<u32>,
+    /// The g(r) region drawn with the g(r) region tool, and whether g(r) uses it.
+    pub rdf_region: Option<crate::analysis::RdfRegion>,
+    pub rdf_use_region: bool,
     pub ramp: Option<Ramp>,
     pub capture: Capture,
     /// Atom count and initial state chosen for re-initialising.
@@ -291,6 +294,8 @@ impl App {
             next_snapshot_id: 1,
             atom_edit_before: None,
             grabbed: None,
+            rdf_region: None,
+            rdf_use_region: false,
             ramp: None,
             capture: Capture::default(),
             frames_drawn: 0,
@@ -446,6 +451,7 @@ impl App {
                 self.probe.recent.clear();
                 self.probe.line = None;
                 self.grabbed = None;
+                (self.rdf_region, self.rdf_use_region) = (None, false);
                 self.reinit_atoms = 0;
             }
         }
@@ -476,6 +482,7 @@ impl App {
         self.sim.send(SimCommand::Analyse(AnalysisRequest {
             rdf_bins: 100,
             rdf_r_max: 4.0,
+            rdf_region: if self.rdf_use_region { self.rdf_region } else { None },
             speed_bins: 60,
             speed_v_max: 5.0 * t.sqrt(),
             density_bins: 60,

@@ -50,6 +50,10 @@ pub struct Plots {
     /// Last few g(r) curves (r in nm), averaged for display.
     rdf_frames: VecDeque<Vec<[f64; 2]>>,
     pub rdf_window: usize,
+    /// The region the averaged g(r) frames are over (None: the whole box), and why the last
+    /// region g(r) could not be computed.
+    pub rdf_region: Option<crate::analysis::RdfRegion>,
+    pub rdf_error: Option<String>,
     /// Speed density per (m/s) against speed (m/s), and the Maxwell-Boltzmann curve.
     pub speed: Vec<[f64; 2]>,
     pub maxwell: Vec<[f64; 2]>,
@@ -103,6 +107,11 @@ impl Plots {
     /// Takes new histograms.
     pub fn add_analysis(&mut self, a: &Analysis) {
         self.analysis_step = a.step;
+        if a.rdf_region != self.rdf_region {
+            self.rdf_frames.clear();
+            self.rdf_region = a.rdf_region;
+        }
+        self.rdf_error = a.rdf_error.clone();
         if let Some(rdf) = &a.rdf {
             let curve: Vec<[f64; 2]> = (0..rdf.values.len())
                 .map(|i| [units::reduced_length_to_nm(rdf.bin_centre(i)), rdf.values[i]])
@@ -236,6 +245,8 @@ mod tests {
                 step: 0,
                 temperature: 1.0,
                 rdf: Some(rdf),
+                rdf_region: None,
+                rdf_error: None,
                 speed: None,
                 density: None,
                 masses: vec![],
@@ -243,6 +254,21 @@ mod tests {
         }
         assert_eq!(p.rdf_frames(), 2);
         assert!((p.rdf()[0][1] - 3.0).abs() < 1e-12);
+        // A frame over another region starts the average afresh.
+        let region = crate::analysis::RdfRegion { lo: [0.0; 3], hi: [1.0; 3] };
+        let rdf = Histogram { lo: 0.0, hi: 1.0, values: vec![5.0; 4] };
+        let a = Analysis {
+            step: 1,
+            temperature: 1.0,
+            rdf: Some(rdf),
+            rdf_region: Some(region),
+            rdf_error: None,
+            speed: None,
+            density: None,
+            masses: vec![],
+        };
+        p.add_analysis(&a);
+        assert_eq!((p.rdf_frames(), p.rdf_region), (1, Some(region)));
         p.reset_rdf();
         assert!(p.rdf().is_empty());
     }

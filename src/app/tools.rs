@@ -26,10 +26,12 @@ pub enum Tool {
     DragAtom,
     AddAtoms,
     RemoveAtoms,
+    /// Drag a rectangle: the region whose atoms are the centres of g(r).
+    RdfRegion,
 }
 
 impl Tool {
-    pub const ALL: [Tool; 10] = [
+    pub const ALL: [Tool; 11] = [
         Tool::Select,
         Tool::Rectangle,
         Tool::Circle,
@@ -40,6 +42,7 @@ impl Tool {
         Tool::DragAtom,
         Tool::AddAtoms,
         Tool::RemoveAtoms,
+        Tool::RdfRegion,
     ];
 
     pub fn label(self) -> &'static str {
@@ -54,6 +57,7 @@ impl Tool {
             Tool::DragAtom => "Drag an atom",
             Tool::AddAtoms => "Add atoms",
             Tool::RemoveAtoms => "Remove atoms",
+            Tool::RdfRegion => "g(r) region",
         }
     }
 
@@ -69,6 +73,7 @@ impl Tool {
             Tool::DragAtom => "press on an atom and drag: a spring pulls it to the cursor",
             Tool::AddAtoms => "press and drag to pour atoms in",
             Tool::RemoveAtoms => "press and drag to remove atoms",
+            Tool::RdfRegion => "drag a rectangle over the fluid: g(r) around the atoms inside it (through the depth)",
         }
     }
 
@@ -123,6 +128,8 @@ pub enum ToolAction {
     Grab([f64; 2]),
     MoveGrab([f64; 2]),
     Release,
+    /// The g(r) region was drawn between these corners (tank coordinates).
+    RdfRegion([f64; 2], [f64; 2]),
     /// A shape the tool refused, and why.
     Refused(String),
 }
@@ -233,7 +240,7 @@ impl Tools {
                     self.gesture = Gesture::Move { before: shapes.to_vec(), index, from: p, last: p };
                 }
             }
-            (Tool::Rectangle, Press(p)) => self.gesture = Gesture::Rect(p, p),
+            (Tool::Rectangle | Tool::RdfRegion, Press(p)) => self.gesture = Gesture::Rect(p, p),
             (Tool::Circle, Press(p)) => self.gesture = Gesture::Circle(p, p),
             (Tool::Line, Press(p)) => self.gesture = Gesture::Line(p, p),
             (Tool::Brush, Press(p)) => self.gesture = Gesture::Stroke(vec![p]),
@@ -349,6 +356,9 @@ impl Tools {
             Gesture::Rect(a, b) => {
                 if (a[0] - b[0]).abs() < MIN_SIZE || (a[1] - b[1]).abs() < MIN_SIZE {
                     return vec![];
+                }
+                if self.tool == Tool::RdfRegion {
+                    return vec![ToolAction::RdfRegion(a, b)];
                 }
                 add(shapes, rect(a, b))
             }
@@ -469,6 +479,14 @@ mod tests {
         assert_eq!(committed(&t.delete_selected(&moved)), vec![]);
         // Clicking empty space selects nothing and moves nothing.
         assert!(drag(&mut t, &moved, [30.0, 30.0], [31.0, 31.0]).is_empty());
+    }
+
+    #[test]
+    fn the_rdf_region_tool_gives_its_corners_and_no_shape() {
+        let mut t = Tools::default();
+        t.set_tool(Tool::RdfRegion);
+        let out = drag(&mut t, &[], [1.0, 2.0], [5.0, 6.0]);
+        assert_eq!(out, vec![ToolAction::RdfRegion([1.0, 2.0], [5.0, 6.0])]);
     }
 
     #[test]

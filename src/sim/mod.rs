@@ -7,7 +7,7 @@
 //! where the atoms live, and positions are written into a buffer the caller owns.
 //! This module must not know about any UI, renderer or file format.
 
-use crate::analysis::Histogram;
+use crate::analysis::{Histogram, RdfRegion};
 use crate::flow::{FieldSpec, Fields};
 
 pub mod bodies;
@@ -28,6 +28,14 @@ use crate::physics::obstacles::ObstacleField;
 use crate::physics::params::{ParamError, SimParams};
 use crate::physics::piston::{PistonState, PistonTelemetry};
 use crate::physics::sim_box::SimBox;
+
+/// How a backend finds the pairs of a g(r): through a cell grid (what [`Backend::rdf`] uses)
+/// or every pair (the reference the tests compare the grid with).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PairSearch {
+    Cells,
+    AllPairs,
+}
 
 /// Positions, velocities and species of every atom, in canonical order, on the host (f64).
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -327,8 +335,10 @@ pub trait Backend: Send {
     /// whatever was added or removed since, and gives its step; None when there is none.
     /// Parameters and obstacles stay as they are.
     fn rollback(&mut self) -> Result<Option<u64>, SimError>;
-    /// Radial distribution function g(r) over `bins` bins up to `r_max`.
-    fn rdf(&mut self, bins: usize, r_max: f64) -> Result<Histogram, SimError>;
+    /// Radial distribution function g(r) over `bins` bins up to `r_max`: over the whole box,
+    /// or around the centres inside `region` (partners anywhere), normalised by the density
+    /// in the region (`analysis::rdf`). Pairs are found through a cell grid.
+    fn rdf(&mut self, bins: usize, r_max: f64, region: Option<&RdfRegion>) -> Result<Histogram, SimError>;
     /// Probability density of the speed over `bins` bins up to `v_max`.
     fn speed_histogram(&mut self, bins: usize, v_max: f64) -> Result<Histogram, SimError>;
     /// Number density along y over `bins` slabs spanning the box.

@@ -2,7 +2,8 @@
 //! pressure against time; g(r) averaged over a window (with reset); the speed histogram with
 //! the Maxwell-Boltzmann curve at the measured temperature; the density profile along y.
 //! The time series save as a thermo CSV, g(r) as a table. The Forces plot: drag and lift on
-//! each obstacle (walls optional) with their time averages, saved as a CSV.
+//! each obstacle (walls optional) with their time averages, saved as a CSV. g(r) over the
+//! whole box or a region drawn with the g(r) region tool (outlined in the view).
 
 use egui_plot::{Legend, Line, Plot};
 
@@ -59,6 +60,7 @@ pub fn plots_ui(app: &mut App, ui: &mut egui::Ui) {
                 app.save_rdf_dialog();
             }
         });
+        rdf_region_ui(app, ui);
         ui.small(format!("{} frames averaged", app.plots.rdf_frames()));
     });
     let p = &app.plots;
@@ -99,5 +101,39 @@ fn forces_ui(app: &mut App, ui: &mut egui::Ui) {
     ui.small("mean ± standard error over the records shown (block averages); 1 ε/σ = 4.86 pN for argon");
     if ui.button("Save forces CSV…").on_hover_text("time, then fx, fy, fz on every body in ε/σ").clicked() {
         app.save_forces_dialog();
+    }
+}
+
+/// Whole box or the drawn region for g(r), the tool that draws it, and why a region g(r)
+/// could not be computed.
+fn rdf_region_ui(app: &mut App, ui: &mut egui::Ui) {
+    use crate::app::tools::Tool;
+    ui.horizontal(|ui| {
+        ui.label("Region:");
+        if ui.radio(!app.rdf_use_region, "whole box").on_hover_text("g(r) normalised by the box").clicked() {
+            app.set_rdf_use_region(false);
+        }
+        let drawn = egui::RadioButton::new(app.rdf_use_region, "drawn region");
+        if ui
+            .add_enabled(app.rdf_region.is_some(), drawn)
+            .on_hover_text("g(r) around the atoms inside the region, normalised by the density there")
+            .on_disabled_hover_text("draw a region first")
+            .clicked()
+        {
+            app.set_rdf_use_region(true);
+        }
+        if ui
+            .selectable_label(app.tools.tool == Tool::RdfRegion, "Draw…")
+            .on_hover_text(Tool::RdfRegion.hint())
+            .clicked()
+        {
+            app.set_tool(Tool::RdfRegion);
+        }
+    });
+    if let (true, Some(r)) = (app.rdf_use_region, app.rdf_region) {
+        ui.small(format!("x {:.1}–{:.1} σ, y {:.1}–{:.1} σ, whole depth", r.lo[0], r.hi[0], r.lo[1], r.hi[1]));
+    }
+    if let (true, Some(why)) = (app.rdf_use_region, &app.plots.rdf_error) {
+        ui.colored_label(ui.visuals().warn_fg_color, why);
     }
 }

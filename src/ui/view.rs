@@ -148,6 +148,24 @@ pub fn view_ui(app: &mut App, ui: &mut egui::Ui) {
         painter.circle_filled(b, 3.5, colour);
     }
     let sizes = app.tool_sizes();
+    if let (true, Some(r)) = (app.rdf_use_region, app.rdf_region) {
+        let corners = [[r.lo[0], r.lo[1]], [r.hi[0], r.lo[1]], [r.hi[0], r.hi[1]], [r.lo[0], r.hi[1]]];
+        let pts: Vec<Pos2> = corners.iter().map(|&p| f.to_screen(app, p)).collect();
+        let colour = Color32::from_rgb(140, 240, 140);
+        painter.add(egui::Shape::dashed_line(
+            &[pts[0], pts[1], pts[2], pts[3], pts[0]],
+            Stroke::new(1.5, colour),
+            6.0,
+            4.0,
+        ));
+        painter.text(
+            pts[3] + egui::vec2(4.0, 2.0),
+            egui::Align2::LEFT_TOP,
+            "g(r)",
+            egui::FontId::proportional(12.0),
+            colour,
+        );
+    }
     if let Some(s) = app.tools.preview(&sizes) {
         draw_outline(&painter, &f, app, &s, Color32::from_rgb(120, 220, 255));
     }

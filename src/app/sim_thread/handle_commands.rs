@@ -208,11 +208,21 @@ fn analyse(b: &mut dyn Backend, req: &AnalysisRequest) -> Result<Analysis, SimEr
     // g(r) beyond half the shortest periodic edge would count images twice.
     let half = (0..3).filter(|&k| b.sim_box().periodic[k]).map(|k| 0.5 * len[k]).fold(f64::INFINITY, f64::min);
     let r_max = req.rdf_r_max.min(half * 0.999);
-    let rdf = if req.rdf_bins > 0 && r_max > 0.5 { Some(b.rdf(req.rdf_bins, r_max)?) } else { None };
+    // A region the atoms have left (or a box that changed under it) is reported beside the
+    // other histograms rather than failing them.
+    let (rdf, rdf_error) = match (req.rdf_bins > 0 && r_max > 0.5, req.rdf_region) {
+        (false, _) => (None, None),
+        (true, None) => (Some(b.rdf(req.rdf_bins, r_max, None)?), None),
+        (true, Some(r)) => match b.rdf(req.rdf_bins, r_max, Some(&r)) {
+            Ok(g) => (Some(g), None),
+            Err(SimError::Invalid(why)) => (None, Some(why)),
+            Err(e) => return Err(e),
+        },
+    };
     let speed = if req.speed_bins > 0 { Some(b.speed_histogram(req.speed_bins, req.speed_v_max)?) } else { None };
     let density = if req.density_bins > 0 { Some(b.density_profile(req.density_bins)?) } else { None };
     let masses = mass_fractions(b)?;
-    Ok(Analysis { step: b.step(), temperature, rdf, speed, density, masses })
+    Ok(Analysis { step: b.step(), temperature, rdf, rdf_region: req.rdf_region, rdf_error, speed, density, masses })
 }
 
 /// (mass, fraction of the atoms) of every species present: one argon-mass entry without a

@@ -77,6 +77,10 @@ pub struct BenchArgs {
     /// simulation alone, with no rendering: compare with --interactive.
     #[arg(long, value_name = "default|FILE", conflicts_with_all = ["render", "interactive", "publish"])]
     pub scene: Option<std::path::PathBuf>,
+    /// Time one g(r) instead (100 bins to 4 sigma, the app's request), whole box and over the
+    /// middle half of the box, for each --n, --backend and --precision (median of --repeats).
+    #[arg(long, conflicts_with_all = ["render", "interactive", "publish", "scene"])]
+    pub rdf: bool,
     /// Sample flow fields every this many steps while timing (bins of 2 sigma through the
     /// depth, windows of 50 tau), to measure what sampling costs.
     #[arg(long, value_name = "STEPS", conflicts_with_all = ["render", "interactive", "publish"])]

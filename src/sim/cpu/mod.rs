@@ -25,7 +25,7 @@ use super::{
     AtomSelection, AtomState, Backend, BackendInfo, CaughtAtoms, ColourScalar, PositionTarget, SimError, Snapshot,
     Telemetry, check_atoms,
 };
-use crate::analysis::{self, Histogram};
+use crate::analysis::{self, Histogram, RdfCounts, RdfRegion};
 use crate::flow::{FieldSpec, Fields};
 use crate::physics::obstacles::ObstacleField;
 use crate::physics::params::SimParams;
@@ -149,6 +149,18 @@ impl CpuBackend {
     /// The algorithm that actually runs (Auto resolved).
     pub fn resolved_algorithm(&self) -> crate::physics::params::Algorithm {
         self.params.algorithm.resolve(self.n_atoms(), &self.sim_box(), self.params.list_range())
+    }
+
+    /// Raw g(r) counts (see [`RdfCounts`]) by the chosen pair search, for comparing the cell
+    /// grid with all pairs; [`Backend::rdf`] normalises the cell grid's.
+    pub fn pair_counts(
+        &self,
+        bins: usize,
+        r_max: f64,
+        region: Option<&RdfRegion>,
+        search: super::PairSearch,
+    ) -> Result<RdfCounts, SimError> {
+        observe::pair_counts(&self.state_copy(), bins, r_max, region, search)
     }
 
     /// The current state, without disturbing the run (for analysis and edits).
@@ -349,9 +361,9 @@ impl Backend for CpuBackend {
         Ok(Some(step))
     }
 
-    fn rdf(&mut self, bins: usize, r_max: f64) -> Result<Histogram, SimError> {
+    fn rdf(&mut self, bins: usize, r_max: f64, region: Option<&RdfRegion>) -> Result<Histogram, SimError> {
         let snap = self.state_copy();
-        observe::rdf(&snap, &self.params, self.field.as_deref(), bins, r_max)
+        observe::rdf(&snap, &self.params, self.field.as_deref(), bins, r_max, region)
     }
 
     fn speed_histogram(&mut self, bins: usize, v_max: f64) -> Result<Histogram, SimError> {

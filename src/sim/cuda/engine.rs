@@ -10,6 +10,7 @@
 //! - `arrays`: the device arrays (allocation, the memory check, the pointer table the
 //!   kernels read) and the alloc/upload/download helpers every part uses;
 //! - `transfer`: state, forces, histograms and positions read back to the host;
+//! - `rdf`: g(r) pair counts through an analysis cell grid in scratch arrays (or all pairs);
 //! - `checkpoint`: the backup an advance is redone from after a list overflow, and the
 //!   rollback checkpoints;
 //! - `telemetry`: telemetry records and the status flags the kernels raise;
@@ -28,6 +29,7 @@ mod arrays;
 mod bodies;
 pub(super) mod checkpoint;
 pub(super) mod fields;
+mod rdf;
 mod steps;
 mod telemetry;
 mod transfer;

@@ -31,7 +31,7 @@ impl Module {
             .load_module(ptx)
             .map_err(|e| SimError::Device(format!("loading the compiled kernels ({}): {e}", precision.name())))?;
         let mut funcs = HashMap::new();
-        for name in source::KERNELS.iter().chain(source::EXTRA_KERNELS.iter()) {
+        for name in source::KERNELS.iter().chain(source::EXTRA_KERNELS.iter()).chain(source::RDF_KERNELS.iter()) {
             let f = module
                 .load_function(name)
                 .map_err(|e| SimError::Device(format!("kernel {name} is missing from the compiled module: {e}")))?;
@@ -83,6 +83,27 @@ pub const NB_BLOCK: u32 = 128;
 
 /// Threads of the one-block cell scan (`SCAN_THREADS` in kernels/cells.cu).
 pub const SCAN_THREADS: u32 = 1024;
+
+/// Arguments of the g(r) kernels (`struct RdfArgs` in kernels/rdf.cu, field for field).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default)]
+pub struct RdfArgs {
+    pub r_max: f64,
+    /// The centres' region `[lo, hi)` when `region` is 1.
+    pub lo: [f64; 3],
+    pub hi: [f64; 3],
+    /// The analysis grid: cells per unit length and cells per axis.
+    pub inv_cell: [f64; 3],
+    pub dims: [i32; 3],
+    pub n_cells: i32,
+    pub bins: i32,
+    pub region: i32,
+}
+
+const _: () = assert!(std::mem::size_of::<RdfArgs>() == 104);
+
+// SAFETY: plain repr(C) data, mirrored by the kernel's struct.
+unsafe impl cudarc::driver::DeviceRepr for RdfArgs {}
 
 /// Launches kernels of one module on one stream with the current constants and buffers.
 pub struct Launcher<'a> {
@@ -242,13 +263,46 @@ impl Launcher<'_> {
         }
     }
 
-    /// Pair-distance histogram over `bins` bins to `r_max` into b.hist.
-    pub fn hist_pairs(&self, r_max: f64, bins: i32) -> Result<(), SimError> {
+    /// All-pairs g(r) counts into b.hist (`a.bins` + 1 counters, the last for the centres).
+    pub fn hist_pairs(&self, a: &RdfArgs) -> Result<(), SimError> {
         let name = "hist_pairs";
-        let Some(cfg) = self.config(Over::Atoms, 4 * bins as u32) else { return Ok(()) };
+        let Some(cfg) = self.config(Over::Atoms, 4 * (a.bins as u32 + 1)) else { return Ok(()) };
         let mut l = self.stream.launch_builder(self.func(name));
-        l.arg(self.c).arg(self.b).arg(&r_max).arg(&bins);
-        // SAFETY: (Consts, Bufs, double, int); b.hist holds `bins` counters; shared memory sized.
+        l.arg(self.c).arg(self.b).arg(a);
+        // SAFETY: (Consts, Bufs, RdfArgs); b.hist holds bins + 1 counters; shared memory sized.
+        unsafe { l.launch(cfg) }.map(|_| ()).map_err(err(name))
+    }
+
+    /// The analysis cell of every atom into `cell_of` (n ints) and the cells' counts into
+    /// `count` (`a.n_cells` ints, zeroed).
+    pub fn rdf_bin(&self, a: &RdfArgs, cell_of: u64, count: u64) -> Result<(), SimError> {
+        let name = "rdf_bin";
+        let Some(cfg) = self.config(Over::Atoms, 0) else { return Ok(()) };
+        let mut l = self.stream.launch_builder(self.func(name));
+        l.arg(self.c).arg(self.b).arg(a).arg(&cell_of).arg(&count);
+        // SAFETY: (Consts, Bufs, RdfArgs, int*, int*); n and n_cells ints; cells < n_cells.
+        unsafe { l.launch(cfg) }.map(|_| ()).map_err(err(name))
+    }
+
+    /// Atoms into their cells' slots of `order` (n u32) from `cursor` (each cell's start).
+    pub fn rdf_scatter(&self, cell_of: u64, cursor: u64, order: u64) -> Result<(), SimError> {
+        let name = "rdf_scatter";
+        let Some(cfg) = self.config(Over::Atoms, 0) else { return Ok(()) };
+        let mut l = self.stream.launch_builder(self.func(name));
+        l.arg(self.c).arg(self.b).arg(&cell_of).arg(&cursor).arg(&order);
+        // SAFETY: (Consts, Bufs, const int*, int*, unsigned*); the cursors start at the
+        // exclusive prefix sums of the counts, so every slot stays below n.
+        unsafe { l.launch(cfg) }.map(|_| ()).map_err(err(name))
+    }
+
+    /// Cell-grid g(r) counts into b.hist (`a.bins` + 1 counters, the last for the centres).
+    pub fn rdf_cells(&self, a: &RdfArgs, start: u64, order: u64, cell_of: u64) -> Result<(), SimError> {
+        let name = "rdf_cells";
+        let Some(cfg) = self.config(Over::Atoms, 4 * (a.bins as u32 + 1)) else { return Ok(()) };
+        let mut l = self.stream.launch_builder(self.func(name));
+        l.arg(self.c).arg(self.b).arg(a).arg(&start).arg(&order).arg(&cell_of);
+        // SAFETY: (Consts, Bufs, RdfArgs, const int*, const unsigned*, const int*): n_cells + 1
+        // starts, n slots, n cells; b.hist holds bins + 1 counters; shared memory sized.
         unsafe { l.launch(cfg) }.map(|_| ()).map_err(err(name))
     }
 

@@ -18,10 +18,10 @@ use self::device::Device;
 use self::engine::Engine;
 use self::engine::fields::DeviceFields;
 use super::{
-    AtomSelection, AtomState, Backend, BackendInfo, CaughtAtoms, ColourScalar, PositionTarget, SimError, Snapshot,
-    Telemetry,
+    AtomSelection, AtomState, Backend, BackendInfo, CaughtAtoms, ColourScalar, PairSearch, PositionTarget, SimError,
+    Snapshot, Telemetry,
 };
-use crate::analysis::{self, Histogram};
+use crate::analysis::{self, Histogram, RdfCounts, RdfRegion};
 use crate::flow::{Accumulator, FieldSpec, Fields};
 use crate::physics::obstacles::ObstacleField;
 use crate::physics::params::{Algorithm, SimParams};
@@ -66,6 +66,23 @@ fn dof_of(n: usize, b: &SimBox, params: &SimParams, field: &Option<Arc<ObstacleF
 }
 
 impl CudaBackend {
+    /// Raw g(r) counts (see [`RdfCounts`]) by the chosen pair search, for comparing the cell
+    /// grid with all pairs; [`Backend::rdf`] normalises the cell grid's.
+    pub fn pair_counts(
+        &mut self,
+        bins: usize,
+        r_max: f64,
+        region: Option<&RdfRegion>,
+        search: PairSearch,
+    ) -> Result<RdfCounts, SimError> {
+        let b = self.engine.sim_box;
+        analysis::check_rdf_request(&b, bins, r_max).map_err(SimError::Invalid)?;
+        if let Some(r) = region {
+            analysis::rdf::check_rdf_region(&b, r).map_err(SimError::Invalid)?;
+        }
+        self.engine.rdf_counts(&self.dev, bins, r_max, region, search)
+    }
+
     /// Opens the CUDA device and uploads the system.
     pub fn new(
         sim_box: SimBox,
@@ -340,16 +357,15 @@ impl Backend for CudaBackend {
         Ok(Some(self.engine.step))
     }
 
-    fn rdf(&mut self, bins: usize, r_max: f64) -> Result<Histogram, SimError> {
+    fn rdf(&mut self, bins: usize, r_max: f64, region: Option<&RdfRegion>) -> Result<Histogram, SimError> {
         let b = self.engine.sim_box;
-        analysis::check_rdf_request(&b, bins, r_max).map_err(SimError::Invalid)?;
-        let counts = self.engine.pair_counts(&self.dev, bins, r_max)?;
+        let c = self.pair_counts(bins, r_max, region, PairSearch::Cells)?;
         let volume = if b.fully_periodic() {
             b.volume()
         } else {
             analysis::reachable_volume(&b, &self.params, self.field.as_deref())
         };
-        Ok(analysis::rdf_from_counts(&counts, self.engine.n, volume, r_max))
+        analysis::rdf::rdf_from(&c, self.engine.n, volume, r_max, region).map_err(SimError::Invalid)
     }
 
     fn speed_histogram(&mut self, bins: usize, v_max: f64) -> Result<Histogram, SimError> {

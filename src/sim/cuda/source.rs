@@ -19,6 +19,7 @@ const SOURCES: [(&str, &str); 17] = [
     ("friction.cu", include_str!("../../../kernels/friction.cu")),
     ("cells.cu", include_str!("../../../kernels/cells.cu")),
     ("analysis.cu", include_str!("../../../kernels/analysis.cu")),
+    ("rdf.cu", include_str!("../../../kernels/rdf.cu")),
     ("piston.cu", include_str!("../../../kernels/piston.cu")),
     ("fields.cu", include_str!("../../../kernels/fields.cu")),
     ("flow_profile.cu", include_str!("../../../kernels/flow_profile.cu")),
@@ -54,6 +55,9 @@ pub const KERNELS: [&str; 26] = [
     "hist_speed",
     "hist_height",
 ];
+
+/// The g(r) kernels beyond `hist_pairs` (`kernels/rdf.cu`).
+pub const RDF_KERNELS: [&str; 3] = ["rdf_bin", "rdf_scatter", "rdf_cells"];
 
 /// Kernels beyond [`KERNELS`] (kept separate so the array length stays readable).
 pub const EXTRA_KERNELS: [&str; 13] = [
@@ -201,7 +205,7 @@ mod tests {
         let tu = translation_unit();
         assert_eq!(tu.matches("struct Consts {").count(), 1);
         assert!(!tu.contains("#include \""));
-        for k in KERNELS.iter().chain(EXTRA_KERNELS.iter()) {
+        for k in KERNELS.iter().chain(EXTRA_KERNELS.iter()).chain(RDF_KERNELS.iter()) {
             let name = k.trim_end_matches("_noev").trim_end_matches("_ev");
             assert!(tu.contains(name), "{k} is not in the sources");
         }

@@ -74,13 +74,6 @@ impl Engine {
         Ok(raw.chunks_exact(8).map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes"))).collect())
     }
 
-    pub fn pair_counts(&mut self, dev: &Device, bins: usize, r_max: f64) -> Result<Vec<u64>, SimError> {
-        if bins > 4096 {
-            return Err(SimError::Invalid(format!("g(r) on the GPU takes at most 4096 bins (got {bins})")));
-        }
-        self.histogram(dev, bins, |l| l.hist_pairs(r_max, bins as i32))
-    }
-
     pub fn speed_counts(&mut self, dev: &Device, bins: usize, v_max: f64) -> Result<Vec<u64>, SimError> {
         self.histogram(dev, bins, |l| l.hist_speed(v_max, bins as i32))
     }
