@@ -20,8 +20,10 @@ fn app(paused: bool, atoms: usize) -> App {
     app_on(BackendChoice::Cpu, paused, atoms)
 }
 
+/// Tall enough that the Tools panel's Undo row is on screen below the open panels above it
+/// (a click on a row scrolled out of the panel does not reach it).
 fn harness(app: App) -> Harness<'static, App> {
-    harness_of(app, [1400.0, 900.0])
+    harness_of(app, [1400.0, 1300.0])
 }
 
 #[test]
