@@ -237,3 +237,28 @@ fn the_flow_view_shows_the_channel_flow_in_the_app_and_its_screenshots() {
     h.frame();
     assert!(h.app.flow.fields.is_none() && h.app.flow.sampling().is_none());
 }
+
+/// `record --fields` refuses an unknown layer and flow flags without it, naming them.
+#[test]
+fn record_refuses_an_unknown_field_layer_by_name() {
+    let bin = std::env::var("ARGON_BIN").unwrap_or_else(|_| env!("CARGO_BIN_EXE_argon-sandbox").to_string());
+    let out = std::env::temp_dir().join(format!("argon-flow-bad-{}.gif", std::process::id()));
+    for (args, want) in [
+        (vec!["--fields", "vortex"], "--fields vortex: no such field layer; the layers are density, vx"),
+        (vec!["--arrows"], "--arrows and --no-streamlines need --fields LAYER"),
+        (vec!["--fields", "none", "--no-streamlines"], "draws nothing"),
+        (vec!["--fields", "speed", "--field-bin", "0"], "invalid --field-bin"),
+    ] {
+        let o = std::process::Command::new(&bin)
+            .args(["record", "--frames", "1", "--backend", "cpu", "--out"])
+            .arg(&out)
+            .args(&args)
+            .output()
+            .expect("the binary runs");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(!o.status.success(), "{args:?} was accepted");
+        assert!(err.contains(want), "{args:?}: {err}");
+        assert!(!err.contains("panicked"), "{err}");
+        assert!(!out.exists(), "a refused recording left a file");
+    }
+}
