@@ -186,7 +186,12 @@ fn cuda_cell_grid_counts_equal_all_pairs_and_the_cpu() {
                 assert_eq!(gc.values, gg.values, "{name} {precision:?}: g(r) differs");
             }
             // After steps (atoms re-sorted on the device) the counts still agree with the CPU's
-            // view of the same state, and analysis leaves the run as it was.
+            // view of the same state, and analysis leaves the run as it was. Only the periodic
+            // fixture moves: the tank's jiggled sites press atoms into the walls and obstacles,
+            // which blows up within a few steps on either backend (a fixture for counting).
+            if name != "periodic" {
+                continue;
+            }
             gpu.advance(40).expect("advance");
             let snap = gpu.snapshot().expect("snapshot");
             let again = CpuBackend::new(b, p.clone(), &snap.atoms, field.clone()).expect("cpu");
