@@ -105,8 +105,14 @@ pub fn check_rdf_request(b: &SimBox, bins: usize, r_max: f64) -> Result<(), Stri
 /// the ideal-gas count N (N - 1) / 2 / V per shell volume, with V the volume the atoms can
 /// reach (the box when fully periodic, exactly).
 pub fn rdf_from_counts(counts: &[u64], n: usize, volume: f64, r_max: f64) -> Histogram {
-    let bins = counts.len();
     let pairs = n as f64 * (n as f64 - 1.0) / 2.0;
+    per_shell(counts, pairs / volume, r_max)
+}
+
+/// g(r) from pair counts per distance bin up to `r_max`: each count over the ideal-gas count
+/// `per_volume` x the bin's shell volume (0 where that is 0).
+pub(crate) fn per_shell(counts: &[u64], per_volume: f64, r_max: f64) -> Histogram {
+    let bins = counts.len();
     let dr = r_max / bins as f64;
     let values = counts
         .iter()
@@ -114,7 +120,7 @@ pub fn rdf_from_counts(counts: &[u64], n: usize, volume: f64, r_max: f64) -> His
         .map(|(k, &c)| {
             let (r0, r1) = (k as f64 * dr, (k + 1) as f64 * dr);
             let shell = 4.0 / 3.0 * std::f64::consts::PI * (r1.powi(3) - r0.powi(3));
-            let ideal = pairs / volume * shell;
+            let ideal = per_volume * shell;
             if ideal > 0.0 { c as f64 / ideal } else { 0.0 }
         })
         .collect();

@@ -76,21 +76,9 @@ pub fn check_rdf_centres(centres: usize) -> Result<(), String> {
 /// rho_region = N_region / V_region. Inside a uniform fluid it tends to 1 at large r however
 /// far the box's other parts are from that density (vapour, walls).
 pub fn rdf_region_from_counts(counts: &[u64], centres: usize, region: &RdfRegion, r_max: f64) -> Histogram {
-    let bins = counts.len();
     let n = centres as f64;
     let density = n / region.volume();
-    let dr = r_max / bins as f64;
-    let values = counts
-        .iter()
-        .enumerate()
-        .map(|(k, &c)| {
-            let (r0, r1) = (k as f64 * dr, (k + 1) as f64 * dr);
-            let shell = 4.0 / 3.0 * std::f64::consts::PI * (r1.powi(3) - r0.powi(3));
-            let ideal = n * density * shell;
-            if ideal > 0.0 { c as f64 / ideal } else { 0.0 }
-        })
-        .collect();
-    Histogram { lo: 0.0, hi: r_max, values }
+    super::per_shell(counts, n * density, r_max)
 }
 
 /// g(r) from a backend's counts: over `region` when given (after checking it holds two

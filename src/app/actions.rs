@@ -26,7 +26,7 @@ pub(crate) const ADD_CLEARANCE: f64 = 0.95;
 impl App {
     /// Sends `self.params` after checking it; on a bad value shows why and keeps the old one.
     pub fn apply_params(&mut self) -> bool {
-        let sim_box = self.status.as_ref().map(|s| s.sim_box).unwrap_or_else(|| self.scene.sim_box());
+        let sim_box = self.sim_box();
         match self.params.validate(&sim_box) {
             Ok(()) => {
                 self.sim.send(SimCommand::SetParams(Box::new(self.params.clone())));
@@ -208,7 +208,7 @@ impl App {
         for a in actions {
             match a {
                 ToolAction::Commit { before, after } => {
-                    let b = self.status.as_ref().map(|s| s.sim_box).unwrap_or_else(|| self.scene.sim_box());
+                    let b = self.sim_box();
                     if let Some(s) = after.iter().find(|s| {
                         let (lo, hi) = s.bounds();
                         hi[0] < b.lo[0] || lo[0] > b.hi[0] || hi[1] < b.lo[1] || lo[1] > b.hi[1]
@@ -279,7 +279,7 @@ impl App {
     /// The g(r) region between two corners on the front face (through the whole depth),
     /// clipped to the tank; g(r) then uses it.
     pub fn set_rdf_region(&mut self, a: [f64; 2], b: [f64; 2]) {
-        let bx = self.status.as_ref().map(|s| s.sim_box).unwrap_or_else(|| self.scene.sim_box());
+        let bx = self.sim_box();
         let clip = |v: f64, k: usize| v.clamp(bx.lo[k], bx.hi[k]);
         let r = RdfRegion::front(&bx, [clip(a[0], 0), clip(b[0], 0)], [clip(a[1], 1), clip(b[1], 1)]);
         if let Err(why) = crate::analysis::rdf::check_rdf_region(&bx, &r) {

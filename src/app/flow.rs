@@ -96,7 +96,7 @@ impl App {
     /// The depth of the flow plane: just in front of the atoms of the sampled slab (the front
     /// face of the tank without a slab), so it covers them in the front camera.
     fn flow_plane_z(&self) -> f32 {
-        let b = self.status.as_ref().map(|s| s.sim_box).unwrap_or_else(|| self.scene.sim_box());
+        let b = self.sim_box();
         let front = self.settings.flow_sampling.slab.map(|s| s[1]).unwrap_or(b.hi[2]);
         front as f32 + self.settings.view.radius + 0.05
     }

@@ -457,9 +457,14 @@ impl App {
         }
     }
 
+    /// The box as the simulation has it now (the scene's until the first status).
+    pub fn sim_box(&self) -> SimBox {
+        self.status.as_ref().map(|s| s.sim_box).unwrap_or_else(|| self.scene.sim_box())
+    }
+
     /// Frames the whole tank in the current camera mode.
     pub fn fit_camera(&mut self) {
-        let b = self.status.as_ref().map(|s| s.sim_box).unwrap_or_else(|| self.scene.sim_box());
+        let b = self.sim_box();
         let aspect = self.view_size[0].max(1) as f32 / self.view_size[1].max(1) as f32;
         self.camera = Camera::fit(self.settings.camera_mode, &b, aspect);
     }
@@ -504,7 +509,7 @@ impl App {
             (a, b) => a.is_some() != b.is_some(),
         };
         if std::mem::take(&mut self.pending_scene) || moved {
-            let b = self.status.as_ref().map(|s| s.sim_box).unwrap_or_else(|| self.scene.sim_box());
+            let b = self.sim_box();
             self.geometry = (self.geometry.0 + 1, Arc::new((b, self.shapes.clone(), piston)));
         }
         let mut external = None;

@@ -70,7 +70,7 @@ impl App {
 
     /// Whether the system is a fluid driven between walls in y (the viscosity readout applies).
     pub fn driven_channel(&self) -> bool {
-        let b = self.status.as_ref().map(|s| s.sim_box).unwrap_or_else(|| self.scene.sim_box());
+        let b = self.sim_box();
         !b.periodic[1] && b.periodic[0] && self.params.drive != 0.0
     }
 
@@ -80,7 +80,7 @@ impl App {
         if !self.driven_channel() {
             return Err("drive a fluid along x between walls in y to measure its viscosity".into());
         }
-        let windows: Vec<Fields> = self.probe.recent.iter().map(|f| (**f).clone()).collect();
+        let windows: Vec<&Fields> = self.probe.recent.iter().map(|f| f.as_ref()).collect();
         if windows.len() < 2 {
             return Err(format!("{} of at least 2 windows so far", windows.len()));
         }
@@ -88,7 +88,7 @@ impl App {
         let y: Vec<f64> = (0..g.n[1]).map(|j| g.origin[1] + (j as f64 + 0.5) * g.cell[1]).collect();
         let u = profile_mean_sem(&windows, FieldKind::Vx, 1);
         let rho = profile_mean_sem(&windows, FieldKind::Density, 1);
-        let b = self.status.as_ref().map(|s| s.sim_box).unwrap_or_else(|| self.scene.sim_box());
+        let b = self.sim_box();
         let mid = 0.5 * (b.lo[1] + b.hi[1]);
         let half = 0.5 * CENTRAL * (b.hi[1] - b.lo[1]);
         let central: Vec<f64> = y

@@ -44,7 +44,7 @@ impl ProbeLine {
 }
 
 /// Whether bin `b` has data for `layer` (an atom came, the value is a number).
-fn usable(f: &Fields, layer: &[f64], b: usize) -> bool {
+pub fn usable(f: &Fields, layer: &[f64], b: usize) -> bool {
     f.count[b] > 0.0 && layer[b].is_finite()
 }
 

@@ -33,7 +33,11 @@ pub fn windows_mean_sem<V: AsRef<[f64]>>(windows: &[V]) -> Vec<(f64, f64)> {
 
 /// The mean and standard error of a line profile of `kind` along `axis` over consecutive
 /// windows (see [`windows_mean_sem`]).
-pub fn profile_mean_sem(windows: &[Fields], kind: FieldKind, axis: usize) -> Vec<(f64, f64)> {
-    let profiles: Vec<Vec<f64>> = windows.iter().map(|f| f.profile(kind, axis)).collect();
+pub fn profile_mean_sem<F: std::borrow::Borrow<Fields>>(
+    windows: &[F],
+    kind: FieldKind,
+    axis: usize,
+) -> Vec<(f64, f64)> {
+    let profiles: Vec<Vec<f64>> = windows.iter().map(|f| f.borrow().profile(kind, axis)).collect();
     windows_mean_sem(&profiles)
 }

@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 
 use super::colour::field_colour;
 use super::geometry::{self, FlatVertex};
-use crate::flow::{FieldKind, Fields, streamlines};
+use crate::flow::{FieldKind, Fields, probe, streamlines};
 use crate::shapes::Shape;
 
 /// How the atoms show while the flow layer is on.
@@ -117,7 +117,7 @@ pub const LINE_COLOUR: [f32; 4] = [0.97, 0.97, 0.97, 0.85];
 
 /// Whether bin `b` has data for `kind`.
 fn has(f: &Fields, kind: FieldKind, b: usize) -> bool {
-    f.count[b] > 0.0 && f.layer(kind)[b].is_finite()
+    probe::usable(f, f.layer(kind), b)
 }
 
 /// A colour range for `kind` that shows its values in `f`: robust ends (the 2nd and 98th

@@ -25,8 +25,9 @@ pub fn display_ui(app: &mut App, ui: &mut egui::Ui) {
         }
     });
     if colour != v.colour_by {
+        let b = app.sim_box();
+        let v = &mut app.settings.view;
         v.colour_by = colour;
-        let b = app.status.as_ref().map(|s| s.sim_box).unwrap_or_else(|| app.scene.sim_box());
         v.range = colour.default_range(app.params.temperature, [b.lo[1], b.hi[1]]);
         app.sim.send(SimCommand::SetColour(colour.scalar()));
     }

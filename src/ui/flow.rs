@@ -11,7 +11,7 @@ use crate::render::flow_layer::AtomsShown;
 
 /// Applies new sampling settings if the box and time step allow them, else says why.
 fn set_sampling(app: &mut App, spec: FieldSpec) {
-    let b = app.status.as_ref().map(|s| s.sim_box).unwrap_or_else(|| app.scene.sim_box());
+    let b = app.sim_box();
     match spec.validate(&b, app.params.dt) {
         Ok(()) => {
             app.settings.flow_sampling = spec;
@@ -94,7 +94,7 @@ pub fn flow_ui(app: &mut App, ui: &mut egui::Ui) {
     if let Some(window_tau) = number_field(ui, "Window", spec.window_tau, 1e-3..=1e6, "τ", 2) {
         set_sampling(app, FieldSpec { window_tau, ..spec.clone() });
     }
-    let b = app.status.as_ref().map(|s| s.sim_box).unwrap_or_else(|| app.scene.sim_box());
+    let b = app.sim_box();
     let mut slab = spec.slab.is_some();
     if ui
         .checkbox(&mut slab, "Only a z slab")

@@ -14,7 +14,7 @@ use crate::units;
 const MAX_PRESSURE: f64 = 50.0;
 
 pub fn piston_ui(app: &mut App, ui: &mut egui::Ui) {
-    let sim_box = app.status.as_ref().map(|s| s.sim_box).unwrap_or_else(|| app.scene.sim_box());
+    let sim_box = app.sim_box();
     let mut on = app.params.piston.is_some();
     let walled_y = !sim_box.periodic[1];
     let toggle = ui.add_enabled(walled_y, egui::Checkbox::new(&mut on, "Piston (top wall)"));

@@ -5,7 +5,7 @@ use anyhow::Result;
 use clap::Args;
 
 use crate::physics::init::{LatticeKind, lattice_box, maxwell_boltzmann};
-use crate::physics::params::Algorithm;
+use crate::physics::params::{Algorithm, SimParams, Thermostat};
 use crate::physics::real::Precision;
 use crate::physics::sim_box::SimBox;
 use crate::sim::{AtomState, BackendChoice};
@@ -105,6 +105,22 @@ pub fn scene_setup(which: &std::path::Path, n: usize) -> Result<crate::scene::Si
         reinitialise(&scene, n, InitialState::LiquidSlab).map_err(|e| anyhow::anyhow!("--n {n}: {e}"))?
     };
     scene.build().map_err(|e| anyhow::anyhow!("{}: {e}", which.display()))
+}
+
+/// The in.lj run's parameters (r_c 2.5 unshifted, skin 0.3, T* 1.44, NVE) with the chosen
+/// algorithm, precision and CUDA block size.
+pub fn in_lj_params(algorithm: Algorithm, precision: Precision, block_size: u32) -> SimParams {
+    SimParams {
+        cutoff: 2.5,
+        shift: false,
+        skin: 0.3,
+        temperature: 1.44,
+        thermostat: Thermostat::Nve,
+        algorithm,
+        precision,
+        block_size,
+        ..SimParams::default()
+    }
 }
 
 /// The in.lj system with about `n` atoms.

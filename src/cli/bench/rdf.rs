@@ -7,9 +7,8 @@ use std::time::Instant;
 
 use anyhow::{Context, Result};
 
-use super::common::{BenchArgs, in_lj_system, median};
+use super::common::{BenchArgs, in_lj_params, in_lj_system, median};
 use crate::analysis::RdfRegion;
-use crate::physics::params::{SimParams, Thermostat};
 use crate::sim::{Backend, open_backend};
 
 const BINS: usize = 100;
@@ -41,17 +40,7 @@ pub fn run(args: &BenchArgs) -> Result<()> {
     for &n_req in &args.sizes {
         for &backend in &args.backend {
             for &precision in &args.precision {
-                let params = SimParams {
-                    cutoff: 2.5,
-                    shift: false,
-                    skin: 0.3,
-                    temperature: 1.44,
-                    thermostat: Thermostat::Nve,
-                    algorithm: args.algorithm[0],
-                    precision,
-                    block_size: args.block_size[0],
-                    ..SimParams::default()
-                };
+                let params = in_lj_params(args.algorithm[0], precision, args.block_size[0]);
                 let (b, atoms) = in_lj_system(n_req);
                 let n = atoms.len();
                 let (mut sim, _why) = open_backend(backend, b, params, &atoms, None)

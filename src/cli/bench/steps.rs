@@ -11,9 +11,9 @@ use std::time::Instant;
 
 use anyhow::{Context, Result};
 
-use super::common::{BenchArgs, in_lj_system, median, peak_rss_mb, scene_setup};
+use super::common::{BenchArgs, in_lj_params, in_lj_system, median, peak_rss_mb, scene_setup};
 use crate::flow::FieldSpec;
-use crate::physics::params::{Algorithm, SimParams, Thermostat};
+use crate::physics::params::{Algorithm, SimParams};
 use crate::sim::{BackendChoice, open_backend};
 
 pub fn run(args: &BenchArgs) -> Result<()> {
@@ -34,16 +34,8 @@ pub fn run(args: &BenchArgs) -> Result<()> {
                         if backend == BackendChoice::Cpu { vec![args.block_size[0]] } else { args.block_size.clone() };
                     for &block_size in &blocks {
                         let params = SimParams {
-                            cutoff: 2.5,
-                            shift: false,
-                            skin: 0.3,
-                            temperature: 1.44,
-                            thermostat: Thermostat::Nve,
-                            algorithm,
-                            precision,
-                            block_size,
                             telemetry_every: args.steps.max(1),
-                            ..SimParams::default()
+                            ..in_lj_params(algorithm, precision, block_size)
                         };
                         // Built per case and dropped once uploaded, so peak memory is the backend's.
                         let (sim_box, params, atoms, field) = match &args.scene {

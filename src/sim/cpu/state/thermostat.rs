@@ -55,10 +55,11 @@ impl<P: PrecisionMode> CpuSim<P> {
     /// or remade for a changed box, here).
     fn measure_profile(&mut self, masses: &[f64]) -> &FlowProfile {
         if !self.profile.as_ref().is_some_and(|f| f.fits(&self.sim_box)) {
-            self.profile = Some(FlowProfile::new(&self.sim_box));
+            self.profile = None;
         }
+        let sim_box = self.sim_box;
         let (pos, vel, types) = (&self.pos, &self.vel, &self.types);
-        let profile = self.profile.as_mut().expect("made above");
+        let profile = self.profile.get_or_insert_with(|| FlowProfile::new(&sim_box));
         profile.measure(pos.len(), |i| {
             let x = pos[i];
             ([x[0].f64(), x[1].f64(), x[2].f64()], vel[i].map(|v| v.f64()), masses[types[i] as usize])
