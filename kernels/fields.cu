@@ -1,11 +1,12 @@
-// Flow-field sampling (src/flow, sim/cuda/engine/fields.rs): one thread per atom finds its bin
-// as flow::Grid::bin_of does (flow_bin_of, common.cuh), and adds (1, m, m v, m |v|^2) into the window's per-bin sums
-// acc[bin * 6 + q] (the layout of flow::Accumulator). Atoms of one warp that share a bin
-// (most of them: atoms are sorted by cell) are summed by shuffles first, so one lane per bin
-// and warp does the atomics.
-#include "common.cuh"
+// Flow-field sampling (src/flow, sim/cuda/engine/fields.rs): each atom's bin as
+// flow::Grid::bin_of finds it (flow_bin_of, common.cuh), and (1, m, m v, m |v|^2) added into
+// the window's per-bin sums acc[bin * 6 + q] (the layout of flow::Accumulator), summed over
+// the warp's atoms of each bin first (warp_bin_sums, binsum.cuh), so one lane per bin and
+// warp does the atomics.
+#include "binsum.cuh"
 
 extern "C" __global__ void __launch_bounds__(BLOCK) fields_sample(Consts c, Bufs b, FieldGrid g, double* acc) {
+    __shared__ WarpScratch<double> scratch[BLOCK / 32];
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     int bin = -1;
     double q[6] = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
@@ -24,16 +25,10 @@ extern "C" __global__ void __launch_bounds__(BLOCK) fields_sample(Consts c, Bufs
             q[5] = m * (vx * vx + vy * vy + vz * vz);
         }
     }
-    // Every lane of the warp gets here (no early return), so the full mask is right.
-    unsigned peers = __match_any_sync(0xffffffffu, bin);
-    int leader = __ffs(peers) - 1;
-    for (int k = 0; k < 6; k++) {
-        double s = 0.0;
-        for (unsigned rest = peers; rest; rest &= rest - 1) s += __shfl_sync(peers, q[k], __ffs(rest) - 1);
-        q[k] = s;
-    }
-    if (bin >= 0 && (int)(threadIdx.x & 31) == leader) {
+    // Every lane of the warp gets here (no early return), as warp_bin_sums needs.
+    if (warp_bin_sums(bin, q, scratch[threadIdx.x / 32]) && bin >= 0) {
         double* out = acc + (size_t)bin * 6;
+        #pragma unroll
         for (int k = 0; k < 6; k++) atomicAdd(out + k, q[k]);
     }
 }

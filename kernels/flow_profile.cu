@@ -4,7 +4,7 @@
 // u_b = P_b / M_b with sum |P_b|^2 / M_b and the occupied bins (flow_bins_reduce, read by
 // finish_step in integrate.cu), and the rescale v <- u_b + lambda (v - u_b) (scale_relative).
 // Launched by sim/cuda/engine/steps.rs between integrate_second and finish_step.
-#include "common.cuh"
+#include "binsum.cuh"
 #include "reduce.cuh"
 
 // Fixed-point scale of the per-bin sums (2^36): each atom's m and m v are rounded to integer
@@ -20,38 +20,31 @@ extern "C" __global__ void __launch_bounds__(BLOCK) flow_bins_clear(Consts c, Bu
     for (int q = 0; q < 4; q++) b.flow_sums[4 * k + q] = 0ull;
 }
 
-// Adds each atom's (m, m vx, m vy, m vz) into its bin's sums (one thread per atom). Atoms of
-// one warp in one bin (most: atoms are sorted by cell) are summed by shuffles first, exactly
-// (integers), and one lane per bin does the atomics.
+// Adds each atom's (m, m vx, m vy, m vz) into its bin's sums (one thread per atom), summed
+// over the warp's atoms of each bin first (warp_bin_sums): integers, so exact in any order
+// (two's complement, added as unsigned).
 extern "C" __global__ void __launch_bounds__(BLOCK) flow_bins_sum(Consts c, Bufs b) {
+    __shared__ WarpScratch<unsigned long long> scratch[BLOCK / 32];
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     int bin = -1;
-    long long q[4] = {0, 0, 0, 0};
+    unsigned long long q[4] = {0, 0, 0, 0};
     if (i < c.n) {
         real_s4 x = b.pos[i];
         bin = flow_bin_of(c.flow_grid, x);
         if (bin >= 0) {
             real_s4 v = b.vel[i];
             double m = b.masses[type_of(x.w)];
-            q[0] = __double2ll_rn(m * FLOW_FIXED);
-            q[1] = __double2ll_rn(m * (double)v.x * FLOW_FIXED);
-            q[2] = __double2ll_rn(m * (double)v.y * FLOW_FIXED);
-            q[3] = __double2ll_rn(m * (double)v.z * FLOW_FIXED);
+            q[0] = (unsigned long long)__double2ll_rn(m * FLOW_FIXED);
+            q[1] = (unsigned long long)__double2ll_rn(m * (double)v.x * FLOW_FIXED);
+            q[2] = (unsigned long long)__double2ll_rn(m * (double)v.y * FLOW_FIXED);
+            q[3] = (unsigned long long)__double2ll_rn(m * (double)v.z * FLOW_FIXED);
         }
     }
-    // Every lane of the warp gets here (no early return), so the full mask is right.
-    unsigned peers = __match_any_sync(0xffffffffu, bin);
-    int leader = __ffs(peers) - 1;
-    #pragma unroll
-    for (int k = 0; k < 4; k++) {
-        long long s = 0;
-        for (unsigned rest = peers; rest; rest &= rest - 1) s += __shfl_sync(peers, q[k], __ffs(rest) - 1);
-        q[k] = s;
-    }
-    if (bin >= 0 && (int)(threadIdx.x & 31) == leader) {
+    // Every lane of the warp gets here (no early return), as warp_bin_sums needs.
+    if (warp_bin_sums(bin, q, scratch[threadIdx.x / 32]) && bin >= 0) {
         unsigned long long* out = b.flow_sums + (size_t)bin * 4;
         #pragma unroll
-        for (int k = 0; k < 4; k++) atomicAdd(out + k, (unsigned long long)q[k]);
+        for (int k = 0; k < 4; k++) atomicAdd(out + k, q[k]);
     }
 }
 

@@ -208,6 +208,12 @@ fn the_flow_view_shows_the_channel_flow_in_the_app_and_its_screenshots() {
     h.app.probe.kind = FieldKind::Vx;
     let w0 = h.app.flow.windows;
     assert!(h.run_until(Duration::from_secs(400), |a| a.flow.windows >= w0 + 3), "no more windows");
+    // Each new window's geometry is built off the UI thread and replaces the one on screen.
+    let seq0 = h.app.flow_geometry().0;
+    let w1 = h.app.flow.windows;
+    assert!(h.run_until(Duration::from_secs(400), |a| a.flow.windows > w1), "no more windows");
+    assert!(h.run_until(Duration::from_secs(60), |a| a.flow.shows_newest()), "the newest window is never drawn");
+    assert!(h.app.flow_geometry().0 > seq0);
     let points = h.app.probe_profile().expect("a profile").expect("a valid line");
     assert_eq!(points.len(), 100);
     let inside = points.iter().filter(|p| p.mean.is_finite() && p.sem.is_finite() && p.sem > 0.0).count();

@@ -1,6 +1,8 @@
 //! The flow layer in the app: turning field sampling on and off as the view asks, the newest
-//! finished window from the simulation thread, and the layer's geometry, rebuilt (on the UI
-//! thread, a few milliseconds) only when a window arrives or a display choice changes.
+//! finished window from the simulation thread, and the layer's geometry, rebuilt only when a
+//! window arrives or a display choice changes: at once on the UI thread for a choice (the
+//! picture answers the click), on a worker thread for a new window (streamlines take ~10 ms,
+//! a dropped frame every window), the previous window's geometry shown until it is done.
 
 use std::sync::Arc;
 
@@ -27,13 +29,26 @@ pub struct FlowState {
     sent: Option<FieldSpec>,
     /// The geometry as built and its sequence number; what it was built from.
     mesh: (u64, FlowGeometry),
-    built_from: Option<(usize, FlowView, u32, u64)>,
+    built_from: Option<MeshKey>,
+    /// A newer window's geometry being built on a worker thread, and what from.
+    pending: Option<(MeshKey, std::sync::mpsc::Receiver<flow_layer::FlowMesh>)>,
 }
+
+/// What the flow geometry is built from: the window (by address), the view, the plane's
+/// depth and the obstacles' geometry sequence number.
+type MeshKey = (usize, FlowView, u32, u64);
 
 impl FlowState {
     /// The settings sampling runs with now (None: off).
     pub fn sampling(&self) -> Option<&FieldSpec> {
         self.sent.as_ref()
+    }
+
+    /// Whether the geometry on screen was built from the newest window (false while a newer
+    /// window's is still being built).
+    pub fn shows_newest(&self) -> bool {
+        let newest = self.fields.as_ref().map(|f| Arc::as_ptr(f) as usize);
+        newest.is_some() && self.built_from.map(|k| k.0) == newest
     }
 }
 
@@ -82,15 +97,54 @@ impl App {
         let view = self.settings.view.flow;
         let z = self.flow_plane_z();
         let key = self.flow.fields.as_ref().map(|f| (Arc::as_ptr(f) as usize, view, z.to_bits(), self.geometry.0));
-        if key != self.flow.built_from {
-            let mesh = match &self.flow.fields {
-                Some(f) if view.on => Some(Arc::new(flow_layer::build(f, &view, z, &self.shapes))),
-                _ => None,
-            };
-            self.flow.mesh = (self.flow.mesh.0 + 1, mesh);
-            self.flow.built_from = key;
+        if let Some((k, rx)) = &self.flow.pending {
+            match rx.try_recv() {
+                Ok(mesh) => {
+                    let k = *k;
+                    self.flow.pending = None;
+                    self.install_mesh(Some(k), Some(Arc::new(mesh)));
+                }
+                Err(std::sync::mpsc::TryRecvError::Empty) => {}
+                Err(std::sync::mpsc::TryRecvError::Disconnected) => self.flow.pending = None,
+            }
         }
+        if key == self.flow.built_from {
+            return self.flow.mesh.clone();
+        }
+        // Only the window changed, and its predecessor is on screen: build in the background.
+        let same_choices = |a: &MeshKey, b: &MeshKey| (a.1, a.2, a.3) == (b.1, b.2, b.3);
+        if let (Some(k), Some(built), Some(f)) = (key, self.flow.built_from, self.flow.fields.clone())
+            && view.on
+            && self.flow.mesh.1.is_some()
+            && same_choices(&k, &built)
+        {
+            if self.flow.pending.as_ref().is_none_or(|(p, _)| !same_choices(p, &k)) {
+                let (tx, rx) = std::sync::mpsc::channel();
+                let shapes = self.shapes.clone();
+                let spawned = std::thread::Builder::new().name("flow-mesh".into()).spawn(move || {
+                    let _ = tx.send(flow_layer::build(&f, &view, z, &shapes));
+                });
+                if spawned.is_ok() {
+                    self.flow.pending = Some((k, rx));
+                    return self.flow.mesh.clone();
+                }
+            } else {
+                // One is being built (perhaps for an older window): the next call takes it.
+                return self.flow.mesh.clone();
+            }
+        }
+        self.flow.pending = None;
+        let mesh = match &self.flow.fields {
+            Some(f) if view.on => Some(Arc::new(flow_layer::build(f, &view, z, &self.shapes))),
+            _ => None,
+        };
+        self.install_mesh(key, mesh);
         self.flow.mesh.clone()
+    }
+
+    fn install_mesh(&mut self, key: Option<MeshKey>, mesh: FlowGeometry) {
+        self.flow.mesh = (self.flow.mesh.0 + 1, mesh);
+        self.flow.built_from = key;
     }
 
     /// The depth of the flow plane: just in front of the atoms of the sampled slab (the front

@@ -124,7 +124,9 @@ pub struct Engine {
     n_blocks: usize,
     /// Instantiated step graphs by (steps, telemetry on the last, thermostat on); emptied
     /// whenever constants or buffers change, since graphs hold them by value.
-    graphs: std::collections::HashMap<(u64, bool, bool), StepGraph>,
+    graphs: std::collections::HashMap<steps::Shape, StepGraph>,
+    /// The flow-field grid and sums the cached graphs sample into (held by value).
+    graph_sample: Option<(crate::sim::cuda::consts::FieldGridArgs, u64)>,
     /// False when turned off (`CudaBackend::set_step_graphs`) or after a graph could not be
     /// built: steps are launched one kernel at a time.
     pub use_graphs: bool,
@@ -165,6 +167,7 @@ impl Engine {
             records_cap: 0,
             n_blocks: 0,
             graphs: std::collections::HashMap::new(),
+            graph_sample: None,
             use_graphs: true,
             piston: None,
             piston_seed: snap.piston,
@@ -340,7 +343,7 @@ impl Engine {
 
     /// Advances `steps` steps, appending telemetry for steps divisible by `every`; with
     /// `fields` (sums, sampling interval), a flow-field sample is added on the device after
-    /// every step divisible by the interval, between the step launches (no synchronisation).
+    /// every step divisible by the interval, as a node of the step graphs (no synchronisation).
     pub fn advance(
         &mut self,
         dev: &Device,
@@ -376,23 +379,12 @@ impl Engine {
         }
         let thermostat_on = matches!(params.thermostat, Thermostat::Berendsen { .. } | Thermostat::Csvr { .. });
         let mut record = 0i32;
-        let mut at = step0;
-        for (k, ev_last) in segments(step0, steps, every) {
-            match fields.as_ref() {
-                None => self.launch_steps(dev, k, ev_last, thermostat_on)?,
-                Some((f, field_every)) => {
-                    // The segment cut at sampling steps, a sample after each of them.
-                    let end = at + k;
-                    while at < end {
-                        let piece = (field_every - at % field_every).min(end - at);
-                        at += piece;
-                        self.launch_steps(dev, piece, ev_last && at == end, thermostat_on)?;
-                        if at.is_multiple_of(*field_every) {
-                            self.sample_fields(dev, f)?;
-                        }
-                    }
-                }
-            }
+        // Flow-field samples are nodes of the step graphs, after the steps they follow.
+        let sample = fields.as_ref().map(|(f, e)| (f.grid_args(), f.sums_ptr(dev), *e));
+        let sample_every = sample.map_or(0, |s| s.2);
+        for (k, ev_last, samples) in segments(step0, steps, every, sample_every) {
+            let shape = steps::Shape { steps: k, ev_last, thermostat_on, samples };
+            self.launch_steps(dev, shape, sample.as_ref().map(|(g, acc, _)| (g, *acc)))?;
             record += i32::from(ev_last);
         }
         dev.stream.synchronize().map_err(|e| {

@@ -227,6 +227,17 @@ impl Launcher<'_> {
         self.call(name, over).map(|c| c.arg(&gate))
     }
 
+    /// One flow-field sample of every atom into the sums at `acc` (6 doubles for each of
+    /// `grid`'s bins; the kernel's bins stay inside it).
+    pub fn fields_sample_call(&self, grid: &FieldGridArgs, acc: u64) -> Option<Call> {
+        self.call("fields_sample", Over::Atoms).map(|c| c.arg(grid).arg(&acc))
+    }
+
+    /// The thermostat's flow bins' mass and momentum sums (`flow_bins_sum`).
+    pub fn flow_bins_sum_call(&self) -> Option<Call> {
+        self.call("flow_bins_sum", Over::Atoms)
+    }
+
     /// Kick and drift of the step after the clock's (b.clock[0] + 1); `track` tests the skin.
     pub fn integrate_first_call(&self, track: i32, scale: bool) -> Option<Call> {
         self.call("integrate_first", Over::Atoms).map(|c| c.arg(&track).arg(&i32::from(scale)))
@@ -316,16 +327,6 @@ impl Launcher<'_> {
     }
 
     /// One flow-field sample into the window's per-bin sums at device address `acc`.
-    pub fn fields_sample(&self, grid: &FieldGridArgs, acc: u64) -> Result<(), SimError> {
-        let name = "fields_sample";
-        let Some(cfg) = self.config(Over::Atoms, 0) else { return Ok(()) };
-        let mut l = self.stream.launch_builder(self.func(name));
-        l.arg(self.c).arg(self.b).arg(grid).arg(&acc);
-        // SAFETY: (Consts, Bufs, FieldGrid, double*); `acc` holds 6 doubles for each of the
-        // grid's bins, and the kernel's bins stay inside it.
-        unsafe { l.launch(cfg) }.map(|_| ()).map_err(err(name))
-    }
-
     pub fn hist_height(&self, bins: i32) -> Result<(), SimError> {
         let name = "hist_height";
         let Some(cfg) = self.config(Over::Atoms, 0) else { return Ok(()) };

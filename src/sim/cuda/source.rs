@@ -5,7 +5,7 @@
 use crate::physics::real::Precision;
 
 /// (file name, text) of every kernel source, in the order they are concatenated.
-const SOURCES: [(&str, &str); 18] = [
+const SOURCES: [(&str, &str); 19] = [
     ("common.cuh", include_str!("../../../kernels/common.cuh")),
     ("cells.cuh", include_str!("../../../kernels/cells.cuh")),
     ("lj.cuh", include_str!("../../../kernels/lj.cuh")),
@@ -14,6 +14,7 @@ const SOURCES: [(&str, &str); 18] = [
     ("bodies.cuh", include_str!("../../../kernels/bodies.cuh")),
     ("rng.cuh", include_str!("../../../kernels/rng.cuh")),
     ("reduce.cuh", include_str!("../../../kernels/reduce.cuh")),
+    ("binsum.cuh", include_str!("../../../kernels/binsum.cuh")),
     ("integrate.cu", include_str!("../../../kernels/integrate.cu")),
     ("forces.cu", include_str!("../../../kernels/forces.cu")),
     ("friction.cu", include_str!("../../../kernels/friction.cu")),

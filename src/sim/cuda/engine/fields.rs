@@ -5,13 +5,11 @@
 
 use cudarc::driver::{CudaSlice, DevicePtr};
 
-use super::Engine;
 use super::arrays::{alloc, dev_err, download};
 use crate::flow::{Grid, STRIDE};
 use crate::sim::SimError;
 use crate::sim::cuda::consts::FieldGridArgs;
 use crate::sim::cuda::device::Device;
-use crate::sim::cuda::launch::Launcher;
 
 /// The device side of a sampled field: the grid as the kernel reads it and the window's sums.
 pub struct DeviceFields {
@@ -56,13 +54,14 @@ impl DeviceFields {
         }
         Ok(raw.chunks_exact(8).map(|c| f64::from_le_bytes(c.try_into().expect("8 bytes"))).collect())
     }
-}
 
-impl Engine {
-    /// Adds one sample of every atom into `f`'s sums (a kernel on the stream; no transfer).
-    pub fn sample_fields(&self, dev: &Device, f: &DeviceFields) -> Result<(), SimError> {
-        let acc = f.sums.as_ref().map(|s| s.device_ptr(&dev.stream).0).unwrap_or(0);
-        Launcher { stream: &dev.stream, module: &self.module, c: &self.consts, b: &self.bufs }
-            .fields_sample(&f.args, acc)
+    /// The grid as `fields_sample` takes it.
+    pub fn grid_args(&self) -> FieldGridArgs {
+        self.args
+    }
+
+    /// The device address of the window's sums (0 when none are allocated).
+    pub fn sums_ptr(&self, dev: &Device) -> u64 {
+        self.sums.as_ref().map(|s| s.device_ptr(&dev.stream).0).unwrap_or(0)
     }
 }

@@ -1,10 +1,12 @@
 //! The kernel sequence of a time step and its launch: the list rebuild, the forces, the
 //! integrator (fused across steps where nothing reads the state in between), the thermostat
-//! (relative to the flow: the flow bins' sums and the rescale about their means), as calls that
-//! become CUDA graphs (the rebuild inside a conditional node) or launch one by one; and the
-//! split of a run into graph-sized segments that end on telemetry steps.
+//! (relative to the flow: the flow bins' sums and the rescale about their means) and the
+//! flow-field samples, as calls that become CUDA graphs (the rebuild inside a conditional
+//! node) or launch one by one; and the split of a run into graph-sized segments that end on
+//! telemetry steps, with sampling patterns that recur.
 
 use super::*;
+use crate::sim::cuda::consts::FieldGridArgs;
 use crate::sim::cuda::graph::{self, Builder};
 use crate::sim::cuda::launch::Call;
 
@@ -14,25 +16,48 @@ pub(super) const GRAPH_CHUNK: u64 = 16;
 /// Graphs kept at once (a few shapes recur; odd remainders are rebuilt when needed).
 pub(super) const MAX_GRAPHS: usize = 24;
 
-/// Splits steps step0 + 1 ..= step0 + steps into (length, telemetry on the last) segments:
-/// a segment ends on every telemetry step (multiples of `every`) and on no other, and is at
-/// most MAX_GRAPH_STEPS long when it ends on one, else GRAPH_CHUNK, so the same few graph
-/// shapes recur.
-pub(super) fn segments(step0: u64, steps: u64, every: u64) -> Vec<(u64, bool)> {
+/// Splits steps step0 + 1 ..= step0 + steps into (length, telemetry on the last, samples)
+/// segments: a segment ends on every telemetry step (multiples of `every`) and on no other,
+/// and is at most MAX_GRAPH_STEPS long when it ends on one, else GRAPH_CHUNK, so the same few
+/// graph shapes recur. With flow-field sampling every `sample_every` steps (0: none), bit s of
+/// `samples` says a sample follows the segment's step s + 1, and segments also end on anchor
+/// steps (multiples of the largest multiple of `sample_every` up to GRAPH_CHUNK, or of
+/// `sample_every` itself when longer), so their sampling patterns recur as well.
+pub(super) fn segments(step0: u64, steps: u64, every: u64, sample_every: u64) -> Vec<(u64, bool, u32)> {
     let every = every.max(1);
+    let anchor = match sample_every {
+        0 => u64::MAX,
+        s if s <= GRAPH_CHUNK => s * (GRAPH_CHUNK / s),
+        s => s,
+    };
     let (mut cur, end) = (step0, step0 + steps);
     let mut out = Vec::new();
     while cur < end {
         let next_ev = (cur / every + 1) * every;
-        let seg = if next_ev <= end && next_ev - cur <= MAX_GRAPH_STEPS {
+        let next_anchor = if anchor == u64::MAX { u64::MAX } else { (cur / anchor + 1) * anchor };
+        let (len, ev) = if next_ev <= end && next_ev - cur <= MAX_GRAPH_STEPS && next_ev <= next_anchor {
             (next_ev - cur, true)
         } else {
-            ((end - cur).min(next_ev - 1 - cur).min(GRAPH_CHUNK), false)
+            ((end - cur).min(next_ev - 1 - cur).min(GRAPH_CHUNK).min(next_anchor - cur), false)
         };
-        out.push(seg);
-        cur += seg.0;
+        let samples = match sample_every {
+            0 => 0,
+            se => (0..len).filter(|s| (cur + s + 1).is_multiple_of(se)).fold(0u32, |m, s| m | 1 << s),
+        };
+        out.push((len, ev, samples));
+        cur += len;
     }
     out
+}
+
+/// A segment's graph shape (the graph cache's key): its steps, telemetry on the last, the
+/// rescaling thermostat on, and the steps followed by a flow-field sample (bit s: step s + 1).
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub(super) struct Shape {
+    pub steps: u64,
+    pub ev_last: bool,
+    pub thermostat_on: bool,
+    pub samples: u32,
 }
 
 /// Which kernels one step of a segment needs (see `Engine::add_step`).
@@ -176,7 +201,7 @@ impl Engine {
         if relative {
             // The bins' mass and momentum, then their means and sum |P|^2 / M for finish_step.
             out.add(l.plain_call("flow_bins_clear", Over::FlowBins))?;
-            out.add(l.plain_call("flow_bins_sum", Over::Atoms))?;
+            out.add(l.flow_bins_sum_call())?;
             out.add(l.plain_call("flow_bins_reduce", Over::Single))?;
         }
         if thermostat_on || ev {
@@ -191,15 +216,17 @@ impl Engine {
         Ok(())
     }
 
-    /// Adds (or, with no graph, launches) `steps` steps, telemetry on the last with `ev_last`.
+    /// Adds (or, with no graph, launches) `steps` steps, telemetry on the last with `ev_last`,
+    /// and a flow-field sample into the sums at `acc` after each step whose bit is set in
+    /// `sample`'s mask.
     fn add_steps(
         &self,
         dev: &Device,
         out: &mut Builder<'_>,
-        steps: u64,
-        ev_last: bool,
-        thermostat_on: bool,
+        shape: Shape,
+        sample: Option<(u32, &FieldGridArgs, u64)>,
     ) -> Result<(), SimError> {
+        let Shape { steps, ev_last, thermostat_on, .. } = shape;
         let l = self.launcher(dev);
         let cond = if self.algorithm == Algorithm::Neighbors && out.is_graph() {
             graph::conditional_kernel(dev)
@@ -210,31 +237,43 @@ impl Engine {
         let (mut first, mut scale_first) = (true, false);
         for s in 0..steps {
             let ev = ev_last && s + 1 == steps;
-            let fuse_next = !ev && !thermostat_on && s + 1 < steps;
+            // A flow-field sample reads the state at the step's end, as a segment's end does.
+            let sampled = sample.is_some_and(|(mask, ..)| mask & (1 << s) != 0);
+            let fuse_next = !ev && !thermostat_on && !sampled && s + 1 < steps;
             // Inside a segment the next step's kick applies this step's velocity factor; the
             // last step scales before the state can be read. Relative to the flow the factor
             // applies about each bin's mean, which only scale_relative does: every step scales.
-            let scale_next = thermostat_on && !self.relative_to_flow() && s + 1 < steps;
+            let scale_next = thermostat_on && !self.relative_to_flow() && !sampled && s + 1 < steps;
             self.add_step(&l, out, cond, StepKind { first, ev, thermostat_on, fuse_next, scale_first, scale_next })?;
+            if let Some((_, grid, acc)) = sample.filter(|_| sampled) {
+                out.add(l.fields_sample_call(grid, acc))?;
+            }
             first = !fuse_next;
             scale_first = scale_next;
         }
         Ok(())
     }
 
-    /// Launches `steps` steps (telemetry on the last with `ev_last`): one graph launch, or
-    /// kernel by kernel when graphs are off or cannot be built.
+    /// Launches one segment: one graph launch, or kernel by kernel when graphs are off or
+    /// cannot be built. `sample` (the grid and the sums' address) is needed when the shape
+    /// has samples; graphs hold it by value, so a new one empties the graph cache.
     pub(super) fn launch_steps(
         &mut self,
         dev: &Device,
-        steps: u64,
-        ev_last: bool,
-        thermostat_on: bool,
+        shape: Shape,
+        sample: Option<(&FieldGridArgs, u64)>,
     ) -> Result<(), SimError> {
-        let key = (steps, ev_last, thermostat_on);
-        if self.use_graphs && !self.graphs.contains_key(&key) {
+        let sample = sample.filter(|_| shape.samples != 0);
+        if let Some((grid, acc)) = sample
+            && self.graph_sample != Some((*grid, acc))
+        {
+            self.graphs.clear();
+            self.graph_sample = Some((*grid, acc));
+        }
+        let with_mask = sample.map(|(grid, acc)| (shape.samples, grid, acc));
+        if self.use_graphs && !self.graphs.contains_key(&shape) {
             let built = Builder::new().and_then(|mut g| {
-                self.add_steps(dev, &mut g, steps, ev_last, thermostat_on)?;
+                self.add_steps(dev, &mut g, shape, with_mask)?;
                 g.instantiate()
             });
             match built {
@@ -242,15 +281,15 @@ impl Engine {
                     if self.graphs.len() >= MAX_GRAPHS {
                         self.graphs.clear();
                     }
-                    self.graphs.insert(key, g);
+                    self.graphs.insert(shape, g);
                 }
                 Err(_) => self.use_graphs = false,
             }
         }
-        if let Some(g) = self.graphs.get(&key) {
+        if let Some(g) = self.graphs.get(&shape) {
             return g.launch(&dev.stream);
         }
-        self.add_steps(dev, &mut Builder::direct(&dev.stream), steps, ev_last, thermostat_on)
+        self.add_steps(dev, &mut Builder::direct(&dev.stream), shape, with_mask)
     }
 
     /// Sets the device step clock to `step` with no records written.
@@ -318,27 +357,39 @@ mod tests {
 
     #[test]
     fn segments_end_exactly_on_telemetry_steps_and_cover_every_step() {
-        for (step0, steps, every) in
-            [(0, 200, 200), (20, 200, 200), (7, 1000, 10), (3, 5, 1), (0, 31, 64), (99, 1, 100)]
-        {
-            let segs = segments(step0, steps, every);
-            assert_eq!(segs.iter().map(|s| s.0).sum::<u64>(), steps, "{step0} {steps} {every}");
-            let mut at = step0;
-            for &(k, ev) in &segs {
-                assert!((1..=MAX_GRAPH_STEPS).contains(&k));
-                // Telemetry steps inside a segment: only its last step, exactly when flagged.
-                for st in at + 1..at + k {
-                    assert!(st % every != 0, "step {st} of a segment from {at} is a telemetry step");
+        for sample_every in [0, 1, 3, 5, 10, 16, 25, 50] {
+            for (step0, steps, every) in
+                [(0, 200, 200), (20, 200, 200), (7, 1000, 10), (3, 5, 1), (0, 31, 64), (99, 1, 100), (13, 997, 100)]
+            {
+                let segs = segments(step0, steps, every, sample_every);
+                assert_eq!(segs.iter().map(|s| s.0).sum::<u64>(), steps, "{step0} {steps} {every}");
+                let mut at = step0;
+                for &(k, ev, samples) in &segs {
+                    assert!((1..=MAX_GRAPH_STEPS).contains(&k));
+                    // Telemetry steps inside a segment: only its last step, exactly when flagged.
+                    for st in at + 1..at + k {
+                        assert!(st % every != 0, "step {st} of a segment from {at} is a telemetry step");
+                    }
+                    assert_eq!((at + k) % every == 0, ev, "segment from {at} of {k} steps");
+                    if !ev {
+                        assert!(k <= GRAPH_CHUNK);
+                    }
+                    // A sample after exactly the steps divisible by the interval.
+                    for s in 0..k {
+                        let due = sample_every > 0 && (at + s + 1) % sample_every == 0;
+                        assert_eq!(samples & (1 << s) != 0, due, "step {} (every {sample_every})", at + s + 1);
+                    }
+                    assert_eq!(samples >> k, 0);
+                    at += k;
                 }
-                assert_eq!((at + k) % every == 0, ev, "segment from {at} of {k} steps");
-                if !ev {
-                    assert!(k <= GRAPH_CHUNK);
-                }
-                at += k;
+            }
+            // A long run repeats a handful of shapes (graphs are cached by shape), sampled or
+            // not, from any starting phase.
+            for step0 in [0, 20, 7, 123] {
+                let shapes: std::collections::HashSet<_> =
+                    segments(step0, 100_000, 200, sample_every).into_iter().skip(40).collect();
+                assert!(shapes.len() <= 8, "every {sample_every} from {step0}: {shapes:?}");
             }
         }
-        // A long run repeats a handful of shapes (graphs are cached by shape).
-        let shapes: std::collections::HashSet<_> = segments(20, 100_000, 200).into_iter().collect();
-        assert!(shapes.len() <= 4, "{shapes:?}");
     }
 }
