@@ -289,7 +289,8 @@ __device__ void allpairs_finish(const Consts& c, const Bufs& a, int part0) {
     epilogue(c, a, i, acc, EV, part0 + blockIdx.x);
 }
 
-// Cell list: atoms are sorted by cell; each atom scans the 27 surrounding cells.
+// Cell list: atoms are sorted by cell; each atom scans the 27 surrounding cells (each
+// distinct cell once).
 template <bool EV>
 __device__ void cell_scan(const Consts& c, const Bufs& a) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -298,9 +299,14 @@ __device__ void cell_scan(const Consts& c, const Bufs& a) {
         real_f4 pi = a.posf[i];
         int cc[3];
         cell_coords(c, a.pos[i], cc);
-        for (int dz = -1; dz <= 1; dz++)
-            for (int dy = -1; dy <= 1; dy++)
-                for (int dx = -1; dx <= 1; dx++) {
+        // Along a periodic axis of two cells, -1 and +1 are the same cell: visit it once
+        // (the minimum image finds the partner's one image in range).
+        int hi[3];
+        #pragma unroll
+        for (int k = 0; k < 3; k++) hi[k] = c.periodic[k] && c.cell_dims[k] == 2 ? 0 : 1;
+        for (int dz = -1; dz <= hi[2]; dz++)
+            for (int dy = -1; dy <= hi[1]; dy++)
+                for (int dx = -1; dx <= hi[0]; dx++) {
                     int r = neighbour_cell(c, a.cell_rank, cc, dx, dy, dz);
                     if (r < 0) continue;
                     int end = a.cell_start[r + 1];

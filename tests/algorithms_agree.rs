@@ -19,13 +19,15 @@ struct Result3 {
     forces: Vec<[f64; 3]>,
     energy: f64,
     virial: f64,
+    /// How the pairs were found (`Backend::pair_search`).
+    search: &'static str,
 }
 
 fn evaluate(b: SimBox, p: SimParams, atoms: &AtomState, field: Option<Arc<ObstacleField>>) -> Result3 {
     let mut sim = CpuBackend::new(b, p, atoms, field).unwrap();
     let forces = sim.forces().unwrap();
     let t = sim.measure().unwrap();
-    Result3 { forces, energy: t.potential_energy(), virial: t.virial }
+    Result3 { forces, energy: t.potential_energy(), virial: t.virial, search: sim.pair_search() }
 }
 
 /// (worst per-atom force difference over the rms force, energy and virial relative differences).
@@ -46,6 +48,12 @@ fn differences(a: &Result3, r: &Result3) -> (f64, f64, f64) {
 /// double, 1e-4 in single and mixed), and single / mixed all-pairs against double all-pairs
 /// (energy and virial to 1e-4; forces to 5e-3 of the rms force, what f32 positions allow).
 fn compare(b: SimBox, base: SimParams, atoms: &AtomState, shapes: &[Shape], what: &str) {
+    compare_with(b, base, atoms, shapes, what, false);
+}
+
+/// [`compare`]; with `lists`, the cell and neighbour algorithms must also really run their
+/// lists (no fallback to all pairs).
+fn compare_with(b: SimBox, base: SimParams, atoms: &AtomState, shapes: &[Shape], what: &str, lists: bool) {
     let field = ObstacleField::bake(shapes, &b, 0.1).map(Arc::new);
     let with = |algorithm, precision| SimParams { algorithm, precision, ..base.clone() };
     let double_ref = evaluate(b, with(Algorithm::AllPairsGlobal, Precision::Double), atoms, field.clone());
@@ -55,7 +63,17 @@ fn compare(b: SimBox, base: SimParams, atoms: &AtomState, shapes: &[Shape], what
         for algorithm in Algorithm::CONCRETE {
             let r = evaluate(b, with(algorithm, precision), atoms, field.clone());
             let (df, de, dw) = differences(&r, &reference);
-            eprintln!("{what} {precision:?} {algorithm:?}: force {df:.1e}, energy {de:.1e}, virial {dw:.1e}");
+            eprintln!(
+                "{what} {precision:?} {algorithm:?} ({}): force {df:.1e}, energy {de:.1e}, virial {dw:.1e}",
+                r.search
+            );
+            if lists && matches!(algorithm, Algorithm::Cells | Algorithm::Neighbors) {
+                assert!(
+                    r.search.contains("list") && !r.search.contains("all pairs"),
+                    "{what} {precision:?} {algorithm:?} fell back to {}",
+                    r.search
+                );
+            }
             assert!(df < tol, "{what} {precision:?} {algorithm:?}: force differs by {df:e} of the rms force");
             assert!(de < tol, "{what} {precision:?} {algorithm:?}: energy differs by {de:e}");
             assert!(dw < tol, "{what} {precision:?} {algorithm:?}: virial differs by {dw:e}");
@@ -86,9 +104,31 @@ fn walled_tank_with_obstacle_and_gravity() {
     compare(b, p, &atoms, &shapes, "tank");
 }
 
+/// Thin slabs, as the wind tunnel needs: two cells of cutoff + skin along a periodic axis,
+/// one along a walled one. The lists run (no fallback) and give the forces of all pairs.
+#[test]
+fn thin_slabs_run_their_lists() {
+    let shapes = [Shape::Circle { centre: [9.0, 7.0], radius: 2.0 }];
+    for (cells, walls, shapes, what) in [
+        ([12, 8, 4], [false; 3], &[][..], "periodic slab two cells thick"),
+        ([4, 9, 4], [false, true, false], &[][..], "thin in x and z, walled y"),
+        ([12, 10, 1], [false, false, true], &shapes[..], "walled slab one cell thick, obstacle"),
+    ] {
+        let (b, atoms) = jiggled_fluid(cells, walls, 0.12, shapes, 4);
+        let l = b.length();
+        let range = SimParams::default().list_range();
+        assert!(
+            (0..3).any(|k| (b.periodic[k] && l[k] < 3.0 * range) || (!b.periodic[k] && l[k] < 2.0 * range)),
+            "{what}: not thin"
+        );
+        assert_eq!(Algorithm::Auto.resolve(atoms.len(), &b, range), Algorithm::Neighbors, "{what}: Auto");
+        compare_with(b, SimParams::default(), &atoms, shapes, what, true);
+    }
+}
+
 #[test]
 fn small_periodic_box_without_room_for_cells() {
-    // Too small for three cells of cutoff + skin: cells and lists fall back to brute force.
+    // Shorter than twice cutoff + skin: cells and lists fall back to brute force.
     let (b, atoms) = jiggled_fluid([3, 3, 3], [false; 3], 0.1, &[], 3);
     compare(b, SimParams { cutoff: 2.5, ..SimParams::default() }, &atoms, &[], "small box");
 }

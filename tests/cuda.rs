@@ -44,6 +44,10 @@ fn systems() -> Vec<System> {
     let (periodic, pa) = jiggled_fluid([8, 8, 7], [false; 3], 0.15, &[], 1);
     let (tank, ta) = jiggled_fluid([10, 9, 5], [true, true, false], 0.12, &shapes, 2);
     let (small, sa) = jiggled_fluid([3, 3, 3], [false; 3], 0.1, &[], 3);
+    // Thin slabs (two list cells along periodic z; one along walled z).
+    let (slab, sla) = jiggled_fluid([12, 8, 4], [false; 3], 0.12, &[], 5);
+    let cylinder = vec![Shape::Circle { centre: [9.0, 7.0], radius: 2.0 }];
+    let (wslab, wsa) = jiggled_fluid([12, 10, 1], [false, false, true], 0.12, &cylinder, 6);
     vec![
         System {
             name: "periodic",
@@ -60,6 +64,14 @@ fn systems() -> Vec<System> {
             field: ObstacleField::bake(&shapes, &tank, 0.1).map(Arc::new),
         },
         System { name: "small box", b: small, params: SimParams::default(), atoms: sa, field: None },
+        System { name: "thin periodic slab", b: slab, params: SimParams::default(), atoms: sla, field: None },
+        System {
+            name: "thin walled slab",
+            b: wslab,
+            params: SimParams::default(),
+            atoms: wsa,
+            field: ObstacleField::bake(&cylinder, &wslab, 0.1).map(Arc::new),
+        },
     ]
 }
 
@@ -102,6 +114,9 @@ fn forces_energies_and_virials_match_the_cpu() {
                 let mut gpu = CudaBackend::new(s.b, p, &s.atoms, s.field.clone()).unwrap();
                 let f = gpu.forces().unwrap();
                 let t = gpu.measure().unwrap();
+                if s.name.starts_with("thin") && matches!(algorithm, Algorithm::Cells | Algorithm::Neighbors) {
+                    assert!(gpu.pair_search().ends_with("list"), "{} {algorithm:?} runs {}", s.name, gpu.pair_search());
+                }
                 for (against, (f_ref, t_ref), tol) in [
                     ("same precision", &same, if precision == Precision::Double { 1e-12 } else { 1e-5 }),
                     ("double", &double, if precision == Precision::Double { 1e-12 } else { 1e-4 }),

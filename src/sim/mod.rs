@@ -274,6 +274,10 @@ pub enum SimError {
 /// The simulation engine interface shared by the CPU and CUDA backends.
 pub trait Backend: Send {
     fn info(&self) -> BackendInfo;
+    /// How the pair forces are found now, in words ("neighbour list", "cell list",
+    /// "all pairs", ...): the parameters' algorithm resolved, after any fallback for a box
+    /// its lists do not fit, as of the last force pass.
+    fn pair_search(&self) -> &'static str;
     fn n_atoms(&self) -> usize;
     /// Steps taken since the start (continues across snapshots).
     fn step(&self) -> u64;

@@ -37,12 +37,31 @@ impl CellGrid {
     /// `range` lie within `reach` cells. None when a periodic axis would have fewer than
     /// `2 reach + 1` cells (a stencil would see a cell twice).
     pub fn new(b: &SimBox, range: f64, reach: usize) -> Option<CellGrid> {
-        let len = b.length();
         let reach = reach.max(1);
+        CellGrid::make(b, range, reach, 2 * reach + 1)
+    }
+
+    /// The grid of the pair lists (the cell-list forces and the neighbour-list build): reach 2
+    /// where every periodic axis has room for five cells, else reach 1 with as few as two
+    /// cells along a periodic axis (a thin slab) and one along a walled one. None only when a
+    /// periodic edge is shorter than twice `range`, where the minimum image is ambiguous.
+    /// Along a periodic axis of two cells a stencil reaches the other cell both ways: the
+    /// full rows visit it once ([`CellGrid::row_ranges`]), the forward spans twice, in the two
+    /// images, of which at most one is in range ([`CellGrid::forward_spans`]).
+    pub fn for_lists(b: &SimBox, range: f64) -> Option<CellGrid> {
+        let len = b.length();
+        if (0..3).any(|k| b.periodic[k] && len[k] < 2.0 * range) {
+            return None;
+        }
+        CellGrid::new(b, range, 2).or_else(|| CellGrid::make(b, range, 1, 2))
+    }
+
+    fn make(b: &SimBox, range: f64, reach: usize, min_periodic: usize) -> Option<CellGrid> {
+        let len = b.length();
         let mut cell = range / reach as f64;
         loop {
             let dims: [usize; 3] = std::array::from_fn(|k| ((len[k] / cell).floor() as usize).max(1));
-            if (0..3).any(|k| b.periodic[k] && dims[k] < 2 * reach + 1) {
+            if (0..3).any(|k| b.periodic[k] && dims[k] < min_periodic) {
                 return None;
             }
             let total = dims[0] * dims[1] * dims[2];
@@ -60,6 +79,11 @@ impl CellGrid {
             }
             cell *= 1.26;
         }
+    }
+
+    /// Whether a periodic axis has fewer than `2 reach + 1` cells (see [`CellGrid::for_lists`]).
+    pub fn is_thin(&self) -> bool {
+        (0..3).any(|k| self.periodic[k] && self.dims[k] < 2 * self.reach + 1)
     }
 
     /// A grid of exactly `dims` cells (each at least 1) over `b`, for binning only (reach 1).
@@ -132,10 +156,19 @@ impl CellGrid {
 
     /// Appends the atom-slot ranges (atoms sorted by cell) of the cells around cell `c`:
     /// whole rows along x of `2 reach + 1` cells for every (dy, dz) within reach, so each row
-    /// is one or two contiguous ranges. With `forward_only`, only the rows after `c`'s own row
-    /// in (dz, dy) order plus the cells after `c` in its own row; `c` itself is left out.
+    /// is one or two contiguous ranges; along a periodic axis with fewer cells than that (a
+    /// thin grid), each of its cells once. With `forward_only` (grids that are not thin), only
+    /// the rows after `c`'s own row in (dz, dy) order plus the cells after `c` in its own row;
+    /// `c` itself is left out.
     pub fn row_ranges(&self, c: [usize; 3], forward_only: bool, out: &mut Vec<std::ops::Range<usize>>) {
+        debug_assert!(!(forward_only && self.is_thin()), "forward rows of a thin grid would repeat pairs");
         let r = self.reach as i64;
+        // The offsets a full stencil takes along axis k: -r..=r, or each cell of a thin
+        // periodic axis once.
+        let window = |k: usize| -> (i64, i64) {
+            let n = self.dims[k] as i64;
+            if self.periodic[k] && n < 2 * r + 1 { (-r, -r + n - 1) } else { (-r, r) }
+        };
         let (nx, ny, nz) = (self.dims[0] as i64, self.dims[1] as i64, self.dims[2] as i64);
         let wrap = |v: i64, n: i64, k: usize| -> Option<i64> {
             if (0..n).contains(&v) {
@@ -170,8 +203,9 @@ impl CellGrid {
                 a = b + 1;
             }
         };
-        for dz in -r..=r {
-            for dy in -r..=r {
+        let (wx, wy, wz) = (window(0), window(1), window(2));
+        for dz in wz.0..=wz.1 {
+            for dy in wy.0..=wy.1 {
                 if forward_only && (dz, dy) < (0, 0) {
                     continue;
                 }
@@ -181,7 +215,7 @@ impl CellGrid {
                 if forward_only && (dz, dy) == (0, 0) {
                     push_row(yy, zz, x + 1, x + r);
                 } else {
-                    push_row(yy, zz, x - r, x + r);
+                    push_row(yy, zz, x + wx.0, x + wx.1);
                 }
             }
         }
@@ -379,5 +413,71 @@ mod tests {
         assert!(CellGrid::new(&SimBox::new([6.0, 9.0, 9.0], [true; 3]), 2.5, 2).is_none());
         assert!(CellGrid::finest(&SimBox::new([6.0, 9.0, 9.0], [true; 3]), 2.5).is_none());
         assert_eq!(CellGrid::finest(&SimBox::new([8.0, 9.0, 9.0], [true; 3]), 2.5).unwrap().reach, 2);
+    }
+
+    /// Thin grids (two cells along periodic axes, one along a walled one): the full rows
+    /// visit each cell of the stencil once, and the forward spans with their images find
+    /// every pair within range exactly once.
+    #[test]
+    fn thin_grids_find_every_pair_once() {
+        let range = 2.8;
+        for (size, periodic) in [
+            ([20.0, 14.0, 6.84], [true, true, true]),
+            ([6.0, 9.0, 5.7], [true, false, true]),
+            ([17.0, 12.0, 2.5], [true, true, false]),
+        ] {
+            let b = SimBox::new(size, periodic);
+            let mut g = CellGrid::for_lists(&b, range).unwrap();
+            assert!(g.is_thin() || g.dims.contains(&1));
+            let mut s = 12345u64;
+            let mut rnd = || {
+                s ^= s << 13;
+                s ^= s >> 7;
+                s ^= s << 17;
+                (s >> 11) as f64 / (1u64 << 53) as f64
+            };
+            let pos: Vec<[f64; 3]> = (0..400).map(|_| std::array::from_fn(|k| rnd() * size[k])).collect();
+            g.bin(&pos);
+            let sorted: Vec<[f64; 3]> = g.order.iter().map(|&i| pos[i as usize]).collect();
+            let within = |d: [f64; 3]| d[0] * d[0] + d[1] * d[1] + d[2] * d[2] < range * range;
+            let mut want = 0usize;
+            for i in 0..sorted.len() {
+                for j in i + 1..sorted.len() {
+                    let d = b.min_image(sorted[i], sorted[j]);
+                    want += within(d) as usize;
+                }
+            }
+            let mut found = 0usize;
+            let mut spans = Vec::new();
+            let mut rows = Vec::new();
+            let l = b.length();
+            for c in 0..g.n_cells() {
+                let own = g.range(c);
+                spans.clear();
+                g.forward_spans(g.coords_of(c), &mut spans);
+                rows.clear();
+                g.row_ranges(g.coords_of(c), false, &mut rows);
+                let mut cells: Vec<usize> = rows.iter().flat_map(|r| r.clone()).collect();
+                let count = cells.len();
+                cells.sort();
+                cells.dedup();
+                assert_eq!(cells.len(), count, "{size:?}: full rows repeat an atom");
+                for i in own.clone() {
+                    for j in i + 1..own.end {
+                        found += within(b.min_image(sorted[i], sorted[j])) as usize;
+                    }
+                    for sp in &spans {
+                        for j in sp.slots.clone() {
+                            let d: [f64; 3] =
+                                std::array::from_fn(|k| sorted[i][k] - sorted[j][k] - sp.image[k] as f64 * l[k]);
+                            found += within(d) as usize;
+                        }
+                    }
+                }
+            }
+            assert!(want > 500, "{size:?}: {want} pairs");
+            assert_eq!(found, want, "{size:?}");
+        }
+        assert!(CellGrid::for_lists(&SimBox::new([5.5, 20.0, 20.0], [true; 3]), 2.8).is_none());
     }
 }

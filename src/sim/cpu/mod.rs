@@ -180,6 +180,11 @@ impl CpuBackend {
 }
 
 impl Backend for CpuBackend {
+    fn pair_search(&self) -> &'static str {
+        let algorithm = self.resolved_algorithm();
+        with_sim!(&self.engine, s => s.pair_search(algorithm))
+    }
+
     fn info(&self) -> BackendInfo {
         BackendInfo {
             kind: "cpu",

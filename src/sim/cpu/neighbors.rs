@@ -78,12 +78,19 @@ fn scan_candidates<F: Real>(pi: [F; 4], spans: &[Span], images: bool, c: &Candid
     }
     // Branch-free append: write every candidate, advance only past those in range.
     for js in spans {
+        let shift: [F; 3] = std::array::from_fn(|k| F::of(js.image[k] as f64) * c.img.len[k]);
         out.reserve(js.slots.len());
         let mut len = out.len();
         let base = out.as_mut_ptr();
         for j in js.slots.clone() {
             let pj = c.pos[j];
-            let d = c.img.apply([pi[0] - pj[0], pi[1] - pj[1], pi[2] - pj[2]]);
+            let d = if images {
+                // The span's own image: a thin grid reaches one cell in two images, of which
+                // the minimum image would pick the same one twice.
+                [pi[0] - pj[0] - shift[0], pi[1] - pj[1] - shift[1], pi[2] - pj[2] - shift[2]]
+            } else {
+                c.img.apply([pi[0] - pj[0], pi[1] - pj[1], pi[2] - pj[2]])
+            };
             let inside = d[0] * d[0] + d[1] * d[1] + d[2] * d[2] < c.range_sq;
             // SAFETY: `reserve` made room for every candidate of this range.
             unsafe { base.add(len).write(j as u32) };

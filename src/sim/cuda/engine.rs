@@ -60,13 +60,16 @@ pub struct CellSetup {
 }
 
 impl CellSetup {
-    /// Cells at least `range` wide; None when a periodic axis would have fewer than three.
+    /// Cells at least `range` wide; None when a periodic axis would have fewer than two
+    /// (shorter than twice the range: see `Algorithm::lists_fit`). Along a periodic axis of
+    /// two cells the 27-cell stencil reaches the other cell both ways: the list build takes
+    /// both images (at most one is in range), the cell-list forces visit it once.
     pub fn new(b: &SimBox, range: f64) -> Option<CellSetup> {
         let len = b.length();
         let mut cell = range;
         loop {
             let dims: [usize; 3] = std::array::from_fn(|k| ((len[k] / cell).floor() as usize).max(1));
-            if (0..3).any(|k| b.periodic[k] && dims[k] < 3) {
+            if (0..3).any(|k| b.periodic[k] && dims[k] < 2) {
                 return None;
             }
             let total = dims[0] * dims[1] * dims[2];
@@ -109,7 +112,7 @@ pub struct Engine {
     pub step: u64,
     pub time: f64,
     /// The algorithm that runs (Auto resolved; cells and lists fall back to all pairs in
-    /// boxes too small for three cells).
+    /// boxes with a periodic edge shorter than twice their range).
     pub algorithm: Algorithm,
     module: Arc<Module>,
     a: Arrays,
@@ -457,6 +460,10 @@ mod tests {
         let mut r = cs.rank.clone();
         r.sort();
         assert_eq!(r, (0..cs.rank.len() as i32).collect::<Vec<_>>());
-        assert!(CellSetup::new(&SimBox::new([8.0, 20.0, 20.0], [true; 3]), 2.8).is_none());
+        // Two cells along a periodic axis (a thin slab) work; fewer do not.
+        assert_eq!(CellSetup::new(&SimBox::new([20.0, 15.0, 6.84], [true; 3]), 2.8).unwrap().dims[2], 2);
+        assert!(CellSetup::new(&SimBox::new([5.5, 20.0, 20.0], [true; 3]), 2.8).is_none());
+        // Walled axes take a single cell.
+        assert_eq!(CellSetup::new(&SimBox::new([20.0, 15.0, 2.0], [true, true, false]), 2.8).unwrap().dims[2], 1);
     }
 }

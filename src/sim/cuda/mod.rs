@@ -156,6 +156,15 @@ fn close_window(dev: &Device, sampler: &mut FieldSampler, sums: &mut DeviceField
 }
 
 impl Backend for CudaBackend {
+    fn pair_search(&self) -> &'static str {
+        match self.engine.algorithm {
+            Algorithm::AllPairsGlobal => "all pairs",
+            Algorithm::Cells => "cell list",
+            Algorithm::Neighbors => "neighbour list",
+            _ => "all pairs (tiled)",
+        }
+    }
+
     fn info(&self) -> BackendInfo {
         let (major, minor) = self.dev.arch;
         BackendInfo {

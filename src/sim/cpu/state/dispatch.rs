@@ -57,7 +57,7 @@ impl<P: PrecisionMode> CpuSim<P> {
         if algorithm == Algorithm::Cells {
             let range = ctx.params.cutoff;
             if self.cells.grid.is_none() || self.cells_range != range {
-                self.cells.grid = CellGrid::finest(&self.sim_box, range);
+                self.cells.grid = CellGrid::for_lists(&self.sim_box, range);
                 self.cells_range = range;
             }
             if self.cells.grid.is_none() {
@@ -107,6 +107,18 @@ impl<P: PrecisionMode> CpuSim<P> {
             }
         };
         EnergyVirial { energy: ev.energy.f64(), virial: ev.virial.f64() }
+    }
+
+    /// How the last force pass found its pairs under `algorithm` (see `Backend::pair_search`).
+    pub fn pair_search(&self, algorithm: Algorithm) -> &'static str {
+        match algorithm {
+            Algorithm::AllPairsGlobal => "all pairs",
+            Algorithm::Cells if self.cells.grid.is_some() => "cell list",
+            Algorithm::Neighbors if self.nl_clusters => "cluster-pair list",
+            Algorithm::Neighbors if self.nl_grid.is_some() => "neighbour list",
+            Algorithm::Neighbors => "neighbour list (built from all pairs: the box is too small for cells)",
+            _ => "all pairs (tiled)",
+        }
     }
 
     /// Forces at the current positions in canonical order.

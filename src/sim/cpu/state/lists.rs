@@ -71,7 +71,7 @@ impl<P: PrecisionMode> CpuSim<P> {
     pub(super) fn rebuild_neighbors(&mut self, params: &SimParams) {
         let range = params.list_range();
         if self.nl_grid.is_none() || (!self.nl_valid && (self.nl_range != range || self.nl.builds == 0)) {
-            self.nl_grid = CellGrid::finest(&self.sim_box, range);
+            self.nl_grid = CellGrid::for_lists(&self.sim_box, range);
             self.nl_range = range;
         }
         if let Some(g) = self.nl_grid.as_mut() {
