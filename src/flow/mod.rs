@@ -6,8 +6,9 @@
 //! (`FieldKind`), standard errors across windows, the per-bin mean flow a thermostat
 //! relative to the flow removes (`FlowProfile`, `profile.rs`), and streamlines through a
 //! finished field (`streamlines.rs`), probes of any layer at a point or along a line with
-//! standard errors over windows (`probe.rs`), and the shear viscosity from a driven channel's
-//! velocity profile (`viscosity.rs`).
+//! standard errors over windows (`probe.rs`), the shear viscosity from a driven channel's
+//! velocity profile (`viscosity.rs`), and the wind tunnel's wake numbers (`wake.rs`: drag and
+//! lift coefficients, Strouhal, Reynolds and Mach numbers, an LJTS viscosity correlation).
 //!
 //! Pure functions over plain data (positions, velocities, masses, the box), in reduced LJ
 //! units: must not touch backends, the UI, files or the GPU. Backends sample into an
@@ -23,6 +24,8 @@ pub mod spec;
 pub mod stats;
 pub mod streamlines;
 pub mod viscosity;
+/// Wake numbers of flow past a cylinder: C_d, C_L, Strouhal, Re, Ma, LJTS viscosity.
+pub mod wake;
 
 #[cfg(test)]
 mod tests;
