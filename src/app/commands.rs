@@ -130,6 +130,8 @@ pub struct SimStatus {
     pub steps_per_s: f64,
     /// How positions reach the renderer: "host staging" or "zero-copy".
     pub position_path: &'static str,
+    /// How the pair forces are found now (`Backend::pair_search`: after any fallback).
+    pub pair_search: &'static str,
     /// The trajectory being written, if any.
     pub trajectory: Option<TrajectoryStatus>,
 }

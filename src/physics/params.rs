@@ -121,7 +121,7 @@ pub const MAX_TRAJECTORY: u32 = 100_000;
 /// `AllPairsTiled` to a cache-blocked one.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, clap::ValueEnum)]
 pub enum Algorithm {
-    /// Pick by atom count.
+    /// Pick the cheapest by a cost estimate (the neighbour list wherever lists fit and it wins).
     Auto,
     /// All pairs, every other atom read from (global) memory.
     #[value(name = "allpairs-global")]

@@ -13,7 +13,7 @@ use crate::units;
 
 pub fn algorithm_label(a: Algorithm) -> &'static str {
     match a {
-        Algorithm::Auto => "Auto (by atom count)",
+        Algorithm::Auto => "Auto (cheapest where lists fit)",
         Algorithm::AllPairsGlobal => "All-pairs (global memory)",
         Algorithm::AllPairsTiled => "All-pairs (shared-memory tiles)",
         Algorithm::Cells => "Cell list",

@@ -1,5 +1,5 @@
 //! The status bar: backend and device, atom count, steps/s and atom-steps/s, FPS, precision,
-//! algorithm, the position path (zero-copy or host staging), step and simulated time.
+//! how pairs are found (the algorithm after any fallback), the position path (zero-copy or host staging), step and simulated time.
 
 use crate::app::App;
 use crate::units;
@@ -7,7 +7,6 @@ use crate::units;
 /// Status bar text (also used by tests and the headless bench).
 pub fn status_text(app: &App) -> String {
     let Some(s) = &app.status else { return "starting the simulation…".into() };
-    let algorithm = s.params.algorithm.resolve(s.n_atoms, &s.sim_box, s.params.list_range());
     format!(
         "{} · {} · N = {} · {:.0} steps/s · {:.2e} atom-steps/s · {:.0} FPS · {} · {} · positions: {} · step {} · {:.1} ps{}",
         s.info.kind.to_uppercase(),
@@ -17,7 +16,7 @@ pub fn status_text(app: &App) -> String {
         s.steps_per_s * s.n_atoms as f64,
         app.fps.fps,
         s.params.precision.name(),
-        super::simulation::algorithm_label(algorithm),
+        s.pair_search,
         s.position_path,
         s.step,
         units::reduced_time_to_ps(s.time),

@@ -72,6 +72,7 @@ impl Worker {
             n_obstacles: self.shapes.len(),
             steps_per_s: self.steps_per_s,
             position_path: self.path,
+            pair_search: b.pair_search(),
             trajectory: self.trajectory.as_ref().map(Recorder::status),
         };
         self.report(SimReport::Status(Box::new(status)));
