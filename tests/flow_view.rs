@@ -229,6 +229,13 @@ fn the_flow_view_shows_the_channel_flow_in_the_app_and_its_screenshots() {
     let rows: Vec<Vec<f64>> = lines.map(|l| l.split(',').map(|v| v.parse().unwrap()).collect()).collect();
     assert_eq!(rows.len(), 100);
     assert!((rows[99][0] - 18.0).abs() < 1e-9 && (rows[50][2] - (1.0 + 18.0 * 50.0 / 99.0)).abs() < 1e-5);
+    // The wake readout of the cylinder (radius 3): the drive pushes the fluid onto it along
+    // +x, so the drag is positive; the stream is the fields' mean flow.
+    let wake = h.app.wake_readout().expect("a wake readout");
+    assert!((wake.stream.diameter - 6.0).abs() < 1e-9 && wake.stream.speed > 0.05, "{:?}", wake.stream);
+    let c = wake.coefficients.as_ref().expect("drag and lift");
+    assert!(c.drag > 0.0, "drag coefficient {}", c.drag);
+    assert_eq!(wake.lines().len(), 4);
     // The driven channel offers the viscosity readout (its value needs no-slip walls; see
     // tests/poiseuille.rs).
     assert!(h.app.driven_channel());

@@ -32,6 +32,7 @@ pub mod species;
 pub mod tools;
 pub mod trajectory;
 pub mod undo;
+pub mod wake;
 pub mod window;
 
 use std::collections::HashMap;

@@ -1,13 +1,15 @@
 //! Wake numbers for the wind tunnel (a quasi-2D stream at speed U along +x past a cylinder of
 //! diameter D, axis along z, in a slab of thickness Lz): drag and lift coefficients with
 //! block-average standard errors from the force on one body, the Strouhal number of a
-//! shedding signal (`spectrum.rs`), the Reynolds and Mach numbers, and a shear-viscosity
+//! shedding signal (`spectrum.rs`), all of them for one body at once (`readout.rs`), the Reynolds and Mach numbers, and a shear-viscosity
 //! correlation for our Lennard-Jones fluid (truncated and shifted at 2.5 sigma) to put into
 //! Re. Pure functions over plain data in reduced LJ units (sigma, epsilon, tau, atom mass 1):
 //! must not touch backends, the UI, files or the GPU.
 
+mod readout;
 mod spectrum;
 
+pub use readout::{READOUT_BLOCKS, ViscositySource, WakeReadout, readout};
 pub use spectrum::{MIN_PERIODS, MIN_SAMPLES, Spectrum, StrouhalEstimate, strouhal};
 
 use crate::analysis::blocks::block_mean_sem;

@@ -230,4 +230,22 @@ pub fn profiles_ui(app: &mut App, ui: &mut egui::Ui) {
             }
         }
     }
+    if !app.shapes.is_empty() {
+        ui.separator();
+        ui.label("Wake of obstacle 1");
+        match app.wake_readout() {
+            Ok(r) => {
+                let lines = r.lines();
+                for l in &lines {
+                    ui.label(l);
+                }
+                if ui.button("Copy as text").clicked() {
+                    ui.ctx().copy_text(lines.join("\n"));
+                }
+            }
+            Err(e) => {
+                ui.label(e);
+            }
+        }
+    }
 }
