@@ -4,26 +4,8 @@
 //! newest window), D the obstacle's extent across the stream (y), the span the box's depth.
 
 use super::App;
-use crate::flow::wake::{Freestream, WakeReadout, readout};
+use crate::flow::wake::{Freestream, WakeReadout, readout, stream_of};
 use crate::sim::bodies::Body;
-
-/// The stream as the newest window sees it: mass-weighted mean x velocity, mean density and
-/// mean temperature over the bins with atoms; None without a window.
-fn stream_of(f: &crate::flow::Fields) -> Option<(f64, f64, f64)> {
-    let (mut n, mut u, mut rho, mut t, mut bins) = (0.0, 0.0, 0.0, 0.0, 0.0);
-    for b in 0..f.density.len() {
-        let c = f.count[b];
-        if !(c > 0.0 && f.vx[b].is_finite() && f.density[b].is_finite() && f.temperature[b].is_finite()) {
-            continue;
-        }
-        n += c;
-        u += c * f.vx[b];
-        t += c * f.temperature[b];
-        rho += f.density[b];
-        bins += 1.0;
-    }
-    (n > 0.0).then(|| (u / n, rho / bins, t / n))
-}
 
 impl App {
     /// The readout for the first obstacle, or why there is none yet.

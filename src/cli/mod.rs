@@ -6,6 +6,7 @@ pub mod eos;
 pub mod export;
 pub mod run;
 mod run_forces;
+mod run_wake;
 
 use clap::{Parser, Subcommand};
 

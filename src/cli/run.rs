@@ -12,6 +12,7 @@ use clap::{Args, ValueEnum};
 
 use crate::analysis;
 use crate::cli::run_forces::ForceFiles;
+use crate::cli::run_wake::WakeLog;
 use crate::flow::{FieldSpec, Fields};
 use crate::io::thermo::ThermoWriter;
 use crate::io::trajectory::{TrajectoryFormat, TrajectoryWriter};
@@ -353,6 +354,8 @@ pub fn run(args: &RunArgs) -> Result<()> {
     // Force files beside the fields only when something is pushed on (walls or obstacles).
     let fields_dir = field_files.as_ref().and(args.fields.as_deref()).filter(|_| !bodies.is_empty());
     let mut force_files = ForceFiles::create(args.forces.as_deref(), fields_dir, &bodies, sim.step())?;
+    let mass = params.species.first().map_or(1.0, |s| s.mass);
+    let mut wake = WakeLog::new(&shapes, fields_dir, sim_box.length()[2], mass);
     let n = sim.n_atoms();
     if !args.quiet {
         let algorithm = params.algorithm.resolve(n, &sim_box, params.list_range());
@@ -432,12 +435,18 @@ pub fn run(args: &RunArgs) -> Result<()> {
                 if let Some(f) = force_files.as_mut() {
                     f.record(&t).map_err(forces_err)?;
                 }
+                if let Some(w) = wake.as_mut() {
+                    w.record(&t);
+                }
                 last = t;
             }
             if let Some(series) = field_files.as_mut() {
                 let windows = sim.take_fields(false)?;
                 if let Some(f) = force_files.as_mut() {
                     f.windows(&windows).map_err(forces_err)?;
+                }
+                if let Some(w) = wake.as_mut() {
+                    w.windows(&windows).map_err(forces_err)?;
                 }
                 write_fields(series, windows)?;
             }
@@ -465,6 +474,9 @@ pub fn run(args: &RunArgs) -> Result<()> {
         let written = sim.take_fields(true).map_err(anyhow::Error::from).and_then(|f| {
             if let Some(ff) = force_files.as_mut() {
                 ff.windows(&f).map_err(forces_err)?;
+            }
+            if let Some(w) = wake.as_mut() {
+                w.windows(&f).map_err(forces_err)?;
             }
             Ok(write_fields(series, f)?)
         });
@@ -501,6 +513,12 @@ pub fn run(args: &RunArgs) -> Result<()> {
         eprintln!("{:.0} steps/s, {:.3e} atom-steps/s over {:.2} s", rate, rate * n as f64, elapsed);
         if params.thermostat.is_monte_carlo() {
             eprintln!("hybrid Monte Carlo: {}", last.mc.describe());
+        }
+        if let Some(r) = wake.as_ref().and_then(WakeLog::readout) {
+            eprintln!("wake of obstacle 1 (over the whole run; also {}):", crate::cli::run_wake::WAKE_CSV);
+            for l in r.lines() {
+                eprintln!("  {l}");
+            }
         }
     }
     Ok(())

@@ -9,7 +9,7 @@
 mod readout;
 mod spectrum;
 
-pub use readout::{READOUT_BLOCKS, ViscositySource, WakeReadout, readout};
+pub use readout::{READOUT_BLOCKS, ViscositySource, WakeReadout, readout, stream_of};
 pub use spectrum::{MIN_PERIODS, MIN_SAMPLES, Spectrum, StrouhalEstimate, strouhal};
 
 use crate::analysis::blocks::block_mean_sem;

@@ -108,6 +108,24 @@ impl WakeReadout {
     }
 }
 
+/// The stream a finished window sees: (mass-weighted mean x velocity, mean number density,
+/// mass-weighted mean temperature) over the bins with atoms; None when no bin has any.
+pub fn stream_of(f: &crate::flow::Fields) -> Option<(f64, f64, f64)> {
+    let (mut n, mut u, mut rho, mut t, mut bins) = (0.0, 0.0, 0.0, 0.0, 0.0);
+    for b in 0..f.density.len() {
+        let c = f.count[b];
+        if !(c > 0.0 && f.vx[b].is_finite() && f.density[b].is_finite() && f.temperature[b].is_finite()) {
+            continue;
+        }
+        n += c;
+        u += c * f.vx[b];
+        t += c * f.temperature[b];
+        rho += f.density[b];
+        bins += 1.0;
+    }
+    (n > 0.0).then(|| (u / n, rho / bins, t / n))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
