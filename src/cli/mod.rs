@@ -5,6 +5,7 @@ pub mod bench;
 pub mod eos;
 pub mod export;
 pub mod run;
+mod run_flags;
 mod run_forces;
 mod run_wake;
 

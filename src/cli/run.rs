@@ -11,6 +11,7 @@ use anyhow::{Context, Result, anyhow, bail};
 use clap::{Args, ValueEnum};
 
 use crate::analysis;
+use crate::cli::run_flags::{apply_flags, param_flag};
 use crate::cli::run_forces::ForceFiles;
 use crate::cli::run_wake::WakeLog;
 use crate::flow::{FieldSpec, Fields};
@@ -19,12 +20,12 @@ use crate::io::trajectory::{TrajectoryFormat, TrajectoryWriter};
 use crate::io::vtk::VtkSeries;
 use crate::physics::init::maxwell_boltzmann;
 use crate::physics::obstacles::ObstacleField;
-use crate::physics::params::{Algorithm, ParamError, SimParams, Thermostat};
+use crate::physics::params::Algorithm;
 use crate::physics::real::Precision;
 use crate::physics::sim_box::SimBox;
 use crate::scene::{self, SimSetup};
 use crate::sim::bodies::BodyLayout;
-use crate::sim::{BackendChoice, SimError, Telemetry, hmc, open_backend, start_at};
+use crate::sim::{BackendChoice, SimError, Telemetry, open_backend, start_at};
 use crate::units::{self, UnitSystem};
 
 /// The ensemble flag.
@@ -128,127 +129,6 @@ pub struct RunArgs {
     /// No progress bar or summary.
     #[arg(long)]
     pub quiet: bool,
-}
-
-/// Converts flag values of one unit system to reduced units.
-struct FlagUnits(UnitSystem);
-
-impl FlagUnits {
-    fn temperature(&self, x: f64) -> f64 {
-        match self.0 {
-            UnitSystem::Argon => units::kelvin_to_reduced(x),
-            UnitSystem::Lj => x,
-        }
-    }
-    fn time_fs(&self, x: f64) -> f64 {
-        match self.0 {
-            UnitSystem::Argon => x / (units::argon_tau_ps() * 1000.0),
-            UnitSystem::Lj => x,
-        }
-    }
-    fn time_ps(&self, x: f64) -> f64 {
-        match self.0 {
-            UnitSystem::Argon => x / units::argon_tau_ps(),
-            UnitSystem::Lj => x,
-        }
-    }
-    fn pressure(&self, x: f64) -> f64 {
-        match self.0 {
-            UnitSystem::Argon => x / units::reduced_pressure_to_mpa(1.0),
-            UnitSystem::Lj => x,
-        }
-    }
-    fn length(&self, x: f64) -> f64 {
-        match self.0 {
-            UnitSystem::Argon => x / units::ARGON_SIGMA_ANGSTROM,
-            UnitSystem::Lj => x,
-        }
-    }
-}
-
-fn param_flag(e: ParamError) -> anyhow::Error {
-    let flag = match e.field {
-        "dt" => "--dt",
-        "cutoff" => "--cutoff",
-        "temperature" => "--temperature",
-        "thermostat.tau" | "thermostat.damp" => "--tau",
-        _ => "",
-    };
-    if flag.is_empty() { anyhow!("invalid setting {e}") } else { anyhow!("invalid {flag}: {e}") }
-}
-
-/// Applies the flags to the setup.
-fn apply_flags(args: &RunArgs, params: &mut SimParams) -> Result<()> {
-    let u = FlagUnits(args.units);
-    if let Some(dt) = args.dt {
-        params.dt = u.time_fs(dt);
-    }
-    if let Some(c) = args.cutoff {
-        params.cutoff = u.length(c);
-    }
-    if args.no_shift {
-        params.shift = false;
-    }
-    if let Some(t) = args.temperature {
-        params.temperature = u.temperature(t);
-    }
-    if let Some(a) = args.algorithm {
-        params.algorithm = a;
-    }
-    if let Some(p) = args.precision {
-        params.precision = p;
-    }
-    if let Some(s) = args.seed {
-        params.seed = s;
-    }
-    let current_tau = match params.thermostat {
-        Thermostat::Berendsen { tau, .. } | Thermostat::Csvr { tau, .. } => Some(tau),
-        Thermostat::Langevin { damp } => Some(damp),
-        Thermostat::Nve | Thermostat::Hmc { .. } | Thermostat::HmcNpt { .. } => None,
-    };
-    let (trajectory, pressure, max_dlnv) = match params.thermostat {
-        Thermostat::HmcNpt { trajectory, pressure, max_dlnv } => (trajectory, pressure, max_dlnv),
-        Thermostat::Hmc { trajectory } => (trajectory, 1.0, hmc::DEFAULT_MAX_DLNV),
-        _ => (hmc::DEFAULT_TRAJECTORY, 1.0, hmc::DEFAULT_MAX_DLNV),
-    };
-    let trajectory = args.trajectory.unwrap_or(trajectory);
-    let pressure = args.pressure.map(|p| u.pressure(p)).unwrap_or(pressure);
-    let max_dlnv = args.max_dlnv.unwrap_or(max_dlnv);
-    let tau = args.tau.map(|t| u.time_ps(t)).or(current_tau).unwrap_or(100.0 * params.dt);
-    // A scene's relative_to_flow carries over to another rescaling ensemble.
-    let relative_to_flow = params.thermostat.relative_to_flow();
-    params.thermostat = match args.ensemble {
-        Some(Ensemble::Nve) => Thermostat::Nve,
-        Some(Ensemble::Berendsen) => Thermostat::Berendsen { tau, relative_to_flow },
-        Some(Ensemble::Csvr) => Thermostat::Csvr { tau, relative_to_flow },
-        Some(Ensemble::Langevin) => Thermostat::Langevin { damp: tau },
-        Some(Ensemble::Hmc) => Thermostat::Hmc { trajectory },
-        Some(Ensemble::HmcNpt) => Thermostat::HmcNpt { trajectory, pressure, max_dlnv },
-        None => match params.thermostat {
-            Thermostat::Nve => Thermostat::Nve,
-            t @ (Thermostat::Berendsen { .. } | Thermostat::Csvr { .. } | Thermostat::Langevin { .. }) => {
-                t.with_tau(tau)
-            }
-            Thermostat::Hmc { .. } => Thermostat::Hmc { trajectory },
-            Thermostat::HmcNpt { .. } => Thermostat::HmcNpt { trajectory, pressure, max_dlnv },
-        },
-    };
-    if args.thermo_every == 0 {
-        bail!("invalid --thermo-every 0: must be at least 1");
-    }
-    if args.xyz_every == 0 {
-        bail!("invalid --xyz-every 0: must be at least 1");
-    }
-    if args.dump_every == 0 {
-        bail!("invalid --dump-every 0: must be at least 1");
-    }
-    if let (Some(a), Some(b)) = (&args.xyz, &args.dump)
-        && a == b
-    {
-        bail!("--xyz and --dump name the same file {}: give each its own", a.display());
-    }
-    params.telemetry_every = if args.thermo.is_some() { args.thermo_every } else { args.thermo_every.max(100) };
-    Ok(())
 }
 
 /// The field settings of the run: the scene's (or the defaults) with the flags applied; None
