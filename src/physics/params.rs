@@ -505,13 +505,12 @@ impl SimParams {
                  inflow zone removes the heat) or Berendsen/Csvr with relative_to_flow"
                     .into(),
             ),
-            Thermostat::Berendsen { relative_to_flow: false, .. } | Thermostat::Csvr { relative_to_flow: false, .. } => {
-                out.push(
-                    "the thermostat counts the stream's kinetic energy as heat and brakes it: set relative_to_flow, \
+            Thermostat::Berendsen { relative_to_flow: false, .. }
+            | Thermostat::Csvr { relative_to_flow: false, .. } => out.push(
+                "the thermostat counts the stream's kinetic energy as heat and brakes it: set relative_to_flow, \
                      or use Nve (the inflow zone removes the heat)"
-                        .into(),
-                )
-            }
+                    .into(),
+            ),
             _ => {}
         }
         if out.is_empty() { None } else { Some(out.join("; ")) }

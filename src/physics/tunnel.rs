@@ -79,10 +79,7 @@ impl ZoneSums {
     #[inline]
     pub fn of_atom(m: f64, old: [f64; 3], new: [f64; 3]) -> ZoneSums {
         let sq = |v: [f64; 3]| v[0] * v[0] + v[1] * v[1] + v[2] * v[2];
-        ZoneSums {
-            momentum: std::array::from_fn(|k| m * (new[k] - old[k])),
-            heat: 0.5 * m * (sq(new) - sq(old)),
-        }
+        ZoneSums { momentum: std::array::from_fn(|k| m * (new[k] - old[k])), heat: 0.5 * m * (sq(new) - sq(old)) }
     }
 
     pub fn add(&mut self, o: &ZoneSums) {

@@ -12,8 +12,8 @@ use super::grid::find_close_pair;
 use super::locate::{FieldPath, line_col, locate};
 use super::{Fill, Region, SCENE_VERSION, Scene};
 use crate::physics::params::{ParamError, SimParams};
-use crate::physics::tunnel::MeanFluid;
 use crate::physics::sim_box::SimBox;
+use crate::physics::tunnel::MeanFluid;
 
 /// Longest box edge, in sigma.
 pub const MAX_BOX_LENGTH: f64 = 10_000.0;

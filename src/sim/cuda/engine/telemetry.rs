@@ -57,6 +57,8 @@ impl Engine {
                     steps_per_s: 0.0,
                     mc: Default::default(),
                     body_forces: Vec::new(),
+                    tunnel_momentum: [0.0; 3],
+                    tunnel_heat: 0.0,
                 }
             })
             .collect()
