@@ -24,6 +24,7 @@ impl Engine {
             self.a.records = Some(alloc(dev, cap * RECORD_BYTES, "allocating telemetry records")?);
             self.records_cap = cap;
             self.ensure_body_records(dev)?;
+            self.ensure_tunnel_records(dev)?;
             self.refresh_bufs(dev);
         }
         Ok(())
