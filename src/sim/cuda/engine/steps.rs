@@ -1,9 +1,10 @@
 //! The kernel sequence of a time step and its launch: the list rebuild, the forces, the
 //! integrator (fused across steps where nothing reads the state in between), the thermostat
 //! (relative to the flow: the flow bins' sums and the rescale about their means), the wind
-//! tunnel's inflow zone (`tunnel.rs`) and the flow-field samples, as calls that become CUDA graphs (the rebuild inside a conditional
-//! node) or launch one by one; and the split of a run into graph-sized segments that end on
-//! telemetry steps, with sampling patterns that recur.
+//! tunnel's inflow zone (`tunnel.rs`) and the flow-field samples, as calls that become CUDA
+//! graphs (the rebuild inside a conditional node) or launch one by one; and the split of a
+//! run into graph-sized segments that end on telemetry steps, with sampling patterns that
+//! recur.
 
 use super::*;
 use crate::sim::cuda::consts::FieldGridArgs;
