@@ -166,6 +166,13 @@ struct Consts {
     double friction_gamma;
     double friction_range;
     double friction_noise;
+    // The wind tunnel's inflow zone (tunnel.cu): the stream speed, the zone
+    // [tunnel_lo, tunnel_hi) along x, and 1 while the tunnel is on.
+    double tunnel_speed;
+    double tunnel_lo;
+    double tunnel_hi;
+    int tunnel_on;
+    int pad3;
 };
 
 #define NO_TETHER 0xFFFFFFFFu
@@ -218,6 +225,9 @@ struct Bufs {
     double* body_sum;     // per body 3 f64 force sums since the last record, then the step count
     double* body_records; // per telemetry record: body_sum as it was at the record's step
     double4* fric_force;  // per atom: the surface friction force x, y, z, unused (friction.cu)
+    double* tunnel_part;  // per block of tunnel_zone: px, py, pz, KE the zone gave this step (tunnel.cu)
+    double* tunnel_sum;   // the zone's px, py, pz, KE summed since the last record
+    double* tunnel_records; // per telemetry record: tunnel_sum as it was at the record's step
 };
 
 // A read-only load (the non-coherent path, which the compiler may move ahead of stores).

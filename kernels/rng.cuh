@@ -5,6 +5,7 @@
 #define STREAM_LANGEVIN 2u
 #define STREAM_CSVR 3u
 #define STREAM_SURFACE_FRICTION 10u
+#define STREAM_TUNNEL_INFLOW 11u
 
 __device__ __forceinline__ uint4 philox4x32(uint4 c, uint2 k) {
     const unsigned int M0 = 0xD2511F53u, M1 = 0xCD9E8D57u, W0 = 0x9E3779B9u, W1 = 0xBB67AE85u;

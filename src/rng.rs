@@ -42,6 +42,8 @@ pub enum Stream {
     HmcVolume = 9,
     /// Surface friction noise (`physics::friction`).
     SurfaceFriction = 10,
+    /// The wind tunnel's inflow zone (`physics::tunnel`).
+    TunnelInflow = 11,
 }
 
 /// Four uniform numbers in (0, 1) for (seed, stream, index, counter).

@@ -6,8 +6,8 @@
 //! 200-step trajectory through `run --backend cuda`; NVE drift; identical trajectories for
 //! every block size; thermostats, walls, obstacles and body forces against the CPU; the tether
 //! against the CPU (every precision and algorithm, re-sorted atoms, an index past the atom
-//! count); the seed paper's sum |v_GPU - v_CPU| after one step; live switches; analysis;
-//! published positions.
+//! count); the wind tunnel's inflow zone against the CPU; the seed paper's sum
+//! |v_GPU - v_CPU| after one step; live switches; analysis; published positions.
 
 mod common;
 
@@ -19,6 +19,7 @@ use argon_sandbox::physics::obstacles::ObstacleField;
 use argon_sandbox::physics::params::{Algorithm, SimParams, Tether, Thermostat};
 use argon_sandbox::physics::real::Precision;
 use argon_sandbox::physics::sim_box::SimBox;
+use argon_sandbox::physics::tunnel::Tunnel;
 use argon_sandbox::shapes::Shape;
 use argon_sandbox::sim::cpu::CpuBackend;
 use argon_sandbox::sim::cuda::CudaBackend;
@@ -382,6 +383,118 @@ fn thermostats_match_the_cpu() {
         let mean = t.iter().sum::<f64>() / t.len() as f64;
         eprintln!("{thermostat:?}: GPU mean temperature {mean:.4} (target 1.5)");
         assert!((mean / 1.5 - 1.0).abs() < 0.02, "{thermostat:?}: mean T {mean} is not within 2% of 1.5");
+    }
+}
+
+/// The wind tunnel's inflow zone (`kernels/tunnel.cu`) draws the CPU's Philox numbers: in
+/// double precision, after 50 steps from a fluid at rest, positions agree to 1e-9 of the box
+/// (as the thermostats' velocities do above) under NVE, a plain rescaling thermostat and one
+/// relative to the flow, as graphs and kernel by kernel; each record's zone momentum and heat
+/// and the records' momentum and kinetic energy (which the zone's latch corrects) agree; a
+/// live change of the tunnel (on, then faster) follows too. In single and mixed precision the
+/// zone sets the stream velocity.
+#[test]
+fn tunnel_matches_the_cpu() {
+    if !gpu() {
+        return;
+    }
+    let (b, atoms) = jiggled_fluid([8, 4, 4], [false; 3], 0.05, &[], 3);
+    let tunnel = Tunnel { speed: 0.5, zone: 4.0 };
+    let l = b.length();
+    let gap = |a: &[[f64; 3]], c: &[[f64; 3]]| {
+        a.iter().zip(c).map(|(a, c)| b.min_image(*a, *c).iter().fold(0.0f64, |m, d| m.max(d.abs()))).fold(0.0, f64::max)
+    };
+    let close = |x: f64, y: f64, scale: f64| (x - y).abs() <= 1e-9 * scale.max(1.0);
+    for (thermostat, live) in [
+        (Thermostat::Nve, false),
+        (Thermostat::Berendsen { tau: 0.1, relative_to_flow: false }, false),
+        (Thermostat::Csvr { tau: 0.1, relative_to_flow: true }, false),
+        (Thermostat::Nve, true),
+    ] {
+        let p = SimParams {
+            thermostat,
+            temperature: 1.2,
+            tunnel: Some(tunnel),
+            precision: Precision::Double,
+            telemetry_every: 10,
+            seed: 11,
+            ..SimParams::default()
+        };
+        let start = if live { SimParams { tunnel: None, ..p.clone() } } else { p.clone() };
+        let mut cpu = CpuBackend::new(b, start.clone(), &atoms, None).unwrap();
+        let mut graphs = CudaBackend::new(b, start.clone(), &atoms, None).unwrap();
+        let mut plain = CudaBackend::new(b, start, &atoms, None).unwrap();
+        plain.set_step_graphs(false);
+        let mut steps = 50;
+        if live {
+            let faster = SimParams { tunnel: Some(Tunnel { speed: 0.8, ..tunnel }), ..p.clone() };
+            for s in [&mut cpu as &mut dyn Backend, &mut graphs, &mut plain] {
+                s.advance(10).unwrap();
+                s.set_params(p.clone()).unwrap();
+                s.advance(20).unwrap();
+                s.set_params(faster.clone()).unwrap();
+            }
+            steps = 20;
+        }
+        for s in [&mut cpu as &mut dyn Backend, &mut graphs, &mut plain] {
+            s.advance(steps).unwrap();
+        }
+        let (tc, tg, tp) = (cpu.drain_telemetry(), graphs.drain_telemetry(), plain.drain_telemetry());
+        assert_eq!(tc.len(), 5, "{thermostat:?}");
+        for t in [&tg, &tp] {
+            assert_eq!(t.len(), tc.len());
+            for (x, y) in tc.iter().zip(t.iter()) {
+                let pz = x.tunnel_momentum.iter().fold(0.0f64, |m, p| m.max(p.abs()));
+                for k in 0..3 {
+                    assert!(
+                        close(y.tunnel_momentum[k], x.tunnel_momentum[k], pz),
+                        "{thermostat:?} step {}: zone momentum {:?} vs CPU {:?}",
+                        x.step,
+                        y.tunnel_momentum,
+                        x.tunnel_momentum
+                    );
+                    assert!(
+                        close(y.momentum[k], x.momentum[k], pz),
+                        "{thermostat:?} step {}: momentum {:?} vs CPU {:?}",
+                        x.step,
+                        y.momentum,
+                        x.momentum
+                    );
+                }
+                assert!(close(y.tunnel_heat, x.tunnel_heat, x.tunnel_heat.abs()), "{thermostat:?} step {}", x.step);
+                assert!(rel(y.kinetic_energy, x.kinetic_energy) < 1e-9, "{thermostat:?} step {}", x.step);
+            }
+        }
+        assert!(tc.last().unwrap().tunnel_momentum[0] > 0.0);
+        let (sc, sg, sp) = (cpu.snapshot().unwrap(), graphs.snapshot().unwrap(), plain.snapshot().unwrap());
+        let dx = gap(&sc.atoms.positions, &sg.atoms.positions);
+        let dv = largest_gap(&sc.atoms.velocities, &sg.atoms.velocities);
+        let dgp = gap(&sg.atoms.positions, &sp.atoms.positions);
+        eprintln!(
+            "tunnel, {thermostat:?} live {live}: GPU vs CPU positions {dx:.1e} velocities {dv:.1e}; graphs vs kernel by kernel {dgp:.1e}"
+        );
+        assert!(dx < 1e-9 * l[0], "{thermostat:?} live {live}: positions part ({dx:e})");
+        assert!(dv < 1e-8, "{thermostat:?} live {live}: velocities part ({dv:e})");
+        assert!(dgp < 1e-12 * l[0], "{thermostat:?} live {live}: graphs and kernel by kernel differ ({dgp:e})");
+    }
+    for precision in [Precision::Single, Precision::Mixed] {
+        let p = SimParams { temperature: 1.2, tunnel: Some(tunnel), precision, seed: 11, ..SimParams::default() };
+        let mut gpu = CudaBackend::new(b, p, &atoms, None).unwrap();
+        let (mut sum, mut n) = (0.0, 0usize);
+        for _ in 0..20 {
+            gpu.advance(20).unwrap();
+            let s = gpu.copy_state().unwrap();
+            for (x, v) in s.atoms.positions.iter().zip(&s.atoms.velocities) {
+                if b.wrap(*x)[0] < tunnel.zone {
+                    sum += v[0];
+                    n += 1;
+                }
+            }
+        }
+        let mean = sum / n as f64;
+        let se = (1.2 / n as f64).sqrt();
+        eprintln!("tunnel, {precision:?}: zone mean vx {mean:.4} +- {se:.4} over {n} samples");
+        assert!((mean - tunnel.speed).abs() < 4.0 * se, "{precision:?}: zone mean vx {mean} +- {se}");
     }
 }
 

@@ -27,7 +27,7 @@ const LAYERS: &[&[&str]] = &[
 const PHYSICS: &[&[&str]] = &[
     &["real", "jzg"],
     &["sim_box", "wall", "friction"],
-    &["obstacles", "piston", "init"],
+    &["obstacles", "piston", "init", "tunnel"],
     &["params"],
     &["species", "lj"],
 ];

@@ -196,6 +196,22 @@ fn describe(t: &Telemetry, u: UnitSystem) -> String {
     }
 }
 
+/// The start-up lines of a wind tunnel: its stream, zone and Mach number, and the warning
+/// `SimParams::tunnel_warning` gives (beyond Mach 0.3, a thermostat that brakes the stream).
+fn tunnel_note(params: &SimParams, sim_box: &SimBox, types: &[u32]) -> Option<(String, Option<String>)> {
+    let t = params.tunnel.as_ref()?;
+    let fluid = params.mean_fluid(sim_box, types);
+    let (mach, c, eos) = params.tunnel_mach(&fluid)?;
+    let (lo, hi) = t.bounds(sim_box);
+    let source = if eos { "JZG" } else { "ideal gas" };
+    let line = format!(
+        "tunnel: stream {} sigma/tau along +x (Mach {mach:.3}, sound speed {c:.3} sigma/tau, {source}), inflow zone \
+         {lo} <= x < {hi} sigma",
+        t.speed
+    );
+    Some((line, params.tunnel_warning(&fluid)))
+}
+
 pub fn run(args: &RunArgs) -> Result<()> {
     let (setup, generated_velocities) = match &args.init {
         Some(path) => {
@@ -221,6 +237,7 @@ pub fn run(args: &RunArgs) -> Result<()> {
         atoms.velocities = maxwell_boltzmann(&masses, params.temperature, dof, params.seed, 0);
     }
 
+    let tunnel_note = tunnel_note(&params, &sim_box, &atoms.types);
     let (mut sim, why) = open_backend(args.backend, sim_box, params.clone(), &atoms, field)?;
     start_at(sim.as_mut(), start.0, start.1, start.2)?;
     drop(atoms);
@@ -252,6 +269,12 @@ pub fn run(args: &RunArgs) -> Result<()> {
             params.thermostat.name(),
             params.dt
         );
+        if let Some((line, warning)) = &tunnel_note {
+            eprintln!("{line}");
+            if let Some(w) = warning {
+                eprintln!("warning: {w}");
+            }
+        }
     }
 
     let mut thermo = match &args.thermo {

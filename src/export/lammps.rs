@@ -10,8 +10,8 @@
 //! Segments and strokes become unions of cylinders and rotated blocks, polygons unions of thin
 //! edge walls: LAMMPS sums the contacts with the pieces of a union, which differs from the
 //! distance to the whole shape near joints and corners; those are flagged as warnings. What
-//! cannot map at all (the tether, the piston, atoms inside the linear wall cap, surface friction
-//! at obstacles) is a comment and a warning. Surface friction at the walls maps to `fix
+//! cannot map at all (the tether, the piston, the wind tunnel's inflow zone, atoms inside the
+//! linear wall cap, surface friction at obstacles) is a comment and a warning. Surface friction at the walls maps to `fix
 //! langevin` on a dynamic group near each walled face with a `temp/partial` bias leaving out
 //! the normal axis (tangential only, as here; other random numbers).
 //!
@@ -292,6 +292,20 @@ pub fn build_deck(inp: &ExportInput) -> Result<LammpsDeck, String> {
              top wall at the box top; rescale the box with fix press/berendsen or fix nph along y for a similar \
              constant-pressure run",
             piston.pressure
+        );
+        let _ = writeln!(script, "\n# Not exported: {msg}.");
+        warnings.push(msg);
+    }
+    if let Some(t) = &p.tunnel {
+        let (lo, hi) = t.bounds(b);
+        let msg = format!(
+            "the wind tunnel's inflow zone (atoms with {} <= x < {} get fresh Maxwell-Boltzmann velocities at the \
+             target temperature around a stream of {} along +x every step) is not exported: LAMMPS has no such fix; \
+             a dynamic group of that slab (region block + group dynamic every 1) under fix langevin with a short \
+             damping time, with the stream added by fix aveforce or fix flow/gauss on the same group, approximates it",
+            num(lo * s.length),
+            num(hi * s.length),
+            num(t.speed * s.velocity)
         );
         let _ = writeln!(script, "\n# Not exported: {msg}.");
         warnings.push(msg);
@@ -652,5 +666,44 @@ mod tests {
         .unwrap();
         assert!(deck.warnings.iter().any(|w| w.contains("piston") && w.contains("1.5000")), "{:?}", deck.warnings);
         assert!(deck.input.contains("# Not exported: the piston"));
+    }
+
+    #[test]
+    fn the_tunnel_is_flagged_as_not_exported() {
+        let b = SimBox::new([12.0, 6.0, 6.0], [true; 3]);
+        let p = SimParams {
+            tunnel: Some(crate::physics::tunnel::Tunnel { speed: 0.5, zone: 3.0 }),
+            ..SimParams::default()
+        };
+        let atoms = AtomState { positions: vec![[3.0, 3.0, 3.0]], velocities: vec![[0.0; 3]], types: vec![0] };
+        let deck = build_deck(&ExportInput {
+            sim_box: &b,
+            params: &p,
+            atoms: &atoms,
+            shapes: &[],
+            source: "test",
+            units: LammpsUnits::Lj,
+            steps: 0,
+            thermo_every: 1,
+        })
+        .unwrap();
+        assert!(
+            deck.warnings.iter().any(|w| w.contains("inflow zone") && w.contains("0 <= x < 3")),
+            "{:?}",
+            deck.warnings
+        );
+        assert!(deck.input.contains("# Not exported: the wind tunnel's inflow zone"), "{}", deck.input);
+        let plain = build_deck(&ExportInput {
+            sim_box: &b,
+            params: &SimParams::default(),
+            atoms: &atoms,
+            shapes: &[],
+            source: "test",
+            units: LammpsUnits::Lj,
+            steps: 0,
+            thermo_every: 1,
+        })
+        .unwrap();
+        assert!(!plain.input.contains("inflow zone"));
     }
 }

@@ -12,6 +12,7 @@ use crate::physics::obstacles::ObstacleField;
 use crate::physics::piston::PistonParams;
 use crate::physics::real::Precision;
 use crate::physics::sim_box::SimBox;
+use crate::physics::tunnel::{self, MeanFluid, Tunnel};
 use crate::physics::wall::WallParams;
 
 /// Periodic or walled, per axis.
@@ -276,6 +277,11 @@ pub struct SimParams {
     /// them no-slip (see `physics::friction`); None: smooth, perfect-slip surfaces.
     #[serde(default)]
     pub surface_friction: Option<SurfaceFriction>,
+    /// A wind tunnel along a periodic x: atoms in the inflow zone at the upstream end get
+    /// fresh Maxwell-Boltzmann velocities around the stream velocity every step (see
+    /// `physics::tunnel`); None: no tunnel.
+    #[serde(default)]
+    pub tunnel: Option<Tunnel>,
     /// The obstacles' repulsive 9-3 potential (its cutoff is always the repulsive one).
     pub obstacle: WallParams,
     pub species: Vec<Species>,
@@ -304,6 +310,7 @@ impl Default for SimParams {
             piston: None,
             wall: WallParams::default(),
             surface_friction: None,
+            tunnel: None,
             obstacle: WallParams::default(),
             species: vec![Species::argon()],
             algorithm: Algorithm::Auto,
@@ -407,6 +414,108 @@ impl SimParams {
         )
     }
 
+    /// The tunnel's settings against the box and the thermostat (its speed against the speed
+    /// of sound needs the atoms: [`SimParams::validate_tunnel_speed`]).
+    fn validate_tunnel(&self, t: &Tunnel, sim_box: &SimBox) -> Result<(), ParamError> {
+        check(
+            !self.thermostat.is_monte_carlo(),
+            "tunnel",
+            "on",
+            "hybrid Monte Carlo accepts trajectories on their energy, which the inflow zone does not conserve: \
+             use Nve (the zone removes the heat) or a thermostat relative to the flow, or remove the tunnel",
+        )?;
+        check(
+            sim_box.periodic[0],
+            "tunnel",
+            "on",
+            "the flow leaves at the end of x and re-enters through the inflow zone, so x must be periodic: \
+             make the x boundary Periodic, or remove the tunnel",
+        )?;
+        check(
+            t.speed.is_finite() && t.speed >= 0.0,
+            "tunnel.speed",
+            t.speed,
+            "must be a finite speed >= 0 sigma/tau, below the speed of sound (Mach 1); 0.5 is the usual choice",
+        )?;
+        let half = 0.5 * sim_box.length()[0];
+        check(
+            t.zone.is_finite() && t.zone > 0.0 && t.zone <= half,
+            "tunnel.zone",
+            t.zone,
+            format!(
+                "must be > 0 and at most half the box along x ({half:.4} sigma), so that a test section at least \
+                 as long stays downstream: make the zone narrower or the box longer; 4 sigma is the usual choice"
+            ),
+        )
+    }
+
+    /// The mean density and atomic mass of atoms of species `types` in `sim_box`, which the
+    /// tunnel's Mach number is measured against.
+    pub fn mean_fluid(&self, sim_box: &SimBox, types: &[u32]) -> MeanFluid {
+        let total = types.iter().map(|&t| self.species.get(t as usize).map_or(1.0, |s| s.mass)).sum();
+        MeanFluid::new(sim_box, types.len(), total)
+    }
+
+    /// The tunnel's Mach number U / c in `fluid` at the target temperature, the speed of
+    /// sound c, and whether c is the equation of state's (else the ideal gas's; see
+    /// [`tunnel::sound_speed`]); None without a tunnel.
+    pub fn tunnel_mach(&self, fluid: &MeanFluid) -> Option<(f64, f64, bool)> {
+        let t = self.tunnel.as_ref()?;
+        let (c, eos) = tunnel::sound_speed(fluid, self.temperature);
+        Some((t.speed / c, c, eos))
+    }
+
+    /// Refuses a tunnel speed at or beyond the speed of sound of `fluid` (Mach 1).
+    pub fn validate_tunnel_speed(&self, fluid: &MeanFluid) -> Result<(), ParamError> {
+        let (Some(t), Some((mach, c, eos))) = (&self.tunnel, self.tunnel_mach(fluid)) else { return Ok(()) };
+        let source = if eos { "the JZG equation of state" } else { "the ideal gas; the JZG fit has none there" };
+        check(
+            mach < tunnel::MAX_MACH,
+            "tunnel.speed",
+            t.speed,
+            format!(
+                "is Mach {mach:.2}: the speed of sound is {c:.4} sigma/tau ({source}, at T* = {:.4} and the mean \
+                 density {:.4} sigma^-3), and the tunnel is for subsonic flow: set a speed below {c:.4}, ideally \
+                 below Mach 0.3 ({:.4})",
+                self.temperature,
+                fluid.density,
+                tunnel::WARN_MACH * c
+            ),
+        )
+    }
+
+    /// What a person should know before running this tunnel in `fluid`: a stream beyond Mach
+    /// 0.3 (compressibility matters), a thermostat that brakes the stream. None when all is
+    /// well or there is no tunnel. Callers (`run`, the app) show it; nothing is refused.
+    pub fn tunnel_warning(&self, fluid: &MeanFluid) -> Option<String> {
+        let (t, (mach, c, _)) = (self.tunnel.as_ref()?, self.tunnel_mach(fluid)?);
+        let mut out = Vec::new();
+        if mach > tunnel::WARN_MACH {
+            out.push(format!(
+                "the tunnel's stream is Mach {mach:.2} (U = {} sigma/tau, c = {c:.3} sigma/tau): above Mach 0.3 \
+                 compressibility matters (the density changes along the flow); lower tunnel.speed below {:.3} \
+                 for nearly incompressible flow",
+                t.speed,
+                tunnel::WARN_MACH * c
+            ));
+        }
+        match self.thermostat {
+            Thermostat::Langevin { .. } => out.push(
+                "the Langevin thermostat acts on every atom's whole velocity and brakes the stream: use Nve (the \
+                 inflow zone removes the heat) or Berendsen/Csvr with relative_to_flow"
+                    .into(),
+            ),
+            Thermostat::Berendsen { relative_to_flow: false, .. }
+            | Thermostat::Csvr { relative_to_flow: false, .. } => out.push(
+                "the thermostat counts the stream's kinetic energy as heat and brakes it: set relative_to_flow, \
+                     or use Nve (the inflow zone removes the heat)"
+                    .into(),
+            ),
+            _ => {}
+        }
+        if out.is_empty() { None } else { Some(out.join("; ")) }
+    }
+
     /// Interaction range used for cells and lists: cutoff + skin.
     pub fn list_range(&self) -> f64 {
         self.cutoff + self.skin
@@ -507,6 +616,9 @@ impl SimParams {
         }
         if let Some(s) = &self.surface_friction {
             self.validate_friction(s)?;
+        }
+        if let Some(t) = &self.tunnel {
+            self.validate_tunnel(t, sim_box)?;
         }
         // Obstacles keep sigma <= 2 so their repulsive cutoff stays inside the baked field's range.
         let walls = [

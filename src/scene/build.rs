@@ -51,6 +51,7 @@ impl Scene {
             species: self.species.iter().map(|s| s.species()).collect(),
             piston: self.piston.as_ref().map(|p| p.params()),
             surface_friction: self.surface_friction,
+            tunnel: self.tunnel,
             ..SimParams::default()
         }
     }

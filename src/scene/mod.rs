@@ -41,6 +41,7 @@ pub use validate::{
 use serde::{Deserialize, Serialize};
 
 use crate::physics::friction::SurfaceFriction;
+use crate::physics::tunnel::Tunnel;
 
 use crate::flow::FieldSpec;
 use crate::physics::init::LatticeKind;
@@ -97,6 +98,10 @@ pub struct Scene {
     /// within `range` of it (see `physics::friction`); absent, the surfaces are smooth.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub surface_friction: Option<SurfaceFriction>,
+    /// A wind tunnel along a periodic x (see `physics::tunnel`): stream speed (sigma/tau) and
+    /// the width of the inflow zone at the upstream end (sigma); absent, no tunnel.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tunnel: Option<Tunnel>,
     #[serde(default = "default_seed")]
     pub seed: u64,
     /// The top wall as a piston under a set pressure (needs a `Wall` y boundary).

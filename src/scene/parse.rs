@@ -39,6 +39,7 @@ fn describe(type_name: &str) -> String {
         "IntegratorSpec" => "integrator",
         "ForcesSpec" => "forces",
         "ObstacleSpec" => "obstacle_wall",
+        "Tunnel" => "tunnel",
         "Region" => "region",
         "SpeciesSpec" => "species",
         "Boundary" => "box.boundaries",

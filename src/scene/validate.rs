@@ -11,8 +11,9 @@ use super::error::{Location, SceneError, num, tuple};
 use super::grid::find_close_pair;
 use super::locate::{FieldPath, line_col, locate};
 use super::{Fill, Region, SCENE_VERSION, Scene};
-use crate::physics::params::ParamError;
+use crate::physics::params::{ParamError, SimParams};
 use crate::physics::sim_box::SimBox;
+use crate::physics::tunnel::MeanFluid;
 
 /// Longest box edge, in sigma.
 pub const MAX_BOX_LENGTH: f64 = 10_000.0;
@@ -108,8 +109,10 @@ pub(crate) fn check(scene: &Scene) -> Result<(), Problem> {
     check_box(scene)?;
     super::validate_species::check_species(scene)?;
     let sim_box = scene.sim_box();
-    scene.sim_params().validate(&sim_box).map_err(|e| param_problem(scene, e))?;
-    check_fills(scene, &sim_box)?;
+    let params = scene.sim_params();
+    params.validate(&sim_box).map_err(|e| param_problem(scene, e))?;
+    let atoms = check_fills(scene, &sim_box)?;
+    check_tunnel_speed(scene, &params, &sim_box, atoms)?;
     super::validate_shapes::check_obstacles(&scene.obstacles, &sim_box)?;
     if let Some(f) = &scene.fields {
         f.validate(&sim_box, scene.integrator.dt)
@@ -178,6 +181,9 @@ fn param_problem(scene: &Scene, e: ParamError) -> Problem {
         "surface_friction" => (&["surface_friction"], None),
         "surface_friction.damp" => (&["surface_friction", "damp"], Some(path(&["surface_friction"]))),
         "surface_friction.range" => (&["surface_friction", "range"], Some(path(&["surface_friction"]))),
+        "tunnel" => (&["tunnel"], None),
+        "tunnel.speed" => (&["tunnel", "speed"], Some(path(&["tunnel"]))),
+        "tunnel.zone" => (&["tunnel", "zone"], Some(path(&["tunnel"]))),
         _ => (&[], None),
     };
     let value = match e.field {
@@ -187,6 +193,22 @@ fn param_problem(scene: &Scene, e: ParamError) -> Problem {
     let mut p = Problem::range(path(names), value, e.reason);
     p.fallback = fallback;
     p
+}
+
+/// The tunnel's speed against the speed of sound at the scene's temperature and its estimated
+/// mean density (`atoms`, the fills' estimate) and mass (by the composition); the backends
+/// check again with the atoms they are given.
+fn check_tunnel_speed(scene: &Scene, params: &SimParams, sim_box: &SimBox, atoms: f64) -> Result<(), Problem> {
+    if params.tunnel.is_none() {
+        return Ok(());
+    }
+    let first_only = [1.0];
+    let fractions = scene.composition.as_deref().unwrap_or(&first_only);
+    let mass: f64 = params.species.iter().zip(fractions).map(|(s, f)| s.mass * f).sum();
+    let total = fractions.iter().take(params.species.len()).sum::<f64>();
+    let mass = if total > 0.0 { mass / total } else { params.species[0].mass };
+    let fluid = MeanFluid { density: atoms / sim_box.volume(), mass };
+    params.validate_tunnel_speed(&fluid).map_err(|e| param_problem(scene, e))
 }
 
 fn check_density(p: FieldPath, density: f64, zero_ok: bool) -> Result<(), Problem> {
@@ -227,7 +249,8 @@ fn check_region(p: FieldPath, r: &Region, len: [f64; 3]) -> Result<f64, Problem>
     Ok((0..3).map(|k| r.hi[k] - r.lo[k]).product())
 }
 
-fn check_fills(scene: &Scene, sim_box: &SimBox) -> Result<(), Problem> {
+/// Checks the fills; returns the estimated number of atoms they create.
+fn check_fills(scene: &Scene, sim_box: &SimBox) -> Result<f64, Problem> {
     ok_or(!scene.atoms.is_empty(), || {
         Problem::invalid(
             path(&["atoms"]),
@@ -284,7 +307,8 @@ fn check_fills(scene: &Scene, sim_box: &SimBox) -> Result<(), Problem> {
             )
         })?;
     }
-    check_explicit_overlaps(scene, sim_box)
+    check_explicit_overlaps(scene, sim_box)?;
+    Ok(total)
 }
 
 fn check_explicit(

@@ -110,6 +110,14 @@ pub struct Telemetry {
     /// tank has no walls and no obstacles, when no step ran since the last record (a
     /// `measure`), and under hybrid Monte Carlo (chain records).
     pub body_forces: Vec<bodies::BodyForce>,
+    /// The wind tunnel's inflow zone (`physics::tunnel`): the momentum it gave the atoms,
+    /// sum of m (v_new - v_old) over the atoms it reset, summed over the steps since the
+    /// previous record (this record's step included, as for `body_forces`). Zero without a
+    /// tunnel and in records no step led to (a `measure`).
+    pub tunnel_momentum: [f64; 3],
+    /// The kinetic energy the inflow zone gave the atoms over the same steps (epsilon;
+    /// negative when it removed heat).
+    pub tunnel_heat: f64,
 }
 
 impl Telemetry {
@@ -223,6 +231,15 @@ pub fn check_atoms(atoms: &AtomState, params: &SimParams) -> Result<(), SimError
         }
     }
     Ok(())
+}
+
+/// Refuses a tunnel faster than sound in a system of atoms of species `types` in `sim_box`
+/// (see [`SimParams::validate_tunnel_speed`]); nothing to check without a tunnel.
+pub(crate) fn check_tunnel(params: &SimParams, sim_box: &SimBox, types: &[u32]) -> Result<(), SimError> {
+    if params.tunnel.is_none() {
+        return Ok(());
+    }
+    Ok(params.validate_tunnel_speed(&params.mean_fluid(sim_box, types))?)
 }
 
 /// Checks a piston drag request against `params`: there must be a piston and a finite target.

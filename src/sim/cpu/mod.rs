@@ -23,7 +23,7 @@ use std::sync::Arc;
 use self::state::{CpuSim, Ctx};
 use super::{
     AtomSelection, AtomState, Backend, BackendInfo, CaughtAtoms, ColourScalar, PositionTarget, SimError, Snapshot,
-    Telemetry, check_atoms,
+    Telemetry, check_atoms, check_tunnel,
 };
 use crate::analysis::{self, Histogram, RdfCounts, RdfRegion};
 use crate::flow::{FieldSpec, Fields};
@@ -131,6 +131,7 @@ impl CpuBackend {
     ) -> Result<CpuBackend, SimError> {
         params.validate(&sim_box)?;
         check_atoms(atoms, &params)?;
+        check_tunnel(&params, &sim_box, &atoms.types)?;
         memory_check(atoms.len(), params.list_range(), memory_budget())?;
         let snap = Snapshot { sim_box, atoms: atoms.clone(), step: 0, time: 0.0, piston: None };
         let mut b = CpuBackend {
@@ -215,6 +216,7 @@ impl Backend for CpuBackend {
             let snap = self.state_copy();
             check_atoms(&snap.atoms, &params)?;
         }
+        with_sim!(&self.engine, s => check_tunnel(&params, &s.sim_box, &s.types))?;
         let precision_changed = params.precision != self.params.precision;
         self.params = params;
         if precision_changed {
@@ -339,6 +341,7 @@ impl Backend for CpuBackend {
         self.hmc.forget();
         self.params.validate(&snapshot.sim_box)?;
         check_atoms(&snapshot.atoms, &self.params)?;
+        check_tunnel(&self.params, &snapshot.sim_box, &snapshot.atoms.types)?;
         self.reload(snapshot);
         Ok(())
     }

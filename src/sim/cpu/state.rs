@@ -4,6 +4,8 @@
 //!
 //! - `state/step.rs`: velocity-Verlet stepping (kick and drift, the step loop, blow-ups);
 //! - `state/thermostat.rs`: the rescaling thermostats (Berendsen, CSVR) and the kinetic sums;
+//! - `state/tunnel.rs`: the wind tunnel's inflow zone (`physics/tunnel.rs`), applied after the
+//!   thermostat, and its momentum and energy bookkeeping;
 //! - `state/dispatch.rs`: the force pass through the chosen algorithm of `sim/cpu/forces.rs`;
 //! - `state/lists.rs`: neighbour-list upkeep (rebuild past skin/2 with spatial re-sorting);
 //! - `state/piston.rs`: the piston (the top wall as a moving plane, `physics/piston.rs`),
@@ -18,6 +20,7 @@ mod lists;
 mod piston;
 mod step;
 mod thermostat;
+mod tunnel;
 
 use num_traits::Zero;
 use rayon::prelude::*;
@@ -33,6 +36,7 @@ use crate::physics::params::{Algorithm, SimParams};
 use crate::physics::piston::{PistonState, PistonTelemetry};
 use crate::physics::real::{PrecisionMode, Real};
 use crate::physics::sim_box::SimBox;
+use crate::physics::tunnel::ZoneSums;
 use crate::sim::bodies::BodySums;
 use crate::sim::{AtomState, Snapshot, Telemetry};
 
@@ -92,6 +96,8 @@ pub struct CpuSim<P: PrecisionMode> {
     bodies: BodySums,
     /// The force on each body from the last force pass.
     body_step: Vec<[f64; 3]>,
+    /// What the tunnel's inflow zone gave the atoms over the steps since the last record.
+    tunnel: ZoneSums,
 }
 
 /// The positions the force loops read: `pos` itself when state and force precision agree,
@@ -143,6 +149,7 @@ impl<P: PrecisionMode> CpuSim<P> {
             profile: None,
             bodies: BodySums::default(),
             body_step: Vec::new(),
+            tunnel: ZoneSums::default(),
         }
     }
 
@@ -207,6 +214,8 @@ impl<P: PrecisionMode> CpuSim<P> {
             steps_per_s: 0.0,
             mc: Default::default(),
             body_forces: Vec::new(),
+            tunnel_momentum: [0.0; 3],
+            tunnel_heat: 0.0,
         }
     }
 

@@ -95,6 +95,13 @@ pub struct Consts {
     pub friction_gamma: f64,
     pub friction_range: f64,
     pub friction_noise: f64,
+    /// The wind tunnel's inflow zone (`physics::tunnel`, `kernels/tunnel.cu`): the stream
+    /// speed, the zone `[tunnel_lo, tunnel_hi)` along x, and 1 while the tunnel is on.
+    pub tunnel_speed: f64,
+    pub tunnel_lo: f64,
+    pub tunnel_hi: f64,
+    pub tunnel_on: i32,
+    pub pad3: i32,
 }
 
 /// `half_len` on walled axes: no difference of positions ever exceeds it.
@@ -247,6 +254,11 @@ impl Consts {
             c.friction_range = f.range;
             c.friction_noise = f.noise;
         }
+        if let Some(t) = &p.tunnel {
+            (c.tunnel_lo, c.tunnel_hi) = t.bounds(b);
+            c.tunnel_speed = t.speed;
+            c.tunnel_on = 1;
+        }
         let bodies = crate::sim::bodies::BodyLayout::new(b, field);
         c.n_bodies = bodies.len() as i32;
         c.body_wall = std::array::from_fn(|f| bodies.wall[f / 2][f % 2].map_or(-1, |i| i as i32));
@@ -302,6 +314,9 @@ pub struct Bufs {
     pub body_sum: u64,
     pub body_records: u64,
     pub fric_force: u64,
+    pub tunnel_part: u64,
+    pub tunnel_sum: u64,
+    pub tunnel_records: u64,
 }
 
 // SAFETY: plain old data with the C layout the kernels expect.
@@ -377,15 +392,18 @@ mod layout_tests {
             offset_of!(Consts, body_wall),
             offset_of!(Consts, friction_gamma),
             offset_of!(Consts, friction_noise),
+            offset_of!(Consts, tunnel_speed),
+            offset_of!(Consts, tunnel_hi),
+            offset_of!(Consts, tunnel_on),
             std::mem::size_of::<Consts>(),
         ];
         assert_eq!(
             got,
             [
                 108, 112, 136, 184, 256, 328, 352, 408, 424, 428, 448, 472, 480, 520, 528, 536, 540, 544, 552, 560,
-                568, 592, 604, 616, 640, 644, 648, 688, 696, 784, 788, 792, 796, 824, 840, 848
+                568, 592, 604, 616, 640, 644, 648, 688, 696, 784, 788, 792, 796, 824, 840, 848, 864, 872, 880
             ]
         );
-        assert_eq!(std::mem::size_of::<Bufs>(), 352);
+        assert_eq!(std::mem::size_of::<Bufs>(), 376);
     }
 }

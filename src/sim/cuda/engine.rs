@@ -14,7 +14,8 @@
 //! - `checkpoint`: the backup an advance is redone from after a list overflow, and the
 //!   rollback checkpoints;
 //! - `telemetry`: telemetry records and the status flags the kernels raise;
-//! - `steps`: the kernel sequence of a time step and its launch (graphs or one by one).
+//! - `steps`: the kernel sequence of a time step and its launch (graphs or one by one);
+//! - `tunnel`: the wind tunnel's inflow zone at the end of a step and its bookkeeping.
 
 use std::sync::Arc;
 
@@ -33,6 +34,7 @@ mod rdf;
 mod steps;
 mod telemetry;
 mod transfer;
+mod tunnel;
 use crate::physics::lj::{LjPair, PairCoeffs, Table};
 use crate::physics::obstacles::ObstacleField;
 use crate::physics::params::{Algorithm, SimParams, Thermostat};
@@ -125,7 +127,8 @@ pub struct Engine {
     forces_valid: bool,
     records_cap: usize,
     n_blocks: usize,
-    /// Instantiated step graphs by (steps, telemetry on the last, thermostat on); emptied
+    /// Instantiated step graphs by shape (`steps::Shape`: steps, telemetry on the last,
+    /// thermostat and tunnel on, samples); emptied
     /// whenever constants or buffers change, since graphs hold them by value.
     graphs: std::collections::HashMap<steps::Shape, StepGraph>,
     /// The flow-field grid and sums the cached graphs sample into (held by value).
@@ -264,6 +267,7 @@ impl Engine {
         self.set_flow_arrays(dev, c.flow_bins.max(0) as usize)?;
         self.consts = c;
         self.configure_bodies(dev, field)?;
+        self.configure_tunnel(dev, params)?;
         self.set_block_arrays(dev)?;
         self.request_rebuild(dev)?;
         self.forces_valid = false;
@@ -368,6 +372,7 @@ impl Engine {
         if with_list {
             self.backup(dev)?;
             self.save_bodies(dev)?;
+            self.save_tunnel(dev)?;
             if let Some((f, _)) = fields.as_mut() {
                 f.save(dev)?;
             }
@@ -386,7 +391,7 @@ impl Engine {
         let sample = fields.as_ref().map(|(f, e)| (f.grid_args(), f.sums_ptr(dev), *e));
         let sample_every = sample.map_or(0, |s| s.2);
         for (k, ev_last, samples) in segments(step0, steps, every, sample_every) {
-            let shape = steps::Shape { steps: k, ev_last, thermostat_on, samples };
+            let shape = steps::Shape { steps: k, ev_last, thermostat_on, tunnel_on: self.tunnel_on(), samples };
             self.launch_steps(dev, shape, sample.as_ref().map(|(g, acc, _)| (g, *acc)))?;
             record += i32::from(ev_last);
         }
@@ -420,6 +425,7 @@ impl Engine {
             let max_nbrs = (seen + seen / 4 + 32).div_ceil(32) * 32;
             self.restore_backup(dev)?;
             self.restore_bodies(dev)?;
+            self.restore_tunnel(dev)?;
             if let Some((f, _)) = fields.as_mut() {
                 f.restore(dev)?;
             }
@@ -437,9 +443,11 @@ impl Engine {
         let raw = download(dev, &self.a.records, record as usize * RECORD_BYTES, "reading telemetry")?;
         let mut tele = self.records_to_telemetry(&unpack(&raw, 8), record as usize, dof);
         let body_forces = self.body_records(dev, record as usize)?;
-        for (t, b) in tele.iter_mut().zip(body_forces) {
+        let zone = self.tunnel_records(dev, record as usize)?;
+        for ((t, b), z) in tele.iter_mut().zip(body_forces).zip(zone) {
             t.time = time0 + (t.step - step0) as f64 * params.dt;
             t.body_forces = b;
+            (t.tunnel_momentum, t.tunnel_heat) = (z.momentum, z.heat);
         }
         out.extend(tele);
         self.step = step0 + steps;

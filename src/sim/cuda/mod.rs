@@ -26,9 +26,9 @@ use crate::flow::{Accumulator, FieldSpec, Fields};
 use crate::physics::obstacles::ObstacleField;
 use crate::physics::params::{Algorithm, SimParams};
 use crate::physics::sim_box::SimBox;
-use crate::sim::check_atoms;
 use crate::sim::edit;
 use crate::sim::fields::FieldSampler;
+use crate::sim::{check_atoms, check_tunnel};
 
 /// The CUDA backend.
 pub struct CudaBackend {
@@ -92,6 +92,7 @@ impl CudaBackend {
     ) -> Result<CudaBackend, SimError> {
         params.validate(&sim_box)?;
         check_atoms(atoms, &params)?;
+        check_tunnel(&params, &sim_box, &atoms.types)?;
         let dev = device::open().map_err(SimError::Device)?;
         let module = launch::module(&dev, params.precision, params.block_size, params.species.len())?;
         let snap = Snapshot { sim_box, atoms: atoms.clone(), step: 0, time: 0.0, piston: None };
@@ -192,6 +193,18 @@ impl Backend for CudaBackend {
     fn set_params(&mut self, params: SimParams) -> Result<(), SimError> {
         self.hmc.forget();
         params.validate(&self.engine.sim_box)?;
+        if params.tunnel.is_some() {
+            // The Mach number needs the atoms' mean mass: their species come from the device
+            // only in a mixture.
+            let b = self.engine.sim_box;
+            let fluid = if params.species.len() == 1 {
+                let n = self.engine.n;
+                crate::physics::tunnel::MeanFluid::new(&b, n, n as f64 * params.species[0].mass)
+            } else {
+                params.mean_fluid(&b, &self.engine.snapshot(&self.dev)?.atoms.types)
+            };
+            params.validate_tunnel_speed(&fluid)?;
+        }
         let old = std::mem::replace(&mut self.params, params);
         let p = &self.params;
         let result = if p.precision != old.precision || p.species.len() != old.species.len() {
@@ -338,6 +351,7 @@ impl Backend for CudaBackend {
         self.hmc.forget();
         self.params.validate(&snapshot.sim_box)?;
         check_atoms(&snapshot.atoms, &self.params)?;
+        check_tunnel(&self.params, &snapshot.sim_box, &snapshot.atoms.types)?;
         self.rebuild(snapshot)
     }
 

@@ -5,7 +5,7 @@
 use crate::physics::real::Precision;
 
 /// (file name, text) of every kernel source, in the order they are concatenated.
-const SOURCES: [(&str, &str); 19] = [
+const SOURCES: [(&str, &str); 20] = [
     ("common.cuh", include_str!("../../../kernels/common.cuh")),
     ("cells.cuh", include_str!("../../../kernels/cells.cuh")),
     ("lj.cuh", include_str!("../../../kernels/lj.cuh")),
@@ -25,6 +25,7 @@ const SOURCES: [(&str, &str); 19] = [
     ("fields.cu", include_str!("../../../kernels/fields.cu")),
     ("flow_profile.cu", include_str!("../../../kernels/flow_profile.cu")),
     ("bodies.cu", include_str!("../../../kernels/bodies.cu")),
+    ("tunnel.cu", include_str!("../../../kernels/tunnel.cu")),
 ];
 
 /// Every kernel entry point, for loading and for error messages.
@@ -61,7 +62,7 @@ pub const KERNELS: [&str; 26] = [
 pub const RDF_KERNELS: [&str; 3] = ["rdf_bin", "rdf_scatter", "rdf_cells"];
 
 /// Kernels beyond [`KERNELS`] (kept separate so the array length stays readable).
-pub const EXTRA_KERNELS: [&str; 13] = [
+pub const EXTRA_KERNELS: [&str; 15] = [
     "publish",
     "step_tick",
     "allpairs_finish_noev",
@@ -75,6 +76,8 @@ pub const EXTRA_KERNELS: [&str; 13] = [
     "scale_relative",
     "bodies_latch",
     "friction_pass",
+    "tunnel_zone",
+    "tunnel_latch",
 ];
 
 /// The conditional-node kernel (`kernels/graph.cu`), compiled as a module of its own.

@@ -1,8 +1,9 @@
 //! One velocity-Verlet step of the atoms: the first half kick fused with the drift (with
 //! wrapping, the escape and runaway tests and the displacement since the list build), the
 //! second half kick with the Langevin update fused in, and [`CpuSim::advance`], the step
-//! loop that calls the force pass (`dispatch.rs`), the piston (`piston.rs`) and the
-//! rescaling thermostats (`thermostat.rs`) in order, and stops on a blow-up.
+//! loop that calls the force pass (`dispatch.rs`), the piston (`piston.rs`), the
+//! rescaling thermostats (`thermostat.rs`) and the tunnel's inflow zone (`tunnel.rs`) in
+//! order, and stops on a blow-up.
 
 use rayon::prelude::*;
 
@@ -231,6 +232,7 @@ impl<P: PrecisionMode> CpuSim<P> {
             let twice_ke = self.kick(ctx, next);
             self.piston_kick(ctx.params);
             self.thermostat(ctx, twice_ke, next);
+            self.tunnel_zone(ctx, next);
             self.step = next;
             self.time += ctx.params.dt;
             if let Some(sums) = sums {
@@ -238,6 +240,8 @@ impl<P: PrecisionMode> CpuSim<P> {
                 if !self.bodies.layout.is_empty() {
                     t.body_forces = self.bodies.take();
                 }
+                let zone = std::mem::take(&mut self.tunnel);
+                (t.tunnel_momentum, t.tunnel_heat) = (zone.momentum, zone.heat);
                 if !(t.total_energy().is_finite() && t.pressure.is_finite()) {
                     self.forces_valid = false;
                     return Err(SimError::BlowUp {

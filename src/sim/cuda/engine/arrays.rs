@@ -64,6 +64,11 @@ pub(super) struct Arrays {
     pub(super) body_sum: Option<CudaSlice<u8>>,
     pub(super) body_records: Option<CudaSlice<u8>>,
     pub(super) body_sum_bak: Option<CudaSlice<u8>>,
+    // The tunnel's inflow-zone bookkeeping (engine/tunnel.rs), only while the tunnel is on.
+    pub(super) tunnel_part: Option<CudaSlice<u8>>,
+    pub(super) tunnel_sum: Option<CudaSlice<u8>>,
+    pub(super) tunnel_sum_bak: Option<CudaSlice<u8>>,
+    pub(super) tunnel_records: Option<CudaSlice<u8>>,
     // Copies taken at the start of an advance, to redo it after a list overflow.
     pub(super) pos_bak: Option<CudaSlice<u8>>,
     pub(super) vel_bak: Option<CudaSlice<u8>>,
@@ -259,6 +264,9 @@ impl Engine {
             body_sum: ptr(dev, &a.body_sum),
             body_records: ptr(dev, &a.body_records),
             fric_force: ptr(dev, &a.fric_force),
+            tunnel_part: ptr(dev, &a.tunnel_part),
+            tunnel_sum: ptr(dev, &a.tunnel_sum),
+            tunnel_records: ptr(dev, &a.tunnel_records),
         };
     }
 

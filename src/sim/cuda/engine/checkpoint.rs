@@ -116,6 +116,7 @@ impl Engine {
             dev.stream.memcpy_htod(&bytes[..], p).map_err(dev_err("rolling back the piston"))?;
         }
         self.clear_bodies(dev)?;
+        self.clear_tunnel(dev)?;
         self.forces_valid = false;
         Ok(())
     }

@@ -1,9 +1,10 @@
 //! The kernel sequence of a time step and its launch: the list rebuild, the forces, the
 //! integrator (fused across steps where nothing reads the state in between), the thermostat
-//! (relative to the flow: the flow bins' sums and the rescale about their means) and the
-//! flow-field samples, as calls that become CUDA graphs (the rebuild inside a conditional
-//! node) or launch one by one; and the split of a run into graph-sized segments that end on
-//! telemetry steps, with sampling patterns that recur.
+//! (relative to the flow: the flow bins' sums and the rescale about their means), the wind
+//! tunnel's inflow zone (`tunnel.rs`) and the flow-field samples, as calls that become CUDA
+//! graphs (the rebuild inside a conditional node) or launch one by one; and the split of a
+//! run into graph-sized segments that end on telemetry steps, with sampling patterns that
+//! recur.
 
 use super::*;
 use crate::sim::cuda::consts::FieldGridArgs;
@@ -51,12 +52,15 @@ pub(super) fn segments(step0: u64, steps: u64, every: u64, sample_every: u64) ->
 }
 
 /// A segment's graph shape (the graph cache's key): its steps, telemetry on the last, the
-/// rescaling thermostat on, and the steps followed by a flow-field sample (bit s: step s + 1).
+/// rescaling thermostat on, the tunnel's inflow zone on, and the steps followed by a
+/// flow-field sample (bit s: step s + 1). The tunnel's values (and every other constant) are
+/// held by value in the graphs: `configure` empties the cache whenever they change.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 pub(super) struct Shape {
     pub steps: u64,
     pub ev_last: bool,
     pub thermostat_on: bool,
+    pub tunnel_on: bool,
     pub samples: u32,
 }
 
@@ -213,6 +217,11 @@ impl Engine {
                 out.add(l.plain_call(scale, Over::Atoms))?;
             }
         }
+        // The tunnel's inflow zone after the thermostat's scaling (never left to the next
+        // step), and its latch, which on a telemetry step corrects the record just written.
+        for c in self.tunnel_calls(l, ev) {
+            out.add(Some(c))?;
+        }
         Ok(())
     }
 
@@ -226,7 +235,7 @@ impl Engine {
         shape: Shape,
         sample: Option<(u32, &FieldGridArgs, u64)>,
     ) -> Result<(), SimError> {
-        let Shape { steps, ev_last, thermostat_on, .. } = shape;
+        let Shape { steps, ev_last, thermostat_on, tunnel_on, .. } = shape;
         let l = self.launcher(dev);
         let cond = if self.algorithm == Algorithm::Neighbors && out.is_graph() {
             graph::conditional_kernel(dev)
@@ -239,11 +248,13 @@ impl Engine {
             let ev = ev_last && s + 1 == steps;
             // A flow-field sample reads the state at the step's end, as a segment's end does.
             let sampled = sample.is_some_and(|(mask, ..)| mask & (1 << s) != 0);
-            let fuse_next = !ev && !thermostat_on && !sampled && s + 1 < steps;
+            // The tunnel's zone runs between a step's second kick and the next one's first, on
+            // scaled velocities: with it on, steps are never fused and always scale themselves.
+            let fuse_next = !ev && !thermostat_on && !tunnel_on && !sampled && s + 1 < steps;
             // Inside a segment the next step's kick applies this step's velocity factor; the
             // last step scales before the state can be read. Relative to the flow the factor
             // applies about each bin's mean, which only scale_relative does: every step scales.
-            let scale_next = thermostat_on && !self.relative_to_flow() && !sampled && s + 1 < steps;
+            let scale_next = thermostat_on && !self.relative_to_flow() && !tunnel_on && !sampled && s + 1 < steps;
             self.add_step(&l, out, cond, StepKind { first, ev, thermostat_on, fuse_next, scale_first, scale_next })?;
             if let Some((_, grid, acc)) = sample.filter(|_| sampled) {
                 out.add(l.fields_sample_call(grid, acc))?;

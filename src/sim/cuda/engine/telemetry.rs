@@ -24,6 +24,7 @@ impl Engine {
             self.a.records = Some(alloc(dev, cap * RECORD_BYTES, "allocating telemetry records")?);
             self.records_cap = cap;
             self.ensure_body_records(dev)?;
+            self.ensure_tunnel_records(dev)?;
             self.refresh_bufs(dev);
         }
         Ok(())
@@ -57,6 +58,8 @@ impl Engine {
                     steps_per_s: 0.0,
                     mc: Default::default(),
                     body_forces: Vec::new(),
+                    tunnel_momentum: [0.0; 3],
+                    tunnel_heat: 0.0,
                 }
             })
             .collect()

@@ -1,0 +1,84 @@
+// The wind tunnel's inflow zone (src/physics/tunnel.rs), mirroring the CPU's
+// src/sim/cpu/state/tunnel.rs: at the end of a step (after integrate_second and the
+// thermostat's scaling) every atom whose wrapped x lies in [c.tunnel_lo, c.tunnel_hi) gets a
+// fresh Maxwell-Boltzmann velocity at c.target_t around (c.tunnel_speed, 0, 0):
+// v = (U, 0, 0) + sqrt(T / m) (g0, g1, g2), g = normal4(seed, STREAM_TUNNEL_INFLOW, id, step),
+// step = the device clock (the step that just ended), as the host draws it.
+//
+// Bookkeeping: tunnel_zone leaves per block the momentum and kinetic energy it gave the atoms
+// (block_sum4, a fixed order) in b.tunnel_part; tunnel_latch (one block, a fixed order) adds
+// the step's totals to the running sums b.tunnel_sum, and on a telemetry step (mode 1, after
+// finish_step wrote record b.clock[1] - 1) adds them to that record's kinetic energy and
+// momentum (the record then describes the state after the zone, as the CPU's does), copies
+// the running sums into b.tunnel_records and restarts them.
+#include "common.cuh"
+#include "reduce.cuh"
+#include "rng.cuh"
+
+extern "C" __global__ void __launch_bounds__(BLOCK) tunnel_zone(Consts c, Bufs b) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    unsigned long long step = b.clock[0];
+    double dp[3] = {0.0, 0.0, 0.0}, dke = 0.0;
+    if (i < c.n) {
+        real_s4 x = b.pos[i];
+        double px = (double)x.x;
+        if (px >= c.tunnel_lo && px < c.tunnel_hi) {
+            real_s4 v = b.vel[i];
+            double m = b.masses[type_of(x.w)];
+            double g[4];
+            normal4(c.seed, STREAM_TUNNEL_INFLOW, b.ids[i], step, g);
+            double s = sqrt(c.target_t / m);
+            // Uncontracted, as the host computes U + s g0.
+            real_s4 w = v;
+            w.x = (real_s)__dadd_rn(c.tunnel_speed, __dmul_rn(s, g[0]));
+            w.y = (real_s)__dmul_rn(s, g[1]);
+            w.z = (real_s)__dmul_rn(s, g[2]);
+            b.vel[i] = w;
+            double o[3] = {(double)v.x, (double)v.y, (double)v.z};
+            double n[3] = {(double)w.x, (double)w.y, (double)w.z};
+            #pragma unroll
+            for (int k = 0; k < 3; k++) dp[k] = m * (n[k] - o[k]);
+            double n2 = n[0] * n[0] + n[1] * n[1] + n[2] * n[2];
+            double o2 = o[0] * o[0] + o[1] * o[1] + o[2] * o[2];
+            dke = 0.5 * m * (n2 - o2);
+        }
+    }
+    block_sum4(dp[0], dp[1], dp[2], dke, b.tunnel_part + 4 * blockIdx.x);
+}
+
+// One block: the step's totals over the n_blocks partials of tunnel_zone into the running
+// sums; mode 1 (a telemetry step) also corrects that step's record and closes it.
+extern "C" __global__ void __launch_bounds__(BLOCK) tunnel_latch(Consts c, Bufs b, int n_blocks, int mode) {
+    __shared__ double scratch[32];
+    double a0 = 0.0, a1 = 0.0, a2 = 0.0, a3 = 0.0;
+    for (int k = threadIdx.x; k < n_blocks; k += BLOCK) {
+        a0 += b.tunnel_part[4 * k];
+        a1 += b.tunnel_part[4 * k + 1];
+        a2 += b.tunnel_part[4 * k + 2];
+        a3 += b.tunnel_part[4 * k + 3];
+    }
+    double d[4];
+    d[0] = block_sum(a0, scratch);
+    d[1] = block_sum(a1, scratch);
+    d[2] = block_sum(a2, scratch);
+    d[3] = block_sum(a3, scratch);
+    if (threadIdx.x != 0) return;
+    double s[4];
+    #pragma unroll
+    for (int k = 0; k < 4; k++) s[k] = b.tunnel_sum[k] + d[k];
+    if (mode == 1) {
+        int record = (int)b.clock[1] - 1;
+        double* r = b.records + 12 * record;
+        r[1] += 2.0 * d[3];
+        r[6] += d[0];
+        r[7] += d[1];
+        r[8] += d[2];
+        #pragma unroll
+        for (int k = 0; k < 4; k++) {
+            b.tunnel_records[4 * (size_t)record + k] = s[k];
+            s[k] = 0.0;
+        }
+    }
+    #pragma unroll
+    for (int k = 0; k < 4; k++) b.tunnel_sum[k] = s[k];
+}
