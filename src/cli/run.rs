@@ -20,7 +20,7 @@ use crate::io::trajectory::{TrajectoryFormat, TrajectoryWriter};
 use crate::io::vtk::VtkSeries;
 use crate::physics::init::maxwell_boltzmann;
 use crate::physics::obstacles::ObstacleField;
-use crate::physics::params::Algorithm;
+use crate::physics::params::{Algorithm, SimParams};
 use crate::physics::real::Precision;
 use crate::physics::sim_box::SimBox;
 use crate::scene::{self, SimSetup};
