@@ -221,3 +221,28 @@ fn trajectories_thermo_gr_and_lammps_decks_leave_the_app() {
     assert!((peak[1] / peak[0] - 3.405).abs() < 1e-9);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The wind tunnel set in the app (Flow panel) runs in the simulation and is kept when the
+/// scene is saved.
+#[test]
+fn a_wind_tunnel_set_live_is_saved_with_the_scene() {
+    let dir = temp_dir("tunnel");
+    let Some(mut h) = headless(&dir, false) else { return };
+    let scene_path = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/scenes/channel_flow.ron");
+    h.app.open_scene(&scene_path);
+    assert!(h.run_until(Duration::from_secs(60), |a| a.scene_path.as_deref() == Some(scene_path.as_path())
+        && a.status.as_ref().is_some_and(|s| s.sim_box.periodic[0] && s.n_obstacles == 1)));
+    let tunnel = argon_sandbox::physics::tunnel::Tunnel { speed: 0.3, zone: 3.0 };
+    h.app.params.tunnel = Some(tunnel);
+    assert!(h.app.apply_params(), "{:?}", h.app.messages);
+    assert!(
+        h.run_until(Duration::from_secs(30), |a| a.status.as_ref().is_some_and(|s| s.params.tunnel == Some(tunnel))),
+        "{:?}",
+        h.app.messages
+    );
+    let saved = dir.join("tunnel.ron");
+    h.app.save_scene(saved.clone());
+    h.app.wait_for_tasks();
+    assert_eq!(Scene::load(&saved).unwrap().tunnel, Some(tunnel));
+    let _ = std::fs::remove_dir_all(&dir);
+}

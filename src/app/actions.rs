@@ -93,6 +93,7 @@ impl App {
         s.obstacles = self.shapes.clone();
         s.piston = p.piston.as_ref().map(crate::scene::PistonSpec::from_params);
         s.surface_friction = p.surface_friction;
+        s.tunnel = p.tunnel;
         s
     }
 

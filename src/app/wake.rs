@@ -1,7 +1,7 @@
 //! The wind-tunnel readout in the app: the first obstacle's drag, lift, Strouhal, Reynolds
 //! and Mach numbers (`flow::wake::readout`) from the force records the plots keep and the
-//! stream as the flow fields see it (mean velocity along x, density and temperature of the
-//! newest window), D the obstacle's extent across the stream (y), the span the box's depth.
+//! stream as the flow fields see it (mean velocity along x, or the tunnel's U, density and
+//! temperature of the newest window), D the obstacle's extent across the stream (y), the span the box's depth.
 
 use super::App;
 use crate::flow::wake::{Freestream, WakeReadout, readout, stream_of};
@@ -14,7 +14,9 @@ impl App {
         let body = Body::Shape { index: 0, kind: shape.kind() };
         let fields =
             self.flow.fields.as_ref().ok_or("turn on the Flow view: the stream is measured from its fields")?;
-        let (speed, density, temperature) = stream_of(fields).ok_or("the newest flow window has no atoms")?;
+        let (measured, density, temperature) = stream_of(fields).ok_or("the newest flow window has no atoms")?;
+        // The tunnel's stream speed where there is a tunnel, else the mean flow measured.
+        let speed = self.params.tunnel.map_or(measured, |t| t.speed);
         if speed <= 0.0 {
             return Err(format!("no stream along +x yet (mean x velocity {speed:.3} sigma/tau)"));
         }

@@ -252,7 +252,7 @@ pub fn run(args: &RunArgs) -> Result<()> {
     let fields_dir = field_files.as_ref().and(args.fields.as_deref()).filter(|_| !bodies.is_empty());
     let mut force_files = ForceFiles::create(args.forces.as_deref(), fields_dir, &bodies, sim.step())?;
     let mass = params.species.first().map_or(1.0, |s| s.mass);
-    let mut wake = WakeLog::new(&shapes, fields_dir, sim_box.length()[2], mass);
+    let mut wake = WakeLog::new(&shapes, fields_dir, sim_box.length()[2], mass, params.tunnel.map(|t| t.speed));
     let n = sim.n_atoms();
     if !args.quiet {
         let algorithm = params.algorithm.resolve(n, &sim_box, params.list_range());

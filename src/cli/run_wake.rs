@@ -1,6 +1,6 @@
 //! `run`'s wake readout for a flow past obstacles (`flow::wake::readout`): the first
 //! obstacle's force from every telemetry record and the stream from every flow-field window
-//! (mean x velocity, density and temperature over the bins with atoms); after each window a
+//! (mean x velocity, or the tunnel's U, density and temperature over the bins with atoms); after each window a
 //! row of `wake.csv` in the fields folder (the readout over the run so far, rewritten
 //! atomically), and the readout printed at the end. On when the run has obstacles and
 //! samples fields (`--fields`).
@@ -22,6 +22,8 @@ pub struct WakeLog {
     diameter: f64,
     span: f64,
     mass: f64,
+    /// The tunnel's stream speed, which stands for U when there is a tunnel.
+    tunnel_speed: Option<f64>,
     path: PathBuf,
     times: Vec<f64>,
     forces: Vec<[f64; 2]>,
@@ -32,7 +34,13 @@ pub struct WakeLog {
 
 impl WakeLog {
     /// A log for the first of `shapes` when there is one and fields go to `dir`.
-    pub fn new(shapes: &[Shape], dir: Option<&Path>, span: f64, mass: f64) -> Option<WakeLog> {
+    pub fn new(
+        shapes: &[Shape],
+        dir: Option<&Path>,
+        span: f64,
+        mass: f64,
+        tunnel_speed: Option<f64>,
+    ) -> Option<WakeLog> {
         let (shape, dir) = (shapes.first()?, dir?);
         let (lo, hi) = shape.bounds();
         Some(WakeLog {
@@ -40,6 +48,7 @@ impl WakeLog {
             diameter: hi[1] - lo[1],
             span,
             mass,
+            tunnel_speed,
             path: dir.join(WAKE_CSV),
             times: Vec::new(),
             forces: Vec::new(),
@@ -57,7 +66,11 @@ impl WakeLog {
 
     /// The readout now, when a window has given the stream and it flows along +x.
     pub fn readout(&self) -> Option<WakeReadout> {
-        let (speed, density, temperature) = self.stream.filter(|s| s.0 > 0.0)?;
+        let (measured, density, temperature) = self.stream?;
+        let speed = self.tunnel_speed.unwrap_or(measured);
+        if speed <= 0.0 {
+            return None;
+        }
         let stream = Freestream { mass_density: density * self.mass, speed, diameter: self.diameter, span: self.span };
         Some(readout(&self.times, &self.forces, stream, temperature, None))
     }

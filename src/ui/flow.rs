@@ -38,6 +38,8 @@ pub fn flow_ui(app: &mut App, ui: &mut egui::Ui) {
             app.flow_preset();
         }
     });
+    super::tunnel::tunnel_ui(app, ui);
+    ui.separator();
     let v = &mut app.settings.view.flow;
     let mut layer = v.layer;
     let name = |k: Option<FieldKind>| k.map_or("none", FieldKind::label);

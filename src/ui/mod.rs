@@ -18,6 +18,7 @@ pub mod simulation;
 pub mod status;
 pub mod temperature;
 pub mod tools;
+pub mod tunnel;
 pub mod view;
 
 use std::time::{Duration, Instant};

@@ -148,6 +148,21 @@ pub fn view_ui(app: &mut App, ui: &mut egui::Ui) {
         painter.circle_filled(b, 3.5, colour);
     }
     let sizes = app.tool_sizes();
+    if let Some(t) = app.params.tunnel {
+        // The inflow zone: the slab x in [lo, lo + zone) at the upstream end.
+        let b = app.sim_box();
+        let (x0, x1) = (b.lo[0], b.lo[0] + t.zone);
+        let (a, c) = (f.to_screen(app, [x0, b.lo[1]]), f.to_screen(app, [x1, b.hi[1]]));
+        let colour = Color32::from_rgb(120, 200, 255);
+        painter.rect_filled(egui::Rect::from_two_pos(a, c), 0.0, colour.gamma_multiply(0.12));
+        painter.text(
+            egui::pos2(a.x.min(c.x) + 3.0, a.y.min(c.y) + 2.0),
+            egui::Align2::LEFT_TOP,
+            format!("inflow U = {:.2} σ/τ →", t.speed),
+            egui::FontId::proportional(12.0),
+            colour,
+        );
+    }
     if let (true, Some(r)) = (app.rdf_use_region, app.rdf_region) {
         let corners = [[r.lo[0], r.lo[1]], [r.hi[0], r.lo[1]], [r.hi[0], r.hi[1]], [r.lo[0], r.hi[1]]];
         let pts: Vec<Pos2> = corners.iter().map(|&p| f.to_screen(app, p)).collect();
