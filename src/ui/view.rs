@@ -154,12 +154,15 @@ pub fn view_ui(app: &mut App, ui: &mut egui::Ui) {
         let (x0, x1) = (b.lo[0], b.lo[0] + t.zone);
         let (a, c) = (f.to_screen(app, [x0, b.lo[1]]), f.to_screen(app, [x1, b.hi[1]]));
         let colour = Color32::from_rgb(120, 200, 255);
-        painter.rect_filled(egui::Rect::from_two_pos(a, c), 0.0, colour.gamma_multiply(0.12));
+        let zone = egui::Rect::from_two_pos(a, c);
+        painter.rect_filled(zone, 0.0, colour.gamma_multiply(0.25));
+        painter.rect_stroke(zone, 0.0, Stroke::new(1.5, colour), egui::StrokeKind::Middle);
+        // The label just above the tank, clear of the atoms.
         painter.text(
-            egui::pos2(a.x.min(c.x) + 3.0, a.y.min(c.y) + 2.0),
-            egui::Align2::LEFT_TOP,
-            format!("inflow U = {:.2} σ/τ →", t.speed),
-            egui::FontId::proportional(12.0),
+            egui::pos2(zone.left(), zone.top() - 3.0),
+            egui::Align2::LEFT_BOTTOM,
+            format!("inflow zone: U = {:.2} σ/τ along +x", t.speed),
+            egui::FontId::proportional(13.0),
             colour,
         );
     }
