@@ -582,6 +582,21 @@ pub fn write_deck(dir: &Path, deck: &LammpsDeck) -> std::io::Result<[PathBuf; 2]
 mod tests {
     use super::*;
 
+    /// The LJ-units deck of `atoms` in `b` with `p`, no shapes, no steps.
+    fn lj_deck(b: &SimBox, p: &SimParams, atoms: &AtomState) -> LammpsDeck {
+        build_deck(&ExportInput {
+            sim_box: b,
+            params: p,
+            atoms,
+            shapes: &[],
+            source: "test",
+            units: LammpsUnits::Lj,
+            steps: 0,
+            thermo_every: 1,
+        })
+        .unwrap()
+    }
+
     #[test]
     fn real_units_reproduce_argon_tau_and_temperature() {
         let s = Scale::of(LammpsUnits::Real);
@@ -600,17 +615,7 @@ mod tests {
         let atoms = AtomState { positions: vec![[1.0, 2.0, 3.0]], velocities: vec![[0.1; 3]], types: vec![0] };
         let deck = |relative_to_flow: bool| {
             let p = SimParams { thermostat: Thermostat::Csvr { tau: 1.0, relative_to_flow }, ..SimParams::default() };
-            build_deck(&ExportInput {
-                sim_box: &b,
-                params: &p,
-                atoms: &atoms,
-                shapes: &[],
-                source: "test",
-                units: LammpsUnits::Lj,
-                steps: 0,
-                thermo_every: 1,
-            })
-            .unwrap()
+            lj_deck(&b, &p, &atoms)
         };
         let on = deck(true);
         assert!(on.input.contains("compute         flow_temp all temp/profile 1 1 1 xy 7 5\n"), "{}", on.input);
@@ -653,17 +658,7 @@ mod tests {
         let p =
             SimParams { piston: Some(crate::physics::piston::PistonParams::at_pressure(1.5)), ..SimParams::default() };
         let atoms = AtomState { positions: vec![[3.0, 5.0, 3.0]], velocities: vec![[0.0; 3]], types: vec![0] };
-        let deck = build_deck(&ExportInput {
-            sim_box: &b,
-            params: &p,
-            atoms: &atoms,
-            shapes: &[],
-            source: "test",
-            units: LammpsUnits::Lj,
-            steps: 0,
-            thermo_every: 1,
-        })
-        .unwrap();
+        let deck = lj_deck(&b, &p, &atoms);
         assert!(deck.warnings.iter().any(|w| w.contains("piston") && w.contains("1.5000")), "{:?}", deck.warnings);
         assert!(deck.input.contains("# Not exported: the piston"));
     }
@@ -676,34 +671,14 @@ mod tests {
             ..SimParams::default()
         };
         let atoms = AtomState { positions: vec![[3.0, 3.0, 3.0]], velocities: vec![[0.0; 3]], types: vec![0] };
-        let deck = build_deck(&ExportInput {
-            sim_box: &b,
-            params: &p,
-            atoms: &atoms,
-            shapes: &[],
-            source: "test",
-            units: LammpsUnits::Lj,
-            steps: 0,
-            thermo_every: 1,
-        })
-        .unwrap();
+        let deck = lj_deck(&b, &p, &atoms);
         assert!(
             deck.warnings.iter().any(|w| w.contains("inflow zone") && w.contains("0 <= x < 3")),
             "{:?}",
             deck.warnings
         );
         assert!(deck.input.contains("# Not exported: the wind tunnel's inflow zone"), "{}", deck.input);
-        let plain = build_deck(&ExportInput {
-            sim_box: &b,
-            params: &SimParams::default(),
-            atoms: &atoms,
-            shapes: &[],
-            source: "test",
-            units: LammpsUnits::Lj,
-            steps: 0,
-            thermo_every: 1,
-        })
-        .unwrap();
+        let plain = lj_deck(&b, &SimParams::default(), &atoms);
         assert!(!plain.input.contains("inflow zone"));
     }
 }
