@@ -246,3 +246,39 @@ fn a_wind_tunnel_set_live_is_saved_with_the_scene() {
     assert_eq!(Scene::load(&saved).unwrap().tunnel, Some(tunnel));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A scene that names `fields` opens in the Flow view with that sampling, one that names
+/// `steps_per_frame` at that pace; a scene without them leaves both as they were.
+#[test]
+fn a_flow_preset_opens_in_the_flow_view_at_its_pace() {
+    let dir = temp_dir("flow-preset");
+    let Some(mut h) = headless(&dir, false) else { return };
+    assert!(!h.app.settings.view.flow.on, "the Flow view starts off");
+    let pace = h.app.pace.steps_per_frame;
+    let preset = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/scenes/twin_eddies.ron");
+    let text = std::fs::read_to_string(&preset)
+        .unwrap()
+        .replace("    seed: 2025,", "    steps_per_frame: 7,\n    seed: 2025,")
+        .replace("window_tau: 10.0", "window_tau: 0.5");
+    let paced = dir.join("paced.ron");
+    std::fs::write(&paced, text).unwrap();
+    h.app.open_scene(&preset);
+    assert!(h.app.settings.view.flow.on, "{:?}", h.app.messages);
+    assert_eq!(h.app.settings.flow_sampling.window_tau, 10.0);
+    assert_eq!(h.app.pace.steps_per_frame, pace, "twin_eddies.ron names no pace");
+    h.app.open_scene(&paced);
+    assert_eq!((h.app.pace.steps_per_frame, h.app.settings.flow_sampling.window_tau), (7, 0.5));
+    assert!(
+        h.run_until(Duration::from_secs(120), |a| a.scene_path.as_deref() == Some(paced.as_path())
+            && a.status.as_ref().is_some_and(|s| s.params.tunnel.is_some())
+            && a.flow.fields.is_some()),
+        "no flow window arrived: {:?}",
+        h.app.messages
+    );
+    // A scene without `fields` keeps the view as the person left it.
+    h.app.settings.view.flow.on = false;
+    h.app.open_scene(&Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/scenes/channel_flow.ron"));
+    assert!(!h.app.settings.view.flow.on);
+    assert_eq!(h.app.pace.steps_per_frame, 7);
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -241,7 +241,7 @@ fn bad_flags_give_clear_errors() {
         (vec!["bench", "--scene", missing.to_str().unwrap(), "--backend", "cpu"], "missing.ron"),
         (vec!["bench", "--scene", bad_scene.to_str().unwrap(), "--backend", "cpu"], "bogus"),
         (vec!["bench", "--scene", "default", "--n", "3", "--backend", "cpu"], "--n 3"),
-        (vec!["bench", "--scene", "default", "--interactive"], "cannot be used with"),
+        (vec!["bench", "--scene", "default", "--publish"], "cannot be used with"),
         (vec!["run", "--steps", "10", "--dump-every", "0"], "--dump-every"),
         (vec!["export-lammps"], "--out"),
         (vec!["export-lammps", missing.to_str().unwrap(), "--out", dir_str], "missing.ron"),

@@ -235,7 +235,9 @@ fn the_flow_view_shows_the_channel_flow_in_the_app_and_its_screenshots() {
     assert!((wake.stream.diameter - 6.0).abs() < 1e-9 && wake.stream.speed > 0.05, "{:?}", wake.stream);
     let c = wake.coefficients.as_ref().expect("drag and lift");
     assert!(c.drag > 0.0, "drag coefficient {}", c.drag);
-    assert_eq!(wake.lines().len(), 4);
+    // Stream, Re, coefficients, St of the lift and of the wake probe, the bubble.
+    assert_eq!(wake.lines().len(), 6);
+    assert!(wake.strouhal_wake.is_some(), "the app keeps the wake probe's series");
     // The driven channel offers the viscosity readout (its value needs no-slip walls; see
     // tests/poiseuille.rs).
     assert!(h.app.driven_channel());

@@ -72,6 +72,16 @@ fn bad_scenes_give_their_expected_errors() {
             vec!["bad.ron:3:62:", "unknown variant `Periodc` in `box.boundaries`", "`Periodic`, `Wall`"],
         ),
         ("typo'd fill", edit("Lattice(", "Latice("), vec!["unknown variant `Latice`", "`Lattice`, `Gas`"]),
+        (
+            "no steps per frame",
+            with_field("steps_per_frame: 0,"),
+            vec!["bad.ron:5:22:", "`steps_per_frame` = 0", "1 to 10000"],
+        ),
+        (
+            "too many steps per frame",
+            with_field("steps_per_frame: 20000,"),
+            vec!["steps_per_frame", "20000", "1 to 10000"],
+        ),
         ("missing required field", edit("    temperature_k: 100.0,\n", ""), vec!["missing field `temperature_k`"]),
         (
             "missing version",

@@ -1,13 +1,15 @@
 //! The preset scenes in `assets/scenes/`: each parses, validates and builds into a sane
-//! system (atom count, no overlaps, exact temperature, zero momentum), and survives a
-//! save/load round trip unchanged.
+//! system (atom count, no overlaps, exact temperature, zero momentum, or the stream's in a
+//! wind tunnel), the wind-tunnel presets sit at the Reynolds and Mach numbers they promise,
+//! and each survives a save/load round trip unchanged.
 
 use std::path::{Path, PathBuf};
 
 use argon_sandbox::analysis::degrees_of_freedom;
 use argon_sandbox::scene::{Scene, SimSetup, find_close_pair};
 
-const PRESETS: [&str; 5] = ["default", "in_lj", "channel_flow", "droplet", "ar_kr_mixture"];
+const PRESETS: [&str; 7] =
+    ["default", "in_lj", "channel_flow", "droplet", "ar_kr_mixture", "twin_eddies", "vortex_street"];
 
 fn preset_path(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/scenes").join(format!("{name}.ron"))
@@ -21,10 +23,13 @@ fn build(name: &str) -> SimSetup {
     load(name).build().unwrap_or_else(|e| panic!("{name}: {e}"))
 }
 
+/// The kinetic temperature of the motion relative to the tunnel's stream (to the rest frame
+/// without a tunnel).
 fn kinetic_temperature(setup: &SimSetup) -> f64 {
     let sp = &setup.params.species;
+    let u = setup.params.tunnel.map_or(0.0, |t| t.speed);
     let twice_ke: f64 = (setup.atoms.velocities.iter().zip(&setup.atoms.types))
-        .map(|(v, &t)| sp[t as usize].mass * (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]))
+        .map(|(v, &t)| sp[t as usize].mass * ((v[0] - u) * (v[0] - u) + v[1] * v[1] + v[2] * v[2]))
         .sum();
     let dof = degrees_of_freedom(setup.atoms.len(), &setup.sim_box, &setup.params, !setup.shapes.is_empty());
     twice_ke / dof
@@ -38,6 +43,8 @@ fn every_preset_scene_builds_a_sane_system() {
         ("channel_flow", 4_000, 9_000),
         ("droplet", 1_000, 2_000),
         ("ar_kr_mixture", 2_500, 3_200),
+        ("twin_eddies", 34_000, 38_000),
+        ("vortex_street", 1_150_000, 1_250_000),
     ] {
         let setup = build(name);
         let n = setup.atoms.len();
@@ -69,11 +76,14 @@ fn every_preset_scene_builds_a_sane_system() {
         }
         let t = kinetic_temperature(&setup);
         assert!((t - setup.params.temperature).abs() < 1e-9, "{name}: T = {t}, want {}", setup.params.temperature);
+        // At rest, or moving with the tunnel's stream (an impulsive start).
+        let stream = [setup.params.tunnel.map_or(0.0, |t| t.speed), 0.0, 0.0];
+        let sp = &setup.params.species;
+        let mass: f64 = setup.atoms.types.iter().map(|&t| sp[t as usize].mass).sum();
         for k in 0..3 {
-            let sp = &setup.params.species;
             let p: f64 =
                 setup.atoms.velocities.iter().zip(&setup.atoms.types).map(|(v, &t)| sp[t as usize].mass * v[k]).sum();
-            assert!(p.abs() < 1e-9, "{name}: momentum {p} along axis {k}");
+            assert!((p - mass * stream[k]).abs() < 1e-9 * mass.max(1.0), "{name}: momentum {p} along axis {k}");
         }
         setup.params.validate(&setup.sim_box).unwrap();
     }
@@ -112,6 +122,38 @@ fn preset_scenes_match_their_descriptions() {
     let droplet = build("droplet");
     assert_eq!(droplet.sim_box.periodic, [false; 3]);
     assert!(droplet.params.wall.cutoff > 2.0, "attractive walls");
+}
+
+/// The wind-tunnel presets at the numbers their comments promise: twin eddies at Re 10-40
+/// (steady recirculation), the vortex street at Re >= 50 (shedding); Re = U D rho / eta with
+/// rho the atoms over the free volume, eta the LJTS correlation at that density and T, and
+/// both below Mach 0.5 (JZG sound speed).
+#[test]
+fn wind_tunnel_presets_sit_at_their_reynolds_and_mach_numbers() {
+    use argon_sandbox::flow::wake::{lj_viscosity, mach, reynolds};
+    use argon_sandbox::physics::jzg::sound_speed;
+    for (name, re_lo, re_hi) in [("twin_eddies", 20.0, 30.0), ("vortex_street", 60.0, 80.0)] {
+        let setup = build(name);
+        let tunnel = setup.params.tunnel.unwrap_or_else(|| panic!("{name}: no tunnel"));
+        assert_eq!(setup.sim_box.periodic, [true; 3], "{name}");
+        assert_eq!(setup.shapes.len(), 1, "{name}");
+        assert!(setup.params.surface_friction.is_some(), "{name}: a no-slip cylinder");
+        let (lo, hi) = setup.shapes[0].bounds();
+        let d = hi[1] - lo[1];
+        let len = setup.sim_box.length();
+        let free = setup.sim_box.volume() - std::f64::consts::PI * 0.25 * d * d * len[2];
+        let rho = setup.atoms.len() as f64 / free;
+        let t = setup.params.temperature;
+        let re = reynolds(tunnel.speed, d, rho, lj_viscosity(rho, t).unwrap());
+        let ma = mach(tunnel.speed, sound_speed(rho, t, 1.0));
+        eprintln!("{name}: rho {rho:.4}, T {t:.3}, U {}, D {d:.2}: Re {re:.1}, Mach {ma:.3}", tunnel.speed);
+        assert!((re_lo..=re_hi).contains(&re), "{name}: Re {re}");
+        assert!(ma > 0.3 && ma < 0.5, "{name}: Mach {ma}");
+        // Blockage D / L_y and the cylinder's distance from the inflow zone.
+        assert!(d / len[1] <= 0.2 + 1e-9, "{name}: blockage {}", d / len[1]);
+        assert!(lo[0] - tunnel.zone >= 2.5 * d, "{name}: the cylinder is too close to the inflow");
+        assert!(setup.fields.is_some(), "{name}: opens in the Flow view");
+    }
 }
 
 #[test]

@@ -409,7 +409,9 @@ impl App {
             Ok(scene) => {
                 self.scene_path = Some(path.to_path_buf());
                 self.settings.last_scene = Some(path.to_path_buf());
+                let (fields, pace) = (scene.fields.clone(), scene.steps_per_frame);
                 self.load_scene(scene);
+                self.adopt_scene_view(fields, pace);
                 self.notify(format!("opened {}", path.display()), false);
             }
             Err(e) => self.notify(format!("{e}"), true),

@@ -25,6 +25,8 @@ pub struct FlowState {
     /// The newest finished window, and how many arrived since sampling started.
     pub fields: Option<Arc<Fields>>,
     pub windows: u64,
+    /// The wake probe behind the first obstacle, one value per window (its Strouhal number).
+    pub wake: crate::flow::wake::WakeSeries,
     /// Sampling settings last sent to the simulation (None: off).
     sent: Option<FieldSpec>,
     /// The geometry as built and its sequence number; what it was built from.
@@ -62,10 +64,25 @@ impl App {
                 self.flow.fields = None;
                 self.flow.windows = 0;
             }
+            self.flow.wake.clear();
             // Other sampling: the windows kept for profiles are no longer comparable.
             self.probe.recent.clear();
             self.flow.sent = want.clone();
             self.sim.send(SimCommand::Fields(want));
+        }
+    }
+
+    /// What a scene asks of the app when it is opened: a scene that names `fields` opens in
+    /// the Flow view, sampled as it says (its bin, slab, interval and window), and one that
+    /// names `steps_per_frame` runs at that pace: how a flow preset such as
+    /// `vortex_street.ron` shows its flow from the start. Other scenes leave both as they were.
+    pub(super) fn adopt_scene_view(&mut self, fields: Option<crate::flow::FieldSpec>, steps_per_frame: Option<u64>) {
+        if let Some(spec) = fields {
+            self.settings.flow_sampling = spec;
+            self.flow_preset();
+        }
+        if let Some(n) = steps_per_frame {
+            self.set_steps_per_frame(n);
         }
     }
 
@@ -79,6 +96,11 @@ impl App {
     pub(super) fn fields_arrived(&mut self, fields: Fields) {
         if self.flow.sent.is_some() {
             let f = Arc::new(fields);
+            if let Some(shape) = self.shapes.first() {
+                let (lo, hi) = shape.bounds();
+                let centre = [0.5 * (lo[0] + hi[0]), 0.5 * (lo[1] + hi[1])];
+                self.flow.wake.push(&f, centre, hi[1] - lo[1]);
+            }
             self.probe.push(f.clone());
             self.flow.fields = Some(f);
             self.flow.windows += 1;

@@ -319,6 +319,7 @@ impl App {
             probe: probe::ProbeState::default(),
         };
         app.sync_flow_sampling();
+        app.adopt_scene_view(app.scene.fields.clone(), app.scene.steps_per_frame);
         app
     }
 
@@ -437,6 +438,7 @@ impl App {
             }
             SimReport::Loaded(scene) => {
                 self.shapes = scene.obstacles.clone();
+                self.flow.wake.clear();
                 let was_mixture = self.params.species.len() > 1;
                 self.params = scene.sim_params();
                 if !was_mixture {

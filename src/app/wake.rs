@@ -1,10 +1,12 @@
 //! The wind-tunnel readout in the app: the first obstacle's drag, lift, Strouhal, Reynolds
 //! and Mach numbers (`flow::wake::readout`) from the force records the plots keep and the
 //! stream as the flow fields see it (mean velocity along x, or the tunnel's U, density and
-//! temperature of the newest window), D the obstacle's extent across the stream (y), the span the box's depth.
+//! temperature of the newest window), D the obstacle's extent across the stream (y), the span
+//! the box's depth, the recirculation bubble behind it over the newest windows and the Strouhal
+//! number of the wake probe behind it.
 
 use super::App;
-use crate::flow::wake::{Freestream, WakeReadout, readout, stream_of};
+use crate::flow::wake::{WakeReadout, freestream_of, readout};
 use crate::sim::bodies::Body;
 
 impl App {
@@ -14,16 +16,11 @@ impl App {
         let body = Body::Shape { index: 0, kind: shape.kind() };
         let fields =
             self.flow.fields.as_ref().ok_or("turn on the Flow view: the stream is measured from its fields")?;
-        let (measured, density, temperature) = stream_of(fields).ok_or("the newest flow window has no atoms")?;
-        // The tunnel's stream speed where there is a tunnel, else the mean flow measured.
-        let speed = self.params.tunnel.map_or(measured, |t| t.speed);
-        if speed <= 0.0 {
-            return Err(format!("no stream along +x yet (mean x velocity {speed:.3} sigma/tau)"));
-        }
         let (lo, hi) = shape.bounds();
         let span = self.sim_box().length()[2];
         let mass = self.params.species.first().map_or(1.0, |s| s.mass);
-        let stream = Freestream { mass_density: density * mass, speed, diameter: hi[1] - lo[1], span };
+        let (stream, temperature) =
+            freestream_of(fields, self.params.tunnel.map(|t| t.speed), hi[1] - lo[1], span, mass)?;
         let (times, forces): (Vec<f64>, Vec<[f64; 2]>) = self
             .plots
             .records
@@ -37,6 +34,10 @@ impl App {
             return Err("no force records on the obstacle yet".into());
         }
         let measured = self.viscosity_readout().ok().map(|v| v.fit.viscosity);
-        Ok(readout(&times, &forces, stream, temperature, measured))
+        let centre = [0.5 * (lo[0] + hi[0]), 0.5 * (lo[1] + hi[1])];
+        let recent: Vec<&crate::flow::Fields> = self.probe.recent.iter().map(|f| f.as_ref()).collect();
+        Ok(readout(&times, &forces, stream, temperature, measured)
+            .with_bubble(&recent, centre)
+            .with_wake_probe(&self.flow.wake))
     }
 }

@@ -1,25 +1,32 @@
 //! `run`'s wake readout for a flow past obstacles (`flow::wake::readout`): the first
 //! obstacle's force from every telemetry record and the stream from every flow-field window
-//! (mean x velocity, or the tunnel's U, density and temperature over the bins with atoms); after each window a
+//! (mean x velocity, or the tunnel's U, density and temperature over the bins with atoms) and
+//! the recirculation bubble behind the obstacle over the newest windows and the wake probe's
+//! cross-stream velocity (its Strouhal number); after each window a
 //! row of `wake.csv` in the fields folder (the readout over the run so far, rewritten
 //! atomically), and the readout printed at the end. On when the run has obstacles and
 //! samples fields (`--fields`).
 
+use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
 
 use crate::flow::Fields;
-use crate::flow::wake::{Freestream, WakeReadout, readout, stream_of};
+use crate::flow::wake::{
+    BUBBLE_WINDOWS, Freestream, WakeReadout, WakeSeries, freestream_of, readout, stream_of, wake_vy,
+};
 use crate::shapes::Shape;
 use crate::sim::Telemetry;
 use crate::sim::bodies::Body;
 
 pub const WAKE_CSV: &str = "wake.csv";
-const HEADER: &str = "time_tau,speed,density,temperature,diameter,reynolds,mach,drag_coefficient,drag_coefficient_stderr,lift_coefficient,lift_coefficient_stderr,lift_rms,strouhal,strouhal_stderr";
+const HEADER: &str = "time_tau,speed,density,temperature,diameter,reynolds,mach,drag_coefficient,drag_coefficient_stderr,lift_coefficient,lift_coefficient_stderr,lift_rms,strouhal,strouhal_stderr,wake_probe_vy,strouhal_wake_probe,strouhal_wake_probe_stderr,recirculation_length_over_d,recirculation_length_over_d_stderr,recirculation_min_vx,recirculation_min_vx_stderr";
 
 /// The readout's inputs gathered over a run, and its CSV.
 pub struct WakeLog {
     body: Body,
     diameter: f64,
+    /// The body's centre (x, y): where its recirculation bubble is looked for.
+    centre: [f64; 2],
     span: f64,
     mass: f64,
     /// The tunnel's stream speed, which stands for U when there is a tunnel.
@@ -27,8 +34,12 @@ pub struct WakeLog {
     path: PathBuf,
     times: Vec<f64>,
     forces: Vec<[f64; 2]>,
-    /// The newest window's stream: (U, density, temperature).
-    stream: Option<(f64, f64, f64)>,
+    /// The newest window's stream and temperature.
+    stream: Option<(Freestream, f64)>,
+    /// The newest windows, for the recirculation bubble.
+    recent: VecDeque<Fields>,
+    /// The wake probe's cross-stream velocity per window.
+    probe: WakeSeries,
     rows: Vec<String>,
 }
 
@@ -46,6 +57,7 @@ impl WakeLog {
         Some(WakeLog {
             body: Body::Shape { index: 0, kind: shape.kind() },
             diameter: hi[1] - lo[1],
+            centre: [0.5 * (lo[0] + hi[0]), 0.5 * (lo[1] + hi[1])],
             span,
             mass,
             tunnel_speed,
@@ -53,6 +65,8 @@ impl WakeLog {
             times: Vec::new(),
             forces: Vec::new(),
             stream: None,
+            recent: VecDeque::new(),
+            probe: WakeSeries::default(),
             rows: Vec::new(),
         })
     }
@@ -66,21 +80,27 @@ impl WakeLog {
 
     /// The readout now, when a window has given the stream and it flows along +x.
     pub fn readout(&self) -> Option<WakeReadout> {
-        let (measured, density, temperature) = self.stream?;
-        let speed = self.tunnel_speed.unwrap_or(measured);
-        if speed <= 0.0 {
-            return None;
-        }
-        let stream = Freestream { mass_density: density * self.mass, speed, diameter: self.diameter, span: self.span };
-        Some(readout(&self.times, &self.forces, stream, temperature, None))
+        let (stream, temperature) = self.stream?;
+        let recent: Vec<&Fields> = self.recent.iter().collect();
+        let r = readout(&self.times, &self.forces, stream, temperature, None);
+        Some(r.with_bubble(&recent, self.centre).with_wake_probe(&self.probe))
     }
 
     /// Takes finished windows: the stream from the newest, a CSV row per window.
     pub fn windows(&mut self, windows: &[Fields]) -> std::io::Result<()> {
         for w in windows {
-            self.stream = stream_of(w).or(self.stream);
+            // A window without atoms keeps the previous one's stream; one without a stream
+            // along +x has no readout.
+            if stream_of(w).is_some() {
+                self.stream = freestream_of(w, self.tunnel_speed, self.diameter, self.span, self.mass).ok();
+            }
+            if self.recent.len() >= BUBBLE_WINDOWS {
+                self.recent.pop_front();
+            }
+            self.recent.push_back(w.clone());
+            self.probe.push(w, self.centre, self.diameter);
             let Some(r) = self.readout() else { continue };
-            self.rows.push(row(w.time[1], &r));
+            self.rows.push(row(w.time[1], &r, wake_vy(w, self.centre, self.diameter)));
         }
         if windows.is_empty() || self.rows.is_empty() {
             return Ok(());
@@ -90,10 +110,11 @@ impl WakeLog {
     }
 }
 
-fn row(time: f64, r: &WakeReadout) -> String {
+fn row(time: f64, r: &WakeReadout, probe: Option<f64>) -> String {
     let num = |x: Option<f64>| x.filter(|v| v.is_finite()).map(|v| format!("{v:.6e}")).unwrap_or_default();
     let c = r.coefficients.as_ref().ok();
     let st = r.strouhal.as_ref().ok();
+    let sw = r.strouhal_wake.as_ref().and_then(|w| w.as_ref().ok());
     let s = &r.stream;
     [
         Some(time),
@@ -110,6 +131,13 @@ fn row(time: f64, r: &WakeReadout) -> String {
         c.map(|c| c.lift_rms),
         st.map(|s| s.strouhal),
         st.map(|s| s.strouhal_sem),
+        probe,
+        sw.map(|s| s.strouhal),
+        sw.map(|s| s.strouhal_sem),
+        r.recirculation.map(|b| b.length_over_d),
+        r.recirculation.map(|b| b.length_over_d_sem),
+        r.recirculation.map(|b| b.min_vx),
+        r.recirculation.map(|b| b.min_vx_sem),
     ]
     .map(num)
     .join(",")

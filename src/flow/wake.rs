@@ -6,10 +6,14 @@
 //! Re. Pure functions over plain data in reduced LJ units (sigma, epsilon, tau, atom mass 1):
 //! must not touch backends, the UI, files or the GPU.
 
+mod bubble;
+mod probe;
 mod readout;
 mod spectrum;
 
-pub use readout::{READOUT_BLOCKS, ViscositySource, WakeReadout, readout, stream_of};
+pub use bubble::{BUBBLE_WINDOWS, Recirculation, recirculation, recirculation_in};
+pub use probe::{PROBE_BEHIND_D, PROBE_RADIUS_D, WakeSeries, probe_point, wake_vy};
+pub use readout::{READOUT_BLOCKS, ViscositySource, WakeReadout, freestream_of, readout, stream_of};
 pub use spectrum::{MIN_PERIODS, MIN_SAMPLES, Spectrum, StrouhalEstimate, strouhal};
 
 use crate::analysis::blocks::block_mean_sem;

@@ -107,7 +107,12 @@ impl Scene {
         let masses: Vec<f64> = missing.iter().map(|&i| params.species[types[i] as usize].mass).collect();
         let dof = degrees_of_freedom(missing.len(), &sim_box, &params, !self.obstacles.is_empty());
         let generated = maxwell_boltzmann(&masses, params.temperature, dof, self.seed, 0);
-        for (&i, v) in missing.iter().zip(generated) {
+        // In a wind tunnel generated atoms start with the stream (an impulsive start, as a
+        // fluid-dynamics code starts a tunnel): the flow is there from the first step instead
+        // of reaching the tank only through the inflow zone.
+        let stream = params.tunnel.map_or(0.0, |t| t.speed);
+        for (&i, mut v) in missing.iter().zip(generated) {
+            v[0] += stream;
             placer.velocities[i] = Some(v);
         }
         let velocities = placer.velocities.into_iter().map(|v| v.unwrap_or([0.0; 3])).collect();

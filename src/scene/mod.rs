@@ -111,6 +111,10 @@ pub struct Scene {
     /// an optional z slab, sampling interval (steps) and averaging window (tau).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fields: Option<FieldSpec>,
+    /// Simulation steps per displayed frame the app starts this scene at (the Simulation
+    /// panel changes it); absent, the app keeps its own setting.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub steps_per_frame: Option<u64>,
     /// Where a saved running state continues (written by "save with current atoms").
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub resume: Option<Resume>,

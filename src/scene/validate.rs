@@ -97,6 +97,9 @@ pub(crate) fn path(names: &[&'static str]) -> FieldPath {
     FieldPath::fields(names)
 }
 
+/// The most steps per displayed frame a scene may ask for (the Simulation panel's limit).
+pub const MAX_STEPS_PER_FRAME: u64 = 10_000;
+
 /// Checks the whole scene; the first problem found is returned.
 pub(crate) fn check(scene: &Scene) -> Result<(), Problem> {
     ok_or(scene.version == SCENE_VERSION, || {
@@ -117,6 +120,11 @@ pub(crate) fn check(scene: &Scene) -> Result<(), Problem> {
     if let Some(f) = &scene.fields {
         f.validate(&sim_box, scene.integrator.dt)
             .map_err(|e| Problem::invalid(path(&["fields", e.field]), e.to_string()))?;
+    }
+    if let Some(n) = scene.steps_per_frame {
+        ok_or((1..=MAX_STEPS_PER_FRAME).contains(&n), || {
+            Problem::range(path(&["steps_per_frame"]), n.to_string(), format!("1 to {MAX_STEPS_PER_FRAME}"))
+        })?;
     }
     if let Some(r) = &scene.resume {
         ok_or(r.time.is_finite() && r.time >= 0.0, || {

@@ -74,8 +74,9 @@ pub struct BenchArgs {
     /// Measure a scene instead of the in.lj system: `default` (the app's tank) or a scene
     /// file, with its own thermostat, walls, gravity and obstacles, re-initialised as a
     /// liquid slab to each --n like the app's Re-initialise (--n 0: as written). The
-    /// simulation alone, with no rendering: compare with --interactive.
-    #[arg(long, value_name = "default|FILE", conflicts_with_all = ["render", "interactive", "publish"])]
+    /// simulation alone, with no rendering; with --interactive, the whole app with this scene
+    /// open (a scene with `fields` opens in the Flow view, as in the app).
+    #[arg(long, value_name = "default|FILE", conflicts_with_all = ["render", "publish"])]
     pub scene: Option<std::path::PathBuf>,
     /// Time one g(r) instead (100 bins to 4 sigma, the app's request), whole box and over the
     /// middle half of the box, for each --n, --backend and --precision (median of --repeats).

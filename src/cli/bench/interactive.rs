@@ -1,7 +1,8 @@
 //! `argon-sandbox bench --interactive`: the whole app loop headless (simulation thread,
 //! renderer and egui painting into an offscreen window-sized target, each frame finished on
 //! the GPU), measuring frames per second and the MD steps that land in each displayed frame,
-//! for each `--n` (`--n 0`: the default scene as shipped). The app runs as a person would run it: liquid slab in the default tank,
+//! for each `--n` (`--n 0`: the scene as shipped). The app runs as a person would run it: liquid slab in the default tank
+//! (or the `--scene` file, re-initialised to `--n` atoms unless it is 0),
 //! steps per frame tied to the display (`--steps-per-frame`), plots open.
 
 use std::time::{Duration, Instant};
@@ -82,7 +83,8 @@ fn measure(args: &BenchArgs, n: usize, size: [u32; 2]) -> Result<InteractiveResu
     }
     let backend = args.backend.first().copied();
     let atoms = (n != 0).then_some(n);
-    let app = App::new(AppOptions { atoms, backend, settings: Some(settings), ..Default::default() });
+    let scene = args.scene.clone().filter(|p| p != std::path::Path::new("default"));
+    let app = App::new(AppOptions { scene, atoms, backend, settings: Some(settings), ..Default::default() });
     let mut h = Headless::new(app, size)?;
     let renderer = h.gpu.describe();
     // Wait for the system to be built and its first frame drawn.
@@ -94,6 +96,8 @@ fn measure(args: &BenchArgs, n: usize, size: [u32; 2]) -> Result<InteractiveResu
         bail!("{e}");
     }
     let app = &mut h.app;
+    // The pace asked here, also over a scene's own `steps_per_frame`.
+    app.set_steps_per_frame(args.steps_per_frame);
     app.params.algorithm = args.algorithm[0];
     app.params.precision = args.precision[0];
     app.params.block_size = args.block_size[0];

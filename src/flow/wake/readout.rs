@@ -5,9 +5,10 @@
 //! LJTS correlation) and the Mach number (JZG sound speed). Pure: numbers in, numbers out.
 
 use super::{
-    ForceCoefficients, Freestream, StrouhalEstimate, WakeError, drag_lift_coefficients, lj_viscosity, mach, reynolds,
-    strouhal,
+    ForceCoefficients, Freestream, Recirculation, StrouhalEstimate, WakeError, drag_lift_coefficients, lj_viscosity,
+    mach, recirculation, reynolds, strouhal,
 };
+use crate::flow::Fields;
 
 /// Blocks the coefficients' standard errors are taken over (fewer for short series).
 pub const READOUT_BLOCKS: usize = 10;
@@ -46,6 +47,12 @@ pub struct WakeReadout {
     pub coefficients: Result<ForceCoefficients, WakeError>,
     /// From the lift (y force) over the series.
     pub strouhal: Result<StrouhalEstimate, WakeError>,
+    /// From the wake probe's cross-stream velocity (one value per field window), when a
+    /// series was given ([`WakeReadout::with_wake_probe`]).
+    pub strouhal_wake: Option<Result<StrouhalEstimate, WakeError>>,
+    /// The recirculation bubble on the centre line behind the body over the newest windows
+    /// (None: no reverse flow attached to the body, or no window given).
+    pub recirculation: Option<Recirculation>,
 }
 
 /// The readout for the body whose force is `forces[i]` = [fx, fy] at `times[i]` in `stream`
@@ -73,10 +80,25 @@ pub fn readout(
         mach: mach(stream.speed, c),
         coefficients: drag_lift_coefficients(times, forces, &stream, blocks),
         strouhal: strouhal(times, &lift, stream.speed, stream.diameter),
+        strouhal_wake: None,
+        recirculation: None,
     }
 }
 
 impl WakeReadout {
+    /// The readout with the Strouhal number of the wake probe's signal `series`.
+    pub fn with_wake_probe(mut self, series: &super::WakeSeries) -> WakeReadout {
+        self.strouhal_wake = Some(strouhal(&series.times, &series.vy, self.stream.speed, self.stream.diameter));
+        self
+    }
+
+    /// The readout with the recirculation bubble behind a body centred at `centre` (x, y) over
+    /// the newest of `windows` ([`recirculation`]).
+    pub fn with_bubble<F: std::borrow::Borrow<Fields>>(mut self, windows: &[F], centre: [f64; 2]) -> WakeReadout {
+        self.recirculation = recirculation(windows, centre, self.stream.diameter);
+        self
+    }
+
     /// The readout as text lines ("U = ...", "Re = ...", ...), for the CLI and "copy".
     pub fn lines(&self) -> Vec<String> {
         let s = &self.stream;
@@ -99,13 +121,51 @@ impl WakeReadout {
         });
         out.push(match &self.strouhal {
             Ok(st) => format!(
-                "St = {:.4} +- {:.4} (lift frequency {:.5} +- {:.5} / tau over {:.1} periods)",
+                "St (lift) = {:.4} +- {:.4} (lift frequency {:.5} +- {:.5} / tau over {:.1} periods)",
                 st.strouhal, st.strouhal_sem, st.frequency, st.frequency_sem, st.periods
             ),
-            Err(e) => format!("St: {e}"),
+            Err(e) => format!("St (lift): {e}"),
+        });
+        if let Some(w) = &self.strouhal_wake {
+            let at = super::PROBE_BEHIND_D;
+            out.push(match w {
+                Ok(st) => format!(
+                    "St (wake probe, v_y {at} D behind the centre) = {:.4} +- {:.4} (frequency {:.5} / tau over {:.1} \
+                     periods)",
+                    st.strouhal, st.strouhal_sem, st.frequency, st.periods
+                ),
+                Err(e) => format!("St (wake probe, v_y {at} D behind the centre): {e}"),
+            });
+        }
+        out.push(match &self.recirculation {
+            Some(b) => format!(
+                "recirculation bubble: L/D = {:.3} +- {:.3} (L = {:.2} sigma from the rear; reverse flow down to {:.3} \
+                 +- {:.3} sigma/tau at {:.2} sigma; mean of {} windows)",
+                b.length_over_d, b.length_over_d_sem, b.length, b.min_vx, b.min_vx_sem, b.min_at, b.windows
+            ),
+            None => "recirculation bubble: none on the centre line behind the body in the newest windows".into(),
         });
         out
     }
+}
+
+/// The stream that a body `diameter` across, in a slab `span` deep, of atoms of mass `mass`,
+/// sees in window `f`, and its temperature: U the tunnel's `tunnel_speed` where there is a
+/// tunnel, else the window's mean x velocity; the density and temperature the window's
+/// ([`stream_of`]). Why not, when the window has no atoms or nothing flows along +x.
+pub fn freestream_of(
+    f: &Fields,
+    tunnel_speed: Option<f64>,
+    diameter: f64,
+    span: f64,
+    mass: f64,
+) -> Result<(Freestream, f64), String> {
+    let (measured, density, temperature) = stream_of(f).ok_or("the newest flow window has no atoms")?;
+    let speed = tunnel_speed.unwrap_or(measured);
+    if speed.is_nan() || speed <= 0.0 {
+        return Err(format!("no stream along +x yet (mean x velocity {speed:.3} sigma/tau)"));
+    }
+    Ok((Freestream { mass_density: density * mass, speed, diameter, span }, temperature))
 }
 
 /// The stream a finished window sees: (mass-weighted mean x velocity, mean number density,
@@ -156,7 +216,7 @@ mod tests {
         let m = readout(&times, &forces, s, 1.0, Some(2.0));
         assert_eq!(m.viscosity, Some((2.0, ViscositySource::Measured)));
         assert!((m.reynolds.unwrap() - 1.2).abs() < 1e-12);
-        assert_eq!(r.lines().len(), 4);
+        assert_eq!(r.lines().len(), 5);
     }
 
     /// Too short a series: the readout says why instead of numbers, and nothing panics.
@@ -164,7 +224,7 @@ mod tests {
     fn a_short_series_reads_as_reasons() {
         let r = readout(&[0.0, 1.0, 2.0], &[[1.0, 0.0]; 3], stream(), 1.0, None);
         assert!(r.strouhal.is_err());
-        assert!(r.lines().iter().any(|l| l.starts_with("St: ")));
+        assert!(r.lines().iter().any(|l| l.starts_with("St (lift): ")));
         let gas = readout(&[0.0, 1.0], &[[1.0, 0.0]; 2], Freestream { mass_density: 0.05, ..stream() }, 1.0, None);
         assert!(gas.reynolds.is_none());
     }
