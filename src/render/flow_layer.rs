@@ -149,6 +149,9 @@ pub fn auto_range(f: &Fields, kind: FieldKind) -> [f32; 2] {
     }
 }
 
+/// Streamlines are spread so that at most this many fit across the tank's longer side.
+pub const MAX_STREAMLINES_ACROSS: f64 = 100.0;
+
 /// The flow geometry of the front grid of `f` as `view` asks, in the plane z = `z`, with the
 /// obstacle `shapes` and the lines a hair in front of it. A 3D grid gives an empty mesh.
 pub fn build(f: &Fields, view: &FlowView, z: f32, shapes: &[Shape]) -> FlowMesh {
@@ -167,7 +170,11 @@ pub fn build(f: &Fields, view: &FlowView, z: f32, shapes: &[Shape]) -> FlowMesh 
     let zl = z + 0.03;
     mesh.covers = geometry::obstacle_prisms(shapes, z + 0.06, z + 0.08);
     if view.streamlines {
-        let spacing = (view.streamline_spacing as f64).max(0.25 * g.cell[0].min(g.cell[1]));
+        // At least a quarter bin apart, and at most MAX_STREAMLINES_ACROSS lines across the
+        // tank's longer side, so a large tank is not drawn solid with lines.
+        let extent = (g.n[0] as f64 * g.cell[0]).max(g.n[1] as f64 * g.cell[1]);
+        let spacing =
+            (view.streamline_spacing as f64).max(0.25 * g.cell[0].min(g.cell[1])).max(extent / MAX_STREAMLINES_ACROSS);
         for line in streamlines::trace(f, spacing) {
             streamline_lines(&line, spacing, zl, &mut mesh.lines);
         }
@@ -336,6 +343,27 @@ mod tests {
             f.vorticity[bin] = value;
         }
         f
+    }
+
+    #[test]
+    fn a_large_tank_caps_the_streamlines_across_it() {
+        // A uniform stream along x through a 400-sigma tank asked for lines 1 sigma apart:
+        // spread to 4 sigma (100 across), each line one straight piece, so the mesh holds
+        // lines at about 100 distinct heights instead of 400.
+        let f = uniform(400.0, 0.0);
+        let view = FlowView { layer: None, streamline_spacing: 1.0, ..FlowView::flow_preset() };
+        let mesh = build(&f, &view, 0.0, &[]);
+        // The lines' bodies are horizontal segments; arrow-head barbs are not.
+        let mut heights: Vec<i64> = mesh
+            .lines
+            .chunks(2)
+            .filter(|s| (s[0].pos[1] - s[1].pos[1]).abs() < 1e-4)
+            .map(|s| (s[0].pos[1] * 100.0).round() as i64)
+            .collect();
+        heights.sort_unstable();
+        heights.dedup();
+        let bodies = heights.len();
+        assert!((90..=101).contains(&bodies), "{bodies} line heights");
     }
 
     #[test]

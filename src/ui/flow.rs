@@ -69,7 +69,8 @@ pub fn flow_ui(app: &mut App, ui: &mut egui::Ui) {
     }
     ui.horizontal(|ui| {
         ui.checkbox(&mut v.streamlines, "Streamlines");
-        ui.add_enabled(v.streamlines, egui::Slider::new(&mut v.streamline_spacing, 1.0..=12.0).text("σ apart"));
+        ui.add_enabled(v.streamlines, egui::Slider::new(&mut v.streamline_spacing, 1.0..=12.0).text("σ apart"))
+            .on_hover_text("spread further in a large tank: at most 100 lines across its longer side");
     });
     ui.horizontal(|ui| {
         ui.checkbox(&mut v.arrows, "Arrows");

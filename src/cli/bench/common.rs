@@ -83,8 +83,9 @@ pub struct BenchArgs {
     #[arg(long, conflicts_with_all = ["render", "interactive", "publish", "scene"])]
     pub rdf: bool,
     /// Sample flow fields every this many steps while timing (bins of 2 sigma through the
-    /// depth, windows of 50 tau), to measure what sampling costs.
-    #[arg(long, value_name = "STEPS", conflicts_with_all = ["render", "interactive", "publish"])]
+    /// depth, windows of 50 tau), to measure what sampling costs; with --interactive, the
+    /// Flow view's sampling interval.
+    #[arg(long, value_name = "STEPS", conflicts_with_all = ["render", "publish"])]
     pub field_every: Option<u64>,
 }
 

@@ -81,6 +81,9 @@ fn measure(args: &BenchArgs, n: usize, size: [u32; 2]) -> Result<InteractiveResu
     if args.flow_view {
         settings.view.flow = crate::render::flow_layer::FlowView::flow_preset();
     }
+    if let Some(every) = args.field_every {
+        settings.flow_sampling.every = every;
+    }
     let backend = args.backend.first().copied();
     let atoms = (n != 0).then_some(n);
     let scene = args.scene.clone().filter(|p| p != std::path::Path::new("default"));
