@@ -50,6 +50,7 @@ fn multi_frame_round_trip_is_bit_identical() {
         step,
         time,
         units: "lj",
+        masses: None,
     };
     let mut w = ExtXyzWriter::create(&path).unwrap();
     w.write_frame(&frame(0, 0.0, Some(&vel))).unwrap();
@@ -106,6 +107,7 @@ fn single_frame_and_refused_frames() {
         step: 3,
         time: 0.015,
         units: "lj",
+        masses: None,
     };
     write_extxyz(&path, &good).unwrap();
     let text = std::fs::read_to_string(&path).unwrap();
@@ -120,6 +122,8 @@ fn single_frame_and_refused_frames() {
         FrameRef { types: &[1], ..good },
         FrameRef { velocities: Some(&[]), ..good },
         FrameRef { species_names: &bad_names, ..good },
+        FrameRef { velocities: Some(&[[0.1, 0.2, 0.3]]), masses: Some(&[]), ..good },
+        FrameRef { velocities: Some(&[[0.1, 0.2, 0.3]]), masses: Some(&[-1.0]), ..good },
         FrameRef { units: "real units", ..good },
     ];
     for f in bad {
@@ -305,4 +309,37 @@ fn mutated_files_never_panic() {
         }
     }
     assert!(accepted > 0 && accepted < 100_000, "{accepted}");
+}
+
+/// With masses, the frame also carries ASE's `masses` and `momenta` columns (m v, per ASE
+/// time unit in `metal` units); our reader skips them and reads the rest back bit for bit.
+#[test]
+fn ase_momenta_columns_are_written_and_skipped_on_reading() {
+    let dir = std::env::temp_dir().join(format!("argon-xyz-ase-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("m.xyz");
+    let b = SimBox::new([5.0; 3], [true; 3]);
+    let names = vec!["Ar".to_string(), "Kr".to_string()];
+    let (pos, vel) = ([[1.0, 2.0, 3.0], [2.5, 1.5, 0.5]], [[0.5, -1.0, 2.0], [3.0, 0.0, -0.25]]);
+    let frame = FrameRef {
+        sim_box: &b,
+        species_names: &names,
+        types: &[0, 1],
+        positions: &pos,
+        velocities: Some(&vel),
+        step: 1,
+        time: 0.5,
+        units: "metal",
+        masses: Some(&[39.948, 83.798]),
+    };
+    write_extxyz(&path, &frame).unwrap();
+    let text = std::fs::read_to_string(&path).unwrap();
+    assert!(text.contains("Properties=species:S:1:pos:R:3:velo:R:3:masses:R:1:momenta:R:3"), "{text}");
+    let kr: Vec<f64> = text.lines().nth(3).unwrap().split_whitespace().skip(7).map(|x| x.parse().unwrap()).collect();
+    let t = argon_sandbox::io::extxyz::ASE_TIME_PS;
+    assert_eq!(kr, vec![83.798, 83.798 * (3.0 * t), 83.798 * (0.0 * t), 83.798 * (-0.25 * t)]);
+    let back = read_extxyz(&path).unwrap();
+    assert_eq!(back.positions, pos.to_vec());
+    assert_eq!(back.velocities, Some(vel.to_vec()));
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -38,7 +38,7 @@ fn write_frames(path: &Path, format: TrajectoryFormat, units: UnitSystem) -> Vec
     let s = setup();
     let field = ObstacleField::bake(&s.shapes, &s.sim_box, 0.1).map(Arc::new);
     let (mut sim, _) = open_backend(BackendChoice::Cpu, s.sim_box, s.params.clone(), &s.atoms, field).unwrap();
-    let mut w = TrajectoryWriter::create(path, format, units, vec!["Ar".into()]).unwrap();
+    let mut w = TrajectoryWriter::create(path, format, units, vec!["Ar".into()], vec![1.0]).unwrap();
     let mut snaps = Vec::new();
     for _ in 0..3 {
         let snap = sim.snapshot().unwrap();
@@ -75,6 +75,8 @@ fn ase_reads_our_extended_xyz_exactly() {
         assert_eq!(f["step"].as_u64().unwrap(), s.step);
         assert_eq!(floats(&f["positions"]), s.atoms.positions, "positions at step {}", s.step);
         assert_eq!(floats(&f["velo"]), s.atoms.velocities, "velocities at step {}", s.step);
+        // ASE's own velocities: momenta / masses, the reduced velocities exactly (m = 1).
+        assert_eq!(floats(&f["velocities"]), s.atoms.velocities, "get_velocities() at step {}", s.step);
         let cell = floats(&f["cell"]);
         let len = s.sim_box.length();
         assert_eq!(cell, vec![[len[0], 0.0, 0.0], [0.0, len[1], 0.0], [0.0, 0.0, len[2]]]);
@@ -84,6 +86,36 @@ fn ase_reads_our_extended_xyz_exactly() {
     }
     // The frames differ: the check covers a moving system.
     assert_ne!(snaps[0].atoms.positions, snaps[2].atoms.positions);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// In argon units (`units=metal`: Å, Å/ps, u) ASE's `get_velocities()` is the velocity in
+/// ASE's units (Å per ASE time unit) and its masses are argon's, so
+/// `get_velocities() / ASE_TIME_PS` is the `velo` column in Å/ps, to round-off.
+#[test]
+fn ase_gets_our_velocities_in_its_own_units() {
+    use argon_sandbox::io::extxyz::ASE_TIME_PS;
+    use argon_sandbox::units::{ARGON_MASS_U, ARGON_SIGMA_ANGSTROM, argon_tau_ps};
+    let Some(py) = python() else { return };
+    let dir = temp_dir("traj-ase-metal");
+    let path = dir.join("t.xyz");
+    let snaps = write_frames(&path, TrajectoryFormat::ExtXyz, UnitSystem::Argon);
+    let got = run_json(&py, "python/ase_read.py", &[path.as_os_str()]);
+    let speed = ARGON_SIGMA_ANGSTROM / argon_tau_ps();
+    for (f, s) in got.as_array().unwrap().iter().zip(&snaps) {
+        assert!(f["masses"].as_array().unwrap().iter().all(|m| m.as_f64() == Some(ARGON_MASS_U)));
+        let velo = floats(&f["velo"]);
+        let ase = floats(&f["velocities"]);
+        assert_eq!(velo.len(), s.atoms.len());
+        let mut worst = 0.0f64;
+        for ((a, v), w) in ase.iter().zip(&velo).zip(&s.atoms.velocities) {
+            for k in 0..3 {
+                assert!((v[k] - w[k] * speed).abs() <= 1e-12 * (w[k] * speed).abs().max(1e-300));
+                worst = worst.max((a[k] / ASE_TIME_PS - v[k]).abs() / v[k].abs().max(1e-3));
+            }
+        }
+        assert!(worst < 1e-12, "get_velocities() / ASE_TIME_PS differs from velo by {worst:e} (relative)");
+    }
     let _ = std::fs::remove_dir_all(&dir);
 }
 

@@ -30,6 +30,9 @@ impl App {
     }
 
     pub(super) fn export_xyz(&mut self, path: PathBuf, snapshot: Snapshot, species: Vec<String>) {
+        // Reduced masses for ASE's momenta, by species name (none if a name is unknown here).
+        let masses: Option<Vec<f64>> =
+            species.iter().map(|n| self.params.species.iter().find(|s| &s.name == n).map(|s| s.mass)).collect();
         self.spawn_task("exporting extended XYZ", move || {
             let s = &snapshot;
             let frame = FrameRef {
@@ -41,6 +44,7 @@ impl App {
                 step: s.step,
                 time: s.time,
                 units: "lj",
+                masses: masses.as_deref(),
             };
             write_extxyz(&path, &frame).map_err(|e| format!("{}: {e}", path.display()))?;
             Ok(format!("wrote {} atoms to {}", s.atoms.len(), path.display()))

@@ -24,12 +24,18 @@ pub struct Recorder {
 
 impl Recorder {
     /// Creates the file and the writer thread; the first frame is `first` (the current state).
-    pub fn start(spec: &TrajectorySpec, species: Vec<String>, first: Snapshot) -> Result<Recorder, String> {
+    pub fn start(
+        spec: &TrajectorySpec,
+        species: &[crate::physics::params::Species],
+        first: Snapshot,
+    ) -> Result<Recorder, String> {
         if spec.every == 0 {
             return Err("a trajectory needs a frame interval of at least 1 step".into());
         }
         let shown = spec.path.display().to_string();
-        let mut writer = TrajectoryWriter::create(&spec.path, spec.format, spec.units, species)
+        let names = species.iter().map(|s| s.name.clone()).collect();
+        let masses = species.iter().map(|s| s.mass).collect();
+        let mut writer = TrajectoryWriter::create(&spec.path, spec.format, spec.units, names, masses)
             .map_err(|e| format!("{shown}: {e}"))?;
         let (tx, rx) = sync_channel::<Snapshot>(1);
         let label = shown.clone();

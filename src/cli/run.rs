@@ -289,7 +289,8 @@ pub fn run(args: &RunArgs) -> Result<()> {
         (&args.dump, TrajectoryFormat::LammpsDump, args.dump_every),
     ] {
         if let Some(p) = path {
-            let w = TrajectoryWriter::create(p, format, args.units, names.clone())
+            let masses = params.species.iter().map(|s| s.mass).collect();
+            let w = TrajectoryWriter::create(p, format, args.units, names.clone(), masses)
                 .with_context(|| format!("creating {}", p.display()))?;
             trajectories.push((w, every));
         }

@@ -11,13 +11,20 @@
 //! Only orthogonal boxes are supported. Numbers are written in Rust's shortest round-trip
 //! form, so reading a written frame gives back bit-identical `f64`s.
 //!
-//! Velocity column name: the writer uses `velo`, the libAtoms/QUIP convention that OVITO maps
-//! to its standard `Velocity` property (OVITO maps `vel` only to a custom property of that
-//! name). ASE (checked with 3.29) maps neither `velo` nor `vel` to `Atoms.get_velocities()`:
-//! it keeps the columns as `atoms.arrays["velo"]`; only a `momenta` column sets ASE's
-//! velocities, divided by ASE's own masses (39.948 u for Ar), which is wrong for reduced units.
-//! ASE also ignores `Origin` (kept in `atoms.info`), so its cell starts at 0. The reader accepts
-//! `velo`, `vel`, `velocity` and `velocities`.
+//! Velocity columns, for both OVITO and ASE: the writer puts velocities in `velo`, the
+//! libAtoms/QUIP convention that OVITO maps to its standard `Velocity` property (OVITO maps
+//! `vel` only to a custom property of that name). ASE (checked with 3.29) maps neither `velo`
+//! nor `vel` to `Atoms.get_velocities()` (it keeps them as `atoms.arrays["velo"]`): it takes
+//! its velocities from a `momenta` column divided by the masses, from a `masses` column where
+//! there is one. So when the frame gives the species' masses ([`FrameRef::masses`]) the
+//! writer adds `masses:R:1:momenta:R:3` (what ASE's own writer writes for atoms with
+//! velocities), and ASE's `get_velocities()` is the velocity in ASE's units: for `units=metal`
+//! (Å, Å/ps, u) the momenta are m v in u Å per ASE time unit (1 ASE time unit =
+//! [`ASE_TIME_PS`] ps), so `get_velocities()` is in Å per ASE time unit, as ASE expects; for
+//! `units=lj` they are m v in reduced units and `get_velocities()` is the reduced velocity.
+//! OVITO keeps `masses` and `momenta` as custom properties. ASE ignores `Origin` (kept in
+//! `atoms.info`), so its cell starts at 0. The reader accepts `velo`, `vel`, `velocity` and
+//! `velocities` and skips other columns (`masses`, `momenta` among them).
 
 mod comment;
 mod read;
@@ -62,6 +69,12 @@ pub struct FrameRef<'a> {
     pub step: u64,
     /// Simulated time in `units`.
     pub time: f64,
-    /// Written as `units=`; `lj` for reduced units.
+    /// Written as `units=`; `lj` for reduced units, `metal` for Å, Å/ps and u.
     pub units: &'a str,
+    /// Mass of each species (indexed by type) in the frame's mass unit (u for `metal`,
+    /// reduced for `lj`): with velocities, adds ASE's `masses` and `momenta` columns.
+    pub masses: Option<&'a [f64]>,
 }
+
+/// ASE's unit of time in picoseconds: Å sqrt(u / eV) = 10.1805 fs (`1 / ase.units.fs / 1000`).
+pub const ASE_TIME_PS: f64 = 0.010180505671156725;

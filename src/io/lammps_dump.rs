@@ -84,6 +84,7 @@ mod tests {
             step,
             time: 0.0,
             units: "lj",
+            masses: None,
         };
         let mut w = LammpsDumpWriter::create(&path).unwrap();
         w.write_frame(&frame(0, Some(&[[0.1, -0.2, 0.3], [1e-7, 0.0, -4.0]]))).unwrap();

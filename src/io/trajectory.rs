@@ -50,17 +50,31 @@ pub struct TrajectoryWriter {
     sink: Sink,
     units: UnitSystem,
     names: Vec<String>,
+    /// Each species' mass in the file's mass unit (u for argon units, reduced for LJ).
+    masses: Vec<f64>,
     frames: u64,
 }
 
 impl TrajectoryWriter {
-    /// Starts a trajectory that appears at `path` on [`TrajectoryWriter::finish`].
-    pub fn create(path: &Path, format: TrajectoryFormat, units: UnitSystem, species: Vec<String>) -> io::Result<Self> {
+    /// Starts a trajectory that appears at `path` on [`TrajectoryWriter::finish`], for atoms
+    /// of the species named `species` with reduced masses `masses` (argon = 1).
+    pub fn create(
+        path: &Path,
+        format: TrajectoryFormat,
+        units: UnitSystem,
+        species: Vec<String>,
+        masses: Vec<f64>,
+    ) -> io::Result<Self> {
         let sink = match format {
             TrajectoryFormat::ExtXyz => Sink::Xyz(ExtXyzWriter::create(path)?),
             TrajectoryFormat::LammpsDump => Sink::Dump(LammpsDumpWriter::create(path)?),
         };
-        Ok(TrajectoryWriter { sink, units, names: species, frames: 0 })
+        let scale = match units {
+            UnitSystem::Lj => 1.0,
+            UnitSystem::Argon => units::ARGON_MASS_U,
+        };
+        let masses = masses.iter().map(|m| m * scale).collect();
+        Ok(TrajectoryWriter { sink, units, names: species, masses, frames: 0 })
     }
 
     /// Frames written so far.
@@ -95,6 +109,7 @@ impl TrajectoryWriter {
             step: snap.step,
             time: snap.time * time,
             units: tag,
+            masses: Some(&self.masses),
         };
         match &mut self.sink {
             Sink::Xyz(w) => w.write_frame(&frame)?,

@@ -1,7 +1,8 @@
 """Reads an extended XYZ trajectory with ASE and prints what ASE got, as JSON.
 
 Usage: python ase_read.py FILE
-Prints [{positions, velo, cell, pbc, symbols, step}, ...], one entry per frame.
+Prints [{positions, velo, velocities, masses, cell, pbc, symbols, step}, ...], one entry per
+frame: `velo` the column as ASE keeps it, `velocities` what `get_velocities()` gives.
 """
 import json
 import sys
@@ -14,6 +15,8 @@ for a in frames:
     out.append({
         "positions": a.get_positions().tolist(),
         "velo": a.arrays["velo"].tolist(),
+        "velocities": a.get_velocities().tolist(),
+        "masses": a.get_masses().tolist(),
         "cell": a.get_cell().tolist(),
         "pbc": [bool(x) for x in a.get_pbc()],
         "symbols": a.get_chemical_symbols(),

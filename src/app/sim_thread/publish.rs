@@ -106,8 +106,8 @@ impl Worker {
             }
         }
         let (Some(spec), Some(b)) = (spec, self.backend.as_mut()) else { return };
-        let species = b.params().species.iter().map(|s| s.name.clone()).collect();
-        let started = b.copy_state().map_err(|e| e.to_string()).and_then(|snap| Recorder::start(&spec, species, snap));
+        let species = b.params().species.clone();
+        let started = b.copy_state().map_err(|e| e.to_string()).and_then(|snap| Recorder::start(&spec, &species, snap));
         match started {
             Ok(r) => {
                 self.trajectory = Some(r);

@@ -44,7 +44,10 @@ impl ExtXyzWriter {
         write!(w, "Lattice=\"{:?} 0.0 0.0 0.0 {:?} 0.0 0.0 0.0 {:?}\"", l[0], l[1], l[2])?;
         write!(w, " Origin=\"{:?} {:?} {:?}\"", b.lo[0], b.lo[1], b.lo[2])?;
         let vel = if f.velocities.is_some() { ":velo:R:3" } else { "" };
-        write!(w, " Properties=species:S:1:pos:R:3{vel}")?;
+        // ASE's velocities: masses and momenta, momenta per ASE time unit for `metal`.
+        let ase = f.velocities.and(f.masses).map(|m| (m, if f.units == "metal" { super::ASE_TIME_PS } else { 1.0 }));
+        let mom = if ase.is_some() { ":masses:R:1:momenta:R:3" } else { "" };
+        write!(w, " Properties=species:S:1:pos:R:3{vel}{mom}")?;
         let tf = |p: bool| if p { 'T' } else { 'F' };
         write!(w, " pbc=\"{} {} {}\"", tf(b.periodic[0]), tf(b.periodic[1]), tf(b.periodic[2]))?;
         writeln!(w, " Time={:?} Step={} units={}", f.time, f.step, f.units)?;
@@ -53,6 +56,11 @@ impl ExtXyzWriter {
             write!(w, "{name} {:?} {:?} {:?}", p[0], p[1], p[2])?;
             if let Some(v) = f.velocities.and_then(|v| v.get(i)) {
                 write!(w, " {:?} {:?} {:?}", v[0], v[1], v[2])?;
+                if let Some((masses, per_ase_time)) = ase {
+                    let m = masses[t as usize];
+                    let p = v.map(|x| m * (x * per_ase_time));
+                    write!(w, " {m:?} {:?} {:?} {:?}", p[0], p[1], p[2])?;
+                }
             }
             w.write_all(b"\n")?;
         }
@@ -77,6 +85,15 @@ fn check(f: &FrameRef) -> io::Result<()> {
     }
     if let Some(v) = f.velocities.filter(|v| v.len() != n) {
         return Err(invalid(format!("{} velocities for {n} positions", v.len())));
+    }
+    if let Some(m) = f.masses {
+        if m.len() != f.species_names.len() || !m.iter().all(|x| x.is_finite() && *x > 0.0) {
+            return Err(invalid(format!(
+                "{} masses for {} species: give one finite positive mass per species",
+                m.len(),
+                f.species_names.len()
+            )));
+        }
     }
     if let Some(&t) = f.types.iter().find(|&&t| t as usize >= f.species_names.len()) {
         return Err(invalid(format!("type {t} has no species name ({} names)", f.species_names.len())));
