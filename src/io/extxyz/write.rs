@@ -86,14 +86,14 @@ fn check(f: &FrameRef) -> io::Result<()> {
     if let Some(v) = f.velocities.filter(|v| v.len() != n) {
         return Err(invalid(format!("{} velocities for {n} positions", v.len())));
     }
-    if let Some(m) = f.masses {
-        if m.len() != f.species_names.len() || !m.iter().all(|x| x.is_finite() && *x > 0.0) {
-            return Err(invalid(format!(
-                "{} masses for {} species: give one finite positive mass per species",
-                m.len(),
-                f.species_names.len()
-            )));
-        }
+    if let Some(m) = f.masses
+        && (m.len() != f.species_names.len() || !m.iter().all(|x| x.is_finite() && *x > 0.0))
+    {
+        return Err(invalid(format!(
+            "{} masses for {} species: give one finite positive mass per species",
+            m.len(),
+            f.species_names.len()
+        )));
     }
     if let Some(&t) = f.types.iter().find(|&&t| t as usize >= f.species_names.len()) {
         return Err(invalid(format!("type {t} has no species name ({} names)", f.species_names.len())));
