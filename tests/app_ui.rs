@@ -208,6 +208,18 @@ fn dragging_an_atom_pulls_it_and_letting_go_releases_it() {
     h.get_by_label("Drag an atom").click();
     h.step();
     let b = h.state().status.as_ref().unwrap().sim_box;
+    // Paused while the atom is picked and grabbed, so the frame the app grabs from is the one
+    // the atom was picked in: the grabbed atom must be that atom, by index. (Running, the
+    // fluid moves under the cursor between the two.)
+    h.state_mut().set_running(false);
+    until(&mut h, 10.0, "the pause", |a| a.status.as_ref().is_some_and(|s| !s.running));
+    let mut last = (h.state().frame_step, Instant::now());
+    until(&mut h, 10.0, "the last frame", |a| {
+        if a.frame_step != last.0 {
+            last = (a.frame_step, Instant::now());
+        }
+        last.1.elapsed() > Duration::from_millis(300)
+    });
     // An atom in the liquid, away from the walls.
     let frame = h.state().frame.clone().unwrap();
     let (i, p) = frame
@@ -223,7 +235,23 @@ fn dragging_an_atom_pulls_it_and_letting_go_releases_it() {
     h.drag_at(pa);
     h.step();
     let pb = argon_sandbox::ui::view::tank_to_point(h.state(), target);
-    for k in 1..=10 {
+    // The first steps of the drag, still paused: the grab happens as the drag starts.
+    for k in 1..=3 {
+        h.hover_at(pa + (pb - pa) * (k as f32 / 10.0));
+        h.step();
+    }
+    let grabbed = h.state().grabbed;
+    assert!(grabbed.is_some(), "no atom grabbed: {:?}", h.state().messages);
+    assert_eq!(h.state().frame_step, last.0, "a frame arrived while paused");
+    // The pick is the atom nearest the cursor in the front plane: atom i, unless another one
+    // lies as near to the point the cursor's pixel maps back to.
+    let at = argon_sandbox::ui::view::point_to_tank(h.state(), pa);
+    let nearest = h.state().atom_near(at, 1.5);
+    assert_eq!(grabbed, nearest, "grabbed {grabbed:?}, nearest to the cursor {nearest:?}");
+    let d = |k: usize| ((frame[k][0] as f64 - at[0]).powi(2) + (frame[k][1] as f64 - at[1]).powi(2)).sqrt();
+    assert!(d(grabbed.unwrap() as usize) <= d(i) + 1e-6, "grabbed atom farther than atom {i}");
+    h.state_mut().set_running(true);
+    for k in 4..=10 {
         h.hover_at(pa + (pb - pa) * (k as f32 / 10.0));
         h.step();
     }
@@ -231,13 +259,8 @@ fn dragging_an_atom_pulls_it_and_letting_go_releases_it() {
         a.status.as_ref().and_then(|s| s.params.tether).is_some_and(|t| (t.target[1] - target[1]).abs() < 0.5)
     });
     let tether = h.state().status.as_ref().unwrap().params.tether.unwrap();
-    // The atom under the cursor when the button went down: the one picked, or a neighbour the
-    // still-running fluid carried under the cursor in the frames between picking and grabbing.
-    let g = tether.atom as usize;
-    let was = frame[g];
-    let off = ((was[0] as f64 - p[0]).powi(2) + (was[1] as f64 - p[1]).powi(2)).sqrt();
-    assert!(g == i || off < 1.0, "the grabbed atom {g} was {off:.2} sigma from the cursor, not the nearest");
-    let i = g;
+    assert_eq!(Some(tether.atom), grabbed, "the simulation holds another atom than the one grabbed");
+    let i = tether.atom as usize;
     // Held: the atom climbs out of the liquid towards the cursor.
     let dist = |app: &App| {
         let q = app.frame.as_ref().unwrap()[i];

@@ -18,6 +18,15 @@ pub fn tank_to_point(app: &App, p: [f64; 2]) -> Pos2 {
     Frame { rect, ppp, size: app.view_size }.to_screen(app, p)
 }
 
+/// The tank point under egui point `pos` in the app's view last frame, as the tools get it
+/// (for tests); the view's centre when it maps to no tank point.
+pub fn point_to_tank(app: &App, pos: Pos2) -> [f64; 2] {
+    let rect = app.view_rect;
+    let ppp = app.view_size[0] as f32 / rect.width().max(1.0);
+    let f = Frame { rect, ppp, size: app.view_size };
+    f.to_tank(app, pos).or_else(|| f.to_tank(app, rect.center())).unwrap_or([0.0; 2])
+}
+
 /// Converts between egui points in `rect` and tank coordinates through the app's camera.
 struct Frame {
     rect: egui::Rect,
