@@ -140,20 +140,28 @@ fn pause_stops_steps_and_switching_algorithm_or_precision_keeps_n_and_energy() {
         a.status.as_ref().is_some_and(|s| s.params.thermostat == argon_sandbox::physics::params::Thermostat::Nve)
     });
     step_to_next_record(&mut h);
-    // The energy change over one telemetry interval (100 steps) without a switch, for scale.
-    let e_prev = h.state().last_telemetry.as_ref().unwrap().etotal_per_atom();
-    step_to_next_record(&mut h);
+    // The largest energy change over three telemetry intervals (100 steps each) without a
+    // switch, for scale: the integrator's own fluctuation. A switch may move the energy by no
+    // more than 3 times that (measured: up to 2.0 times, 3.3e-5 per atom at E/N = -3.39; the energy
+    // measured in single precision differs from double's by about 1e-6 per atom, far less).
     let mut e_last = h.state().last_telemetry.as_ref().unwrap().etotal_per_atom();
-    let control = (e_last - e_prev).abs();
+    let mut control = 0.0f64;
+    for _ in 0..3 {
+        step_to_next_record(&mut h);
+        let e = h.state().last_telemetry.as_ref().unwrap().etotal_per_atom();
+        control = control.max((e - e_last).abs());
+        e_last = e;
+    }
     for (combo, option) in [("Precision", "single"), ("Algorithm", "Cell list"), ("Precision", "mixed")] {
         choose(&mut h, combo, option);
         step_to_next_record(&mut h);
         let s = h.state().status.clone().unwrap();
         assert_eq!(s.n_atoms, n, "{combo} -> {option} changed N");
         let e = h.state().last_telemetry.as_ref().unwrap().etotal_per_atom();
+        eprintln!("{combo} -> {option}: dE/N {:.3e} (control {control:.3e}, E/N {e:.5})", e - e_last);
         assert!(
-            (e - e_last).abs() <= 3.0 * control + 2e-3 * e.abs(),
-            "{combo} -> {option}: energy per atom jumped {e_last} -> {e} (100 steps without a switch: {control})"
+            (e - e_last).abs() <= 3.0 * control,
+            "{combo} -> {option}: energy per atom jumped {e_last} -> {e} (100 steps without a switch: up to {control})"
         );
         e_last = e;
     }
