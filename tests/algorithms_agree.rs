@@ -132,3 +132,10 @@ fn small_periodic_box_without_room_for_cells() {
     let (b, atoms) = jiggled_fluid([3, 3, 3], [false; 3], 0.1, &[], 3);
     compare(b, SimParams { cutoff: 2.5, ..SimParams::default() }, &atoms, &[], "small box");
 }
+
+/// Every test above again under each other CPU path (AVX2, baseline, no cluster lists):
+/// see `common::cpu_paths`.
+#[test]
+fn all_of_these_under_every_cpu_path() {
+    common::cpu_paths::rerun_under_other_cpu_paths("all_of_these_under_every_cpu_path");
+}

@@ -114,3 +114,10 @@ fn body_forces() {
     let p = SimParams { gravity: 0.7, drive: 0.3, ..params() };
     check_gradient(b, p, at_rest(pos), &[], "gravity and drive");
 }
+
+/// Every test above again under each other CPU path (AVX2, baseline, no cluster lists):
+/// see `common::cpu_paths`.
+#[test]
+fn all_of_these_under_every_cpu_path() {
+    common::cpu_paths::rerun_under_other_cpu_paths("all_of_these_under_every_cpu_path");
+}

@@ -49,3 +49,10 @@ fn sc_4096_unshifted() {
 fn sc_4096_shifted() {
     check(LatticeKind::Sc, 0.8, 16, true, "sc_4096_rho0.8_shifted");
 }
+
+/// Every test above again under each other CPU path (AVX2, baseline, no cluster lists):
+/// see `common::cpu_paths`.
+#[test]
+fn all_of_these_under_every_cpu_path() {
+    common::cpu_paths::rerun_under_other_cpu_paths("all_of_these_under_every_cpu_path");
+}

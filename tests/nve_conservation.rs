@@ -155,3 +155,10 @@ fn single_precision_integrates() {
     // It really moved: the crystal at T = 1.44 melts to T ~ 0.75 (LAMMPS row at step 200).
     assert!((0.6..0.9).contains(&t_end), "T(end) = {t_end}");
 }
+
+/// Every test above again under each other CPU path (AVX2, baseline, no cluster lists):
+/// see `common::cpu_paths`.
+#[test]
+fn all_of_these_under_every_cpu_path() {
+    common::cpu_paths::rerun_under_other_cpu_paths("all_of_these_under_every_cpu_path");
+}

@@ -96,3 +96,10 @@ fn berendsen_kinetic_energy_fluctuations_are_too_small() {
         sd_err / canonical
     );
 }
+
+/// Every test above again under each other CPU path (AVX2, baseline, no cluster lists):
+/// see `common::cpu_paths`.
+#[test]
+fn all_of_these_under_every_cpu_path() {
+    common::cpu_paths::rerun_under_other_cpu_paths("all_of_these_under_every_cpu_path");
+}

@@ -2,6 +2,7 @@
 #![allow(dead_code)]
 
 pub mod blowup;
+pub mod cpu_paths;
 pub mod python;
 pub mod soak;
 
