@@ -219,9 +219,15 @@ fn a_scene_tunnel_section_parses_builds_and_round_trips() {
     assert_eq!(Scene::from_str(&text, "again.ron").unwrap(), scene);
     let setup = scene.build().unwrap();
     assert_eq!(setup.params.tunnel, Some(Tunnel { speed: 0.8, zone: 3.0 }));
+    // Generated atoms start with the stream (an impulsive start): mean x velocity U.
+    let n = setup.atoms.len() as f64;
+    let mean_vx = setup.atoms.velocities.iter().map(|v| v[0]).sum::<f64>() / n;
+    assert!((mean_vx - 0.8).abs() < 1e-12, "mean vx {mean_vx}");
+    // The zone is at work: it redraws velocities every step, so it reports heat.
     let mut sim = CpuBackend::new(setup.sim_box, setup.params, &setup.atoms, None).unwrap();
     sim.advance(100).unwrap();
-    assert!(sim.drain_telemetry()[0].tunnel_momentum[0] > 0.0);
+    let first = sim.drain_telemetry().remove(0);
+    assert!(first.tunnel_heat != 0.0 && first.tunnel_momentum != [0.0; 3], "{first:?}");
     // Defaults.
     let defaults = Scene::from_str(&SCENE.replace("(speed: 0.8, zone: 3.0)", "()"), "d.ron").unwrap();
     assert_eq!(defaults.tunnel, Some(Tunnel::default()));
