@@ -81,6 +81,13 @@ impl Shape {
         }
     }
 
+    /// The centre of the shape's bounds and its extent across x (along y): where a body in a
+    /// stream along x sits, and its diameter D for the wake numbers.
+    pub fn centre_and_height(&self) -> ([f64; 2], f64) {
+        let (lo, hi) = self.bounds();
+        ([0.5 * (lo[0] + hi[0]), 0.5 * (lo[1] + hi[1])], hi[1] - lo[1])
+    }
+
     /// Axis-aligned bounds `(min, max)` of the shape.
     pub fn bounds(&self) -> ([f64; 2], [f64; 2]) {
         let grow = |pts: &[[f64; 2]], r: f64| {

@@ -7,19 +7,16 @@
 mod common;
 
 use std::path::PathBuf;
-use std::process::{Command, Output};
+use std::process::Output;
 
 use common::jzg_table;
 
 fn run(args: &[&str]) -> Output {
-    Command::new(std::env::var("ARGON_BIN").unwrap_or_else(|_| env!("CARGO_BIN_EXE_argon-sandbox").to_string()))
-        .args(args)
-        .output()
-        .expect("the binary runs")
+    common::run_binary(args)
 }
 
 fn text(o: &Output) -> String {
-    format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr))
+    common::output_text(o)
 }
 
 fn scratch(name: &str) -> PathBuf {

@@ -5,20 +5,17 @@
 mod common;
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
 use argon_sandbox::io::thermo::read_thermo_csv;
 use common::python::{python, run_json};
 
 fn run(args: &[&str]) -> Output {
-    Command::new(std::env::var("ARGON_BIN").unwrap_or_else(|_| env!("CARGO_BIN_EXE_argon-sandbox").to_string()))
-        .args(args)
-        .output()
-        .expect("the binary runs")
+    common::run_binary(args)
 }
 
 fn text(o: &Output) -> String {
-    format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr))
+    common::output_text(o)
 }
 
 /// A periodic fcc fluid 12 x 12 x 6 sigma at rho* 0.8, NVE (zero total momentum), with the

@@ -8,14 +8,10 @@
 //! over the averaged windows).
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
-fn run(args: &[&str]) -> Output {
-    Command::new(std::env::var("ARGON_BIN").unwrap_or_else(|_| env!("CARGO_BIN_EXE_argon-sandbox").to_string()))
-        .args(args)
-        .output()
-        .expect("the binary runs")
-}
+mod common;
+use common::run_binary as run;
 
 /// The preset with the small tank, written into `dir`.
 fn small_scene(dir: &Path) -> PathBuf {

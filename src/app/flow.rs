@@ -97,9 +97,8 @@ impl App {
         if self.flow.sent.is_some() {
             let f = Arc::new(fields);
             if let Some(shape) = self.shapes.first() {
-                let (lo, hi) = shape.bounds();
-                let centre = [0.5 * (lo[0] + hi[0]), 0.5 * (lo[1] + hi[1])];
-                self.flow.wake.push(&f, centre, hi[1] - lo[1]);
+                let (centre, diameter) = shape.centre_and_height();
+                self.flow.wake.push(&f, centre, diameter);
             }
             self.probe.push(f.clone());
             self.flow.fields = Some(f);

@@ -16,11 +16,10 @@ impl App {
         let body = Body::Shape { index: 0, kind: shape.kind() };
         let fields =
             self.flow.fields.as_ref().ok_or("turn on the Flow view: the stream is measured from its fields")?;
-        let (lo, hi) = shape.bounds();
+        let (centre, diameter) = shape.centre_and_height();
         let span = self.sim_box().length()[2];
         let mass = self.params.species.first().map_or(1.0, |s| s.mass);
-        let (stream, temperature) =
-            freestream_of(fields, self.params.tunnel.map(|t| t.speed), hi[1] - lo[1], span, mass)?;
+        let (stream, temperature) = freestream_of(fields, self.params.tunnel.map(|t| t.speed), diameter, span, mass)?;
         let (times, forces): (Vec<f64>, Vec<[f64; 2]>) = self
             .plots
             .records
@@ -34,7 +33,6 @@ impl App {
             return Err("no force records on the obstacle yet".into());
         }
         let measured = self.viscosity_readout().ok().map(|v| v.fit.viscosity);
-        let centre = [0.5 * (lo[0] + hi[0]), 0.5 * (lo[1] + hi[1])];
         let recent: Vec<&crate::flow::Fields> = self.probe.recent.iter().map(|f| f.as_ref()).collect();
         Ok(readout(&times, &forces, stream, temperature, measured)
             .with_bubble(&recent, centre)

@@ -11,9 +11,7 @@ use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
 
 use crate::flow::Fields;
-use crate::flow::wake::{
-    BUBBLE_WINDOWS, Freestream, WakeReadout, WakeSeries, freestream_of, readout, stream_of, wake_vy,
-};
+use crate::flow::wake::{BUBBLE_WINDOWS, Freestream, WakeReadout, WakeSeries, freestream_of, readout, stream_of};
 use crate::shapes::Shape;
 use crate::sim::Telemetry;
 use crate::sim::bodies::Body;
@@ -53,11 +51,11 @@ impl WakeLog {
         tunnel_speed: Option<f64>,
     ) -> Option<WakeLog> {
         let (shape, dir) = (shapes.first()?, dir?);
-        let (lo, hi) = shape.bounds();
+        let (centre, diameter) = shape.centre_and_height();
         Some(WakeLog {
             body: Body::Shape { index: 0, kind: shape.kind() },
-            diameter: hi[1] - lo[1],
-            centre: [0.5 * (lo[0] + hi[0]), 0.5 * (lo[1] + hi[1])],
+            diameter,
+            centre,
             span,
             mass,
             tunnel_speed,
@@ -98,9 +96,9 @@ impl WakeLog {
                 self.recent.pop_front();
             }
             self.recent.push_back(w.clone());
-            self.probe.push(w, self.centre, self.diameter);
+            let probe = self.probe.push(w, self.centre, self.diameter);
             let Some(r) = self.readout() else { continue };
-            self.rows.push(row(w.time[1], &r, wake_vy(w, self.centre, self.diameter)));
+            self.rows.push(row(w.time[1], &r, probe));
         }
         if windows.is_empty() || self.rows.is_empty() {
             return Ok(());

@@ -159,3 +159,18 @@ pub fn gpu() -> bool {
         }
     }
 }
+
+/// Runs the app's binary (`ARGON_BIN` where set, as on the GPU machine) with `args`.
+pub fn run_binary(args: &[&str]) -> std::process::Output {
+    std::process::Command::new(
+        std::env::var("ARGON_BIN").unwrap_or_else(|_| env!("CARGO_BIN_EXE_argon-sandbox").to_string()),
+    )
+    .args(args)
+    .output()
+    .expect("the binary runs")
+}
+
+/// A finished command's stdout then stderr, as text.
+pub fn output_text(o: &std::process::Output) -> String {
+    format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr))
+}

@@ -49,9 +49,25 @@ pub fn recirculation<F: Borrow<Fields>>(windows: &[F], centre: [f64; 2], diamete
     let newest = windows.last()?.borrow();
     let used: Vec<&Fields> =
         windows.iter().rev().map(|w| w.borrow()).filter(|w| w.grid == newest.grid).take(BUBBLE_WINDOWS).collect();
-    let mean = |skip: Option<usize>| -> Fields {
-        let mut f = newest.clone();
-        for b in 0..f.vx.len() {
+    // One scratch field, refilled for each mean: the centre line reads only its grid, count
+    // and vx, so the other layers stay empty (no copy of a whole window per estimate).
+    let n = newest.grid.len();
+    let mut scratch = Fields {
+        grid: newest.grid.clone(),
+        samples: newest.samples,
+        time: newest.time,
+        density: Vec::new(),
+        vx: vec![f64::NAN; n],
+        vy: Vec::new(),
+        vz: Vec::new(),
+        speed: Vec::new(),
+        temperature: Vec::new(),
+        vorticity: Vec::new(),
+        mach: Vec::new(),
+        count: vec![0.0; n],
+    };
+    let mut estimate = |skip: Option<usize>| {
+        for b in 0..n {
             let (mut c, mut v) = (0.0, 0.0);
             for (k, w) in used.iter().enumerate() {
                 if Some(k) != skip && w.count[b] > 0.0 && w.vx[b].is_finite() {
@@ -59,16 +75,15 @@ pub fn recirculation<F: Borrow<Fields>>(windows: &[F], centre: [f64; 2], diamete
                     v += w.count[b] * w.vx[b];
                 }
             }
-            (f.count[b], f.vx[b]) = if c > 0.0 { (c, v / c) } else { (0.0, f64::NAN) };
+            (scratch.count[b], scratch.vx[b]) = if c > 0.0 { (c, v / c) } else { (0.0, f64::NAN) };
         }
-        f
+        recirculation_in(&scratch, centre, diameter)
     };
-    let mut bubble = recirculation_in(&mean(None), centre, diameter)?;
+    let mut bubble = estimate(None)?;
     bubble.windows = used.len();
     let k = used.len();
     if k >= 3 {
-        let leave_out: Option<Vec<Recirculation>> =
-            (0..k).map(|i| recirculation_in(&mean(Some(i)), centre, diameter)).collect();
+        let leave_out: Option<Vec<Recirculation>> = (0..k).map(|i| estimate(Some(i))).collect();
         if let Some(l) = leave_out {
             bubble.length_over_d_sem = jackknife(l.iter().map(|b| b.length_over_d));
             bubble.min_vx_sem = jackknife(l.iter().map(|b| b.min_vx));

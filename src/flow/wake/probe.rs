@@ -53,17 +53,17 @@ pub struct WakeSeries {
 }
 
 impl WakeSeries {
-    /// Adds window `f`'s probe value for the body at `centre` of `diameter` (nothing when the
-    /// probe has no value in it).
-    pub fn push(&mut self, f: &Fields, centre: [f64; 2], diameter: f64) {
+    /// Adds window `f`'s probe value for the body at `centre` of `diameter` and returns it
+    /// (nothing, and None, when the probe has no value in it).
+    pub fn push(&mut self, f: &Fields, centre: [f64; 2], diameter: f64) -> Option<f64> {
         let key = Some((centre, diameter, f.grid.n));
         if self.key != key {
             *self = WakeSeries { key, ..WakeSeries::default() };
         }
-        if let Some(v) = wake_vy(f, centre, diameter) {
-            self.times.push(0.5 * (f.time[0] + f.time[1]));
-            self.vy.push(v);
-        }
+        let v = wake_vy(f, centre, diameter)?;
+        self.times.push(0.5 * (f.time[0] + f.time[1]));
+        self.vy.push(v);
+        Some(v)
     }
 
     pub fn clear(&mut self) {
