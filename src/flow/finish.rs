@@ -3,6 +3,8 @@
 //! velocity, vorticity by finite differences between bins, and the Mach number against the
 //! JZG speed of sound at the bin's own state.
 
+use rayon::prelude::*;
+
 use crate::physics::jzg;
 
 use super::grid::Grid;
@@ -58,29 +60,46 @@ pub fn finish(acc: &Accumulator, grid: &Grid, time: [f64; 2]) -> Fields {
         mach: vec![f64::NAN; bins],
         count: vec![0.0; bins],
     };
-    for (b, rec) in acc.data().chunks_exact(STRIDE).enumerate() {
-        let (n, m) = (rec[COUNT], rec[MASS]);
-        f.count[b] = n;
-        if acc.samples() == 0 {
-            continue;
-        }
-        f.density[b] = n / (s * volume);
-        if !(n > 0.0 && m > 0.0) {
-            continue;
-        }
-        let u = [rec[MOMENTUM] / m, rec[MOMENTUM + 1] / m, rec[MOMENTUM + 2] / m];
-        let u2 = u[0] * u[0] + u[1] * u[1] + u[2] * u[2];
-        (f.vx[b], f.vy[b], f.vz[b], f.speed[b]) = (u[0], u[1], u[2], u2.sqrt());
-        if n >= 2.0 {
-            let t = ((rec[MV2] - m * u2) / (3.0 * (n - 1.0))).max(0.0);
-            f.temperature[b] = t;
-            f.mach[b] = u2.sqrt() / jzg::sound_speed(f.density[b], t, m / n);
-        }
+    // Every bin on its own, on the rayon pool (a million-atom tank has some 10^5 bins, and the
+    // JZG sound speed is the cost): the same values in any order.
+    let samples = acc.samples();
+    let per_bin: Vec<[f64; 8]> = acc
+        .data()
+        .par_chunks_exact(STRIDE)
+        .map(|rec| {
+            let (n, m) = (rec[COUNT], rec[MASS]);
+            let mut out = [f64::NAN; 8];
+            out[7] = n;
+            if samples == 0 {
+                return out;
+            }
+            let density = n / (s * volume);
+            out[0] = density;
+            if !(n > 0.0 && m > 0.0) {
+                return out;
+            }
+            let u = [rec[MOMENTUM] / m, rec[MOMENTUM + 1] / m, rec[MOMENTUM + 2] / m];
+            let u2 = u[0] * u[0] + u[1] * u[1] + u[2] * u[2];
+            (out[1], out[2], out[3], out[4]) = (u[0], u[1], u[2], u2.sqrt());
+            if n >= 2.0 {
+                let t = ((rec[MV2] - m * u2) / (3.0 * (n - 1.0))).max(0.0);
+                out[5] = t;
+                out[6] = u2.sqrt() / jzg::sound_speed(density, t, m / n);
+            }
+            out
+        })
+        .collect();
+    for (b, v) in per_bin.iter().enumerate() {
+        (f.density[b], f.vx[b], f.vy[b], f.vz[b], f.speed[b]) = (v[0], v[1], v[2], v[3], v[4]);
+        (f.temperature[b], f.mach[b], f.count[b]) = (v[5], v[6], v[7]);
     }
-    for b in 0..bins {
-        let c = grid.coords(b);
-        f.vorticity[b] = derivative(grid, &f.vy, 0, c) - derivative(grid, &f.vx, 1, c);
-    }
+    f.vorticity = (0..bins)
+        .into_par_iter()
+        .map(|b| {
+            let c = grid.coords(b);
+            derivative(grid, &f.vy, 0, c) - derivative(grid, &f.vx, 1, c)
+        })
+        .collect();
     f
 }
 
