@@ -95,8 +95,9 @@ struct Consts {
     int n;
     double dt;
     double skin_half_sq; // (skin / 2)^2
-    double r_list_sq;    // (cutoff + skin)^2
-    // LJ of species pair (0, 0); other pairs come from the table.
+    double r_list_sq;    // (largest pair cutoff + skin)^2
+    // LJ of species pair (0, 0) at its own cutoff; other pairs come from the table, each with
+    // its own rcut_sq (one absolute distance, or k sigma_ij: physics::cutoff).
     double lj1, lj2, lj3, lj4, lj_offset, rcut_sq;
     // 9-3 walls on walled axes.
     double w_c1, w_c2, w_c3, w_c4, w_offset, w_cutoff, w_dcap, w_ecap, w_fcap;

@@ -177,13 +177,15 @@ __device__ void allpairs_tiled(const Consts& c, const Bufs& a, int segs) {
     for (int k = 0; k < 3; k++) wl[k] = (real_f)2 * (real_f)c.half_len[k];
 #if PRECISION == 2
     // The rejection runs in f32 on float copies (FP64 is half the FP32 rate) against the
-    // cutoff plus a margin far above f32 round-off; survivors are computed in f64.
+    // cutoff plus a margin far above f32 round-off; survivors are computed in f64 (each pair
+    // then against its own cutoff). Several species: the list range (the largest pair cutoff
+    // plus the skin) bounds every pair's cutoff.
     __shared__ float4 tilef[BLOCK];
     float wlf[3] = {(float)wl[0], (float)wl[1], (float)wl[2]};
 #if NTYPES == 1
     float rc = (float)sqrt(c.rcut_sq) + 1e-3f;
 #else
-    float rc = 1e30f;
+    float rc = (float)sqrt(c.r_list_sq) + 1e-3f;
 #endif
     float rc2f = rc * rc;
     int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -236,7 +238,8 @@ __device__ void allpairs_tiled(const Consts& c, const Bufs& a, int segs) {
             for (int k = d == 0 ? threadIdx.x + 1 : 0; k < count; k++) {
                 real_f4 pj = tile[k];
 #if NTYPES == 1
-                // Species (0, 0) only: its f32 cutoff rejects far pairs before anything else.
+                // Species (0, 0) only: its f32 cutoff rejects far pairs before anything else
+                // (with several species each pair's own cutoff is tested below).
                 if (!(image_dist2(pi.x - pj.x, pi.y - pj.y, pi.z - pj.z, wl) < c.lj_f[5])) continue;
 #endif
                 real_f dx = NEAREST(c, pi.x - pj.x, 0), dy = NEAREST(c, pi.y - pj.y, 1), dz = NEAREST(c, pi.z - pj.z, 2);

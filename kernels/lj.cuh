@@ -3,7 +3,7 @@
 #pragma once
 #include "common.cuh"
 
-// One species pair's coefficients (the host's LjPair<f64>).
+// One species pair's coefficients (the host's LjPair<f64>), with the pair's own cutoff.
 struct LjCoeffs {
     double lj1, lj2, lj3, lj4, offset, rcut_sq;
 };

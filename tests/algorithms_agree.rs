@@ -1,11 +1,13 @@
 //! Every force algorithm and precision agrees with plain all-pairs in double precision on
 //! random periodic and walled configurations (with an obstacle and gravity): forces,
-//! energy and virial to 1e-10 relative in double, 1e-4 in single and mixed.
+//! energy and virial to 1e-10 relative in double, 1e-4 in single and mixed; also a
+//! four-species fluid with a cut-off per pair.
 
 mod common;
 
 use std::sync::Arc;
 
+use argon_sandbox::physics::cutoff::Cutoff;
 use argon_sandbox::physics::obstacles::ObstacleField;
 use argon_sandbox::physics::params::{Algorithm, SimParams};
 use argon_sandbox::physics::real::Precision;
@@ -130,7 +132,18 @@ fn thin_slabs_run_their_lists() {
 fn small_periodic_box_without_room_for_cells() {
     // Shorter than twice cutoff + skin: cells and lists fall back to brute force.
     let (b, atoms) = jiggled_fluid([3, 3, 3], [false; 3], 0.1, &[], 3);
-    compare(b, SimParams { cutoff: 2.5, ..SimParams::default() }, &atoms, &[], "small box");
+    compare(b, SimParams { cutoff: Cutoff::Absolute(2.5), ..SimParams::default() }, &atoms, &[], "small box");
+}
+
+/// A dense Ne-Ar-Kr-Xe fluid with a cut-off per pair (2.5 sigma_ij, 2.0 to 3.0 sigma): the
+/// lists, built at the largest cut-off + skin, and the cells find every pair inside its own.
+#[test]
+fn four_species_at_per_pair_cutoffs() {
+    let (b, atoms, species) = common::mixture::four_species_fluid(31);
+    for shift in [true, false] {
+        let p = SimParams { cutoff: Cutoff::PerPair(2.5), species: species.clone(), shift, ..SimParams::default() };
+        compare_with(b, p, &atoms, &[], "four species, per-pair cut-offs", true);
+    }
 }
 
 /// Every test above again under each other CPU path (AVX2, baseline, no cluster lists):

@@ -8,6 +8,7 @@
 
 mod common;
 
+use argon_sandbox::physics::cutoff::Cutoff;
 use argon_sandbox::physics::init::LatticeKind;
 use argon_sandbox::physics::params::{SimParams, Thermostat};
 use argon_sandbox::sim::Backend;
@@ -34,7 +35,7 @@ fn eos_point(t: f64, rho: f64) {
     let (b, atoms) = lattice_system(LatticeKind::Fcc, rho, [8; 3], t, 2024);
     assert_eq!(atoms.len(), 2048);
     let params = SimParams {
-        cutoff: RC,
+        cutoff: Cutoff::Absolute(RC),
         shift: false,
         temperature: t,
         thermostat: Thermostat::Csvr { tau: 0.2, relative_to_flow: false },

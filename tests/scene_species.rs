@@ -1,8 +1,10 @@
 //! Species and compositions in scene files: catalogue symbols and custom species become the
 //! right reduced parameters, compositions are exact and repeatable, explicit atoms keep their
-//! types through save and load, and every mistake is an error naming the line, column, field
+//! types through save and load, the LJ cut-off is per pair (`PerPair(k)`, the default) or one
+//! distance (a plain number), and every mistake is an error naming the line, column, field
 //! and fix.
 
+use argon_sandbox::physics::cutoff::Cutoff;
 use argon_sandbox::physics::params::Species;
 use argon_sandbox::scene::{Fill, Scene, SpeciesSpec};
 
@@ -218,4 +220,49 @@ fn species_mistakes_are_located_errors_with_a_fix() {
             assert!(message.contains(e), "{what}: {e:?} not in:\n{message}");
         }
     }
+}
+
+/// `cutoff: 2.5` is one distance for every pair, `cutoff: PerPair(2.5)` 2.5 sigma_ij per pair,
+/// and a scene that says nothing gets PerPair(2.5); each survives a save and load, and reaches
+/// the parameters' pair radii.
+#[test]
+fn cutoff_spellings_and_the_per_pair_default() {
+    let with = |potential: &str| edit("    seed: 3,", &format!("    {potential}\n    seed: 3,"));
+    let kr_sigma = 3.60 / 3.405;
+    for (text, want, kr_kr) in [
+        (BASE.to_string(), Cutoff::PerPair(2.5), 2.5 * kr_sigma),
+        (with("potential: (cutoff: PerPair(2.5)),"), Cutoff::PerPair(2.5), 2.5 * kr_sigma),
+        (with("potential: (cutoff: PerPair(3), shift: false),"), Cutoff::PerPair(3.0), 3.0 * kr_sigma),
+        (with("potential: (cutoff: 2.5),"), Cutoff::Absolute(2.5), 2.5),
+        (with("potential: (cutoff: Absolute(2.8)),"), Cutoff::Absolute(2.8), 2.8),
+    ] {
+        let scene = Scene::from_str(&text, "mix.ron").unwrap_or_else(|e| panic!("{e}\n{text}"));
+        assert_eq!(scene.potential.cutoff, want, "{text}");
+        let again = Scene::from_str(&scene.to_ron(), "again.ron").unwrap();
+        assert_eq!(again.potential.cutoff, want, "after a save:\n{}", scene.to_ron());
+        let p = scene.build().unwrap().params;
+        assert_eq!(p.cutoff, want);
+        assert!((p.pair_cutoff(1, 1) - kr_kr).abs() < 1e-14 && p.max_cutoff() == p.pair_cutoff(1, 1), "{want}");
+        assert_eq!(p.pair_cutoff(0, 0), want.value(), "argon's own pair");
+    }
+    let saved = Scene::from_str(&with("potential: (cutoff: PerPair(2.5)),"), "mix.ron").unwrap().to_ron();
+    assert!(saved.contains("cutoff: PerPair(2.5)"), "{saved}");
+    let saved = Scene::from_str(&with("potential: (cutoff: 2.5),"), "mix.ron").unwrap().to_ron();
+    assert!(saved.contains("cutoff: 2.5,"), "{saved}");
+}
+
+/// The largest pair's cut-off must fit the periodic box: the error names the pair, the value
+/// and the box length that would do.
+#[test]
+fn the_largest_pair_cutoff_must_fit_the_box() {
+    let text = edit("species: [(name: \"Ar\"), (name: \"Kr\")]", "species: [(name: \"Ar\"), (name: \"Xe\")]")
+        .replace("(12.0, 12.0, 8.0)", "(12.0, 12.0, 5.8)");
+    let message = error_of(&text);
+    for e in ["mix.ron:3:", "`potential.cutoff` = PerPair(2.5)", "Xe-Xe at 3.0103 sigma", "along z", "at least 6.0206"]
+    {
+        assert!(message.contains(e), "{e:?} not in:\n{message}");
+    }
+    // One absolute 2.5 sigma fits the same box.
+    let absolute = text.replace("    seed: 3,", "    potential: (cutoff: 2.5),\n    seed: 3,");
+    Scene::from_str(&absolute, "mix.ron").unwrap();
 }

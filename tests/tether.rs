@@ -11,6 +11,7 @@
 
 mod common;
 
+use argon_sandbox::physics::cutoff::Cutoff;
 use argon_sandbox::physics::init::gas_positions;
 use argon_sandbox::physics::params::{Algorithm, SimParams, Tether, Thermostat};
 use argon_sandbox::physics::real::Precision;
@@ -74,7 +75,13 @@ fn force_is_minus_the_gradient_of_the_energy() {
     // and a target outside the walls is taken as it is.
     let w = SimBox::new([12.0, 12.0, 12.0], [false, false, true]);
     let pos = gas_positions(&w, [2.0, 2.0, 0.0], [10.0, 10.0, 12.0], 30, 1.0, &[], 9);
-    let p = SimParams { cutoff: 1.0, gravity: 0.7, drive: 0.3, tether: tether(3, [-1.5, 13.0], 2.0), ..params() };
+    let p = SimParams {
+        cutoff: Cutoff::Absolute(1.0),
+        gravity: 0.7,
+        drive: 0.3,
+        tether: tether(3, [-1.5, 13.0], 2.0),
+        ..params()
+    };
     check_gradient(w, p, at_rest(pos), "walls and body forces");
 }
 

@@ -61,7 +61,8 @@ pub struct RunArgs {
     /// Time step (fs with --units argon, tau with --units lj).
     #[arg(long)]
     pub dt: Option<f64>,
-    /// LJ cutoff (Å with --units argon, sigma with --units lj).
+    /// LJ cutoff, one distance for every species pair (Å with --units argon, sigma with
+    /// --units lj); without it the scene's (by default 2.5 sigma_ij per pair).
     #[arg(long)]
     pub cutoff: Option<f64>,
     /// Do not shift the LJ energy to zero at the cutoff (LAMMPS `lj/cut` default).

@@ -5,6 +5,7 @@
 use anyhow::{Result, anyhow, bail};
 
 use super::run::{Ensemble, RunArgs};
+use crate::physics::cutoff::Cutoff;
 use crate::physics::params::{ParamError, SimParams, Thermostat};
 use crate::sim::hmc;
 use crate::units::{self, UnitSystem};
@@ -63,7 +64,7 @@ pub(super) fn apply_flags(args: &RunArgs, params: &mut SimParams) -> Result<()> 
         params.dt = u.time_fs(dt);
     }
     if let Some(c) = args.cutoff {
-        params.cutoff = u.length(c);
+        params.cutoff = Cutoff::Absolute(u.length(c));
     }
     if args.no_shift {
         params.shift = false;

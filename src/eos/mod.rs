@@ -13,6 +13,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::analysis::blocks::block_mean_sem;
 use crate::analysis::tail::{p_tail, u_tail};
+use crate::physics::cutoff::Cutoff;
 use crate::physics::init::{LatticeKind, lattice_box, maxwell_boltzmann};
 use crate::physics::params::{SimParams, Thermostat};
 use crate::sim::{AtomState, BackendChoice, SimError, hmc, open_backend};
@@ -254,7 +255,7 @@ pub fn run_sweep(
         let atoms = AtomState { positions, velocities, types: vec![0; n] };
         let params = SimParams {
             dt: spec.dt,
-            cutoff: spec.cutoff,
+            cutoff: Cutoff::Absolute(spec.cutoff),
             shift: false,
             temperature: spec.temperature,
             // Melted by Bussi MD first: an fcc start has a shell of pairs just inside r_c, so

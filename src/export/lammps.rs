@@ -1,5 +1,6 @@
 //! A LAMMPS input deck (input script `in.argon` + data file `data.argon`) that reproduces a
-//! system: box and boundaries, atoms with velocities, `lj/cut` with the same cutoff and shift,
+//! system: box and boundaries, atoms with velocities, `lj/cut` with the same cutoffs and shift
+//! (`lammps_pair.rs`: a `pair_coeff` with its cutoff per species pair),
 //! 9-3 walls (`fix wall/lj93`), obstacles (`region` + `fix wall/region lj93`), gravity and
 //! drive (`fix gravity`), the ensemble, dt and the temperature's degrees of freedom.
 //!
@@ -211,23 +212,7 @@ pub fn build_deck(inp: &ExportInput) -> Result<LammpsDeck, String> {
     let _ = writeln!(script, "boundary        {} {} {}", bnd[0], bnd[1], bnd[2]);
     let _ = writeln!(script, "read_data       {DATA_FILE}");
 
-    // Pair potential, Lorentz-Berthelot pairs written out.
-    let _ = writeln!(
-        script,
-        "\n# 12-6 LJ cut at {} sigma, {}.",
-        num(p.cutoff),
-        if p.shift { "shifted to zero there" } else { "not shifted" }
-    );
-    let _ = writeln!(script, "pair_style      lj/cut {}", num(p.cutoff * s.length));
-    let _ = writeln!(script, "pair_modify     shift {}", if p.shift { "yes" } else { "no" });
-    for i in 0..p.species.len() {
-        for j in i..p.species.len() {
-            let (si, sj) = (&p.species[i], &p.species[j]);
-            let eps = (si.epsilon * sj.epsilon).sqrt() * s.energy;
-            let sig = 0.5 * (si.sigma + sj.sigma) * s.length;
-            let _ = writeln!(script, "pair_coeff      {} {} {} {}", i + 1, j + 1, num(eps), num(sig));
-        }
-    }
+    super::lammps_pair::pair_potential(&mut script, p, &s);
     let _ = writeln!(script, "neighbor        {} bin", num(p.skin * s.length));
     let _ = writeln!(script, "neigh_modify    every 1 delay 0 check yes");
     let _ = writeln!(script, "timestep        {}", num(p.dt * s.time));

@@ -3,3 +3,4 @@
 
 pub mod lammps;
 mod lammps_friction;
+mod lammps_pair;

@@ -5,7 +5,9 @@
 //! In LAMMPS's coefficient form (so round-off matches `pair_style lj/cut`):
 //! lj1 = 48 eps sig^12, lj2 = 24 eps sig^6, lj3 = 4 eps sig^12, lj4 = 4 eps sig^6,
 //! force_divr = r^-8 (lj1 r^-6 - lj2), energy = r^-6 (lj3 r^-6 - lj4) - offset,
-//! where offset = E(r_c) when shifting, else 0. Mixed species use Lorentz-Berthelot rules.
+//! where offset = E(r_c) when shifting, else 0. Mixed species use Lorentz-Berthelot rules;
+//! each pair has its own r_c (`SimParams::pair_cutoff`) and is shifted at it, as LAMMPS's
+//! `pair_modify shift yes` does per pair.
 
 use super::params::SimParams;
 use super::real::Real;
@@ -40,6 +42,13 @@ impl<F: Real> LjPair<F> {
             offset: F::of(offset),
             rcut_sq: F::of(cutoff * cutoff),
         }
+    }
+
+    /// Species `i`'s pair with itself, from its own sigma and epsilon (no mixing round-off),
+    /// at its cut-off: the one-species fast path.
+    pub fn like_pair(params: &SimParams, i: usize) -> Self {
+        let s = &params.species[i];
+        LjPair::new(s.epsilon, s.sigma, params.pair_cutoff(i, i), params.shift)
     }
 
     /// (force_divr, energy) at squared distance `rsq`, without the cutoff test.
@@ -83,7 +92,8 @@ impl<F: Sync> PairCoeffs<F> for Uniform<F> {
 }
 
 /// Several species with Lorentz-Berthelot mixing: sigma_ij = (sigma_i + sigma_j) / 2,
-/// eps_ij = sqrt(eps_i eps_j); the cutoff is the same absolute distance for every pair.
+/// eps_ij = sqrt(eps_i eps_j), each pair at its own cut-off (one absolute distance, or
+/// k sigma_ij: `physics::cutoff`).
 #[derive(Clone, Debug)]
 pub struct Table<F> {
     pub n_types: usize,
@@ -101,11 +111,10 @@ impl<F: Real> Table<F> {
     pub fn from_params(params: &SimParams) -> Self {
         let n = params.species.len();
         let mut pairs = Vec::with_capacity(n * n);
-        for a in &params.species {
-            for b in &params.species {
-                let sigma = 0.5 * (a.sigma + b.sigma);
-                let epsilon = (a.epsilon * b.epsilon).sqrt();
-                pairs.push(LjPair::new(epsilon, sigma, params.cutoff, params.shift));
+        for (i, a) in params.species.iter().enumerate() {
+            for (j, b) in params.species.iter().enumerate() {
+                let (sigma, epsilon) = a.mixed(b);
+                pairs.push(LjPair::new(epsilon, sigma, params.pair_cutoff(i, j), params.shift));
             }
         }
         Table { n_types: n, pairs }
@@ -130,15 +139,24 @@ mod tests {
     }
 
     #[test]
-    fn lorentz_berthelot() {
-        let mut p = SimParams::default();
+    fn lorentz_berthelot_at_absolute_and_per_pair_cutoffs() {
+        use crate::physics::cutoff::Cutoff;
+        let mut p = SimParams { cutoff: Cutoff::Absolute(2.5), ..SimParams::default() };
         p.species.push(crate::physics::params::Species { name: "X".into(), sigma: 2.0, epsilon: 4.0, mass: 2.0 });
-        let t = Table::<f64>::from_params(&p);
-        let mixed = t.get(0, 1);
-        let expect = LjPair::<f64>::new(2.0, 1.5, 2.5, true);
-        for (a, b) in [(mixed.lj1, expect.lj1), (mixed.lj2, expect.lj2), (mixed.offset, expect.offset)] {
-            assert!((a - b).abs() <= 1e-14 * b.abs(), "{a} vs {b}");
+        for (cutoff, rc_01, rc_11) in [(Cutoff::Absolute(2.5), 2.5, 2.5), (Cutoff::PerPair(2.5), 3.75, 5.0)] {
+            p.cutoff = cutoff;
+            let t = Table::<f64>::from_params(&p);
+            let mixed = t.get(0, 1);
+            let expect = LjPair::<f64>::new(2.0, 1.5, rc_01, true);
+            for (a, b) in [(mixed.lj1, expect.lj1), (mixed.lj2, expect.lj2), (mixed.offset, expect.offset)] {
+                assert!((a - b).abs() <= 1e-14 * b.abs(), "{cutoff}: {a} vs {b}");
+            }
+            assert_eq!(mixed.rcut_sq, rc_01 * rc_01);
+            assert_eq!(t.get(1, 0), mixed);
+            assert_eq!(t.get(1, 1).rcut_sq, rc_11 * rc_11);
+            assert_eq!(*t.get(1, 1), LjPair::like_pair(&p, 1), "{cutoff}: the like pair mixes to itself");
+            assert_eq!(t.get(0, 0).rcut_sq, 6.25);
+            assert_eq!(p.max_cutoff(), rc_11);
         }
-        assert_eq!(t.get(1, 0), mixed);
     }
 }

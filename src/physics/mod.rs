@@ -4,6 +4,7 @@
 //! simulations are checked against.
 //! Backends call into these; nothing here knows which backend runs.
 
+pub mod cutoff;
 pub mod friction;
 pub mod init;
 pub mod jzg;

@@ -7,6 +7,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::physics::cutoff::Cutoff;
 use crate::physics::friction::{self, SurfaceFriction};
 use crate::physics::obstacles::ObstacleField;
 use crate::physics::piston::PistonParams;
@@ -245,6 +246,12 @@ impl Species {
     pub fn argon() -> Self {
         Species { name: "Ar".into(), sigma: 1.0, epsilon: 1.0, mass: 1.0 }
     }
+
+    /// Lorentz-Berthelot mixing with `other`: (sigma_ij, epsilon_ij) = ((sigma_i + sigma_j) / 2,
+    /// sqrt(epsilon_i epsilon_j)).
+    pub fn mixed(&self, other: &Species) -> (f64, f64) {
+        (0.5 * (self.sigma + other.sigma), (self.epsilon * other.epsilon).sqrt())
+    }
 }
 
 /// Every live-changeable parameter of a simulation.
@@ -252,8 +259,9 @@ impl Species {
 pub struct SimParams {
     /// Time step (tau).
     pub dt: f64,
-    /// LJ cutoff radius (sigma), the same for every pair of species.
-    pub cutoff: f64,
+    /// LJ cut-off: one distance (sigma) for every species pair, or k sigma_ij per pair (see
+    /// [`Cutoff`]); [`SimParams::pair_cutoff`] gives a pair's radius.
+    pub cutoff: Cutoff,
     /// Shift the pair energy to zero at the cutoff.
     pub shift: bool,
     /// Neighbour-list skin (sigma).
@@ -299,7 +307,7 @@ impl Default for SimParams {
     fn default() -> Self {
         SimParams {
             dt: 0.005,
-            cutoff: 2.5,
+            cutoff: Cutoff::DEFAULT,
             shift: true,
             skin: 0.3,
             temperature: 1.0,
@@ -516,9 +524,23 @@ impl SimParams {
         if out.is_empty() { None } else { Some(out.join("; ")) }
     }
 
-    /// Interaction range used for cells and lists: cutoff + skin.
+    /// Interaction range used for cells and lists: the largest pair cut-off + skin.
     pub fn list_range(&self) -> f64 {
-        self.cutoff + self.skin
+        self.max_cutoff() + self.skin
+    }
+
+    /// r_c (sigma) of species pair (i, j): the absolute cut-off, or k sigma_ij.
+    pub fn pair_cutoff(&self, i: usize, j: usize) -> f64 {
+        self.cutoff.radius(self.species[i].mixed(&self.species[j]).0)
+    }
+
+    /// The largest pair cut-off (sigma): the range cells and lists need.
+    pub fn max_cutoff(&self) -> f64 {
+        self.cutoff.largest(self.species.iter().map(|s| s.sigma))
+    }
+
+    fn cutoff_error(&self, reason: String) -> ParamError {
+        ParamError { field: "cutoff", value: self.cutoff.to_string(), reason }
     }
 
     /// Checks every value against its allowed range, and the cutoff against the box.
@@ -529,12 +551,7 @@ impl SimParams {
             self.dt,
             "allowed range is (0, 0.05] tau; 0.005 is the usual choice",
         )?;
-        check(
-            self.cutoff.is_finite() && (1.0..=10.0).contains(&self.cutoff),
-            "cutoff",
-            self.cutoff,
-            "allowed range is [1, 10] sigma; 2.5 is the usual choice",
-        )?;
+        self.cutoff.check_value().map_err(|reason| self.cutoff_error(reason))?;
         check(
             self.skin.is_finite() && (0.0..=2.0).contains(&self.skin),
             "skin",
@@ -688,17 +705,10 @@ impl SimParams {
         for k in 0..3 {
             check(l[k].is_finite() && l[k] > 0.0, "box", l[k], "every box length must be positive")?;
             if sim_box.periodic[k] {
-                check(
-                    self.cutoff <= 0.5 * l[k],
-                    "cutoff",
-                    self.cutoff,
-                    format!(
-                        "larger than half the periodic box along {} ({:.4} sigma): make the box at least {:.4} sigma long or the cutoff smaller",
-                        ["x", "y", "z"][k],
-                        0.5 * l[k],
-                        2.0 * self.cutoff
-                    ),
-                )?;
+                let widest = self.species.iter().max_by(|a, b| a.sigma.total_cmp(&b.sigma)).map_or("", |s| &s.name);
+                self.cutoff
+                    .check_box(self.max_cutoff(), &format!("{widest}-{widest}"), ["x", "y", "z"][k], 0.5 * l[k])
+                    .map_err(|reason| self.cutoff_error(reason))?;
             }
         }
         Ok(())

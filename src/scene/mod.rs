@@ -44,6 +44,7 @@ use crate::physics::friction::SurfaceFriction;
 use crate::physics::tunnel::Tunnel;
 
 use crate::flow::FieldSpec;
+use crate::physics::cutoff::Cutoff;
 use crate::physics::init::LatticeKind;
 use crate::physics::params::{Boundary, SimParams, Species, Thermostat};
 use crate::physics::piston::{PistonParams, PistonState};
@@ -236,14 +237,16 @@ pub struct TankSpec {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct PotentialSpec {
-    pub cutoff: f64,
+    /// `2.5`: one distance (sigma) for every species pair; `PerPair(2.5)` (the default): 2.5
+    /// sigma_ij for each pair (see [`Cutoff`]).
+    pub cutoff: Cutoff,
     /// Shift the LJ energy to zero at the cutoff.
     pub shift: bool,
 }
 
 impl Default for PotentialSpec {
     fn default() -> Self {
-        PotentialSpec { cutoff: 2.5, shift: true }
+        PotentialSpec { cutoff: Cutoff::DEFAULT, shift: true }
     }
 }
 

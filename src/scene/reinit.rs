@@ -78,7 +78,7 @@ pub fn reinitialise(doc: &Scene, n: usize, init: InitialState) -> Result<Scene, 
         let s = (volume / (size[0] * size[1] * size[2])).cbrt();
         new = new.map(|x| x * s);
     }
-    let min_len = 2.0 * (doc.potential.cutoff + doc.integrator.skin) + 0.1;
+    let min_len = 2.0 * doc.sim_params().list_range() + 0.1;
     for k in 0..3 {
         if periodic[k] {
             new[k] = (new[k].max(min_len) / cell).round().max(1.0) * cell;

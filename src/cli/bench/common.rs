@@ -4,6 +4,7 @@
 use anyhow::Result;
 use clap::Args;
 
+use crate::physics::cutoff::Cutoff;
 use crate::physics::init::{LatticeKind, lattice_box, maxwell_boltzmann};
 use crate::physics::params::{Algorithm, SimParams, Thermostat};
 use crate::physics::real::Precision;
@@ -113,7 +114,7 @@ pub fn scene_setup(which: &std::path::Path, n: usize) -> Result<crate::scene::Si
 /// algorithm, precision and CUDA block size.
 pub fn in_lj_params(algorithm: Algorithm, precision: Precision, block_size: u32) -> SimParams {
     SimParams {
-        cutoff: 2.5,
+        cutoff: Cutoff::Absolute(2.5),
         shift: false,
         skin: 0.3,
         temperature: 1.44,

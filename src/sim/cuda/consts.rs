@@ -168,8 +168,7 @@ impl Consts {
     /// Everything but the cell grid and list sizes, which the engine sets.
     pub fn new(b: &SimBox, p: &SimParams, n: usize, dof: f64, field: Option<&ObstacleField>) -> Consts {
         let len = b.length();
-        let s = &p.species[0];
-        let lj = LjPair::<f64>::new(s.epsilon, s.sigma, p.cutoff, p.shift);
+        let lj = LjPair::<f64>::like_pair(p, 0);
         let (thermostat, tau) = match p.thermostat {
             // Hybrid Monte Carlo trajectories are plain NVE; sim::hmc accepts or rejects them.
             Thermostat::Nve | Thermostat::Hmc { .. } | Thermostat::HmcNpt { .. } => (0, 1.0),

@@ -228,7 +228,7 @@ impl Engine {
 
         let wanted = params.algorithm.resolve(n, &self.sim_box, params.list_range());
         let range = match wanted {
-            Algorithm::Cells => params.cutoff,
+            Algorithm::Cells => params.max_cutoff(),
             _ => params.list_range(),
         };
         self.cells = match wanted {

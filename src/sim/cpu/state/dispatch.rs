@@ -29,8 +29,7 @@ impl<P: PrecisionMode> CpuSim<P> {
         self.pos_f_fresh = false;
         let p = ctx.params;
         let sums = if p.species.len() == 1 {
-            let s = &p.species[0];
-            let c = Uniform(LjPair::<P::Force>::new(s.epsilon, s.sigma, p.cutoff, p.shift));
+            let c = Uniform(LjPair::<P::Force>::like_pair(p, 0));
             self.pair_forces::<_, EV>(ctx, &c)
         } else {
             let c = Table::<P::Force>::from_params(p);
@@ -55,7 +54,8 @@ impl<P: PrecisionMode> CpuSim<P> {
         let img = MinImage::<P::Force>::new(&self.sim_box);
         let mut algorithm = ctx.algorithm;
         if algorithm == Algorithm::Cells {
-            let range = ctx.params.cutoff;
+            // Every pair's cut-off is within the largest.
+            let range = ctx.params.max_cutoff();
             if self.cells.grid.is_none() || self.cells_range != range {
                 self.cells.grid = CellGrid::for_lists(&self.sim_box, range);
                 self.cells_range = range;
