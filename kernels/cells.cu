@@ -143,17 +143,19 @@ extern "C" __global__ void __launch_bounds__(BLOCK) permute_copy(Consts c, Bufs 
 
 // Full Verlet list within cutoff + skin from the 27 surrounding cells (atoms already sorted
 // by cell, so cell r holds atoms cell_start[r] .. cell_start[r + 1]), in packs of 8 with the
-// last pack padded by the atom itself (see Bufs::nlist). One warp per cell: its lanes own
-// the cell's atoms (32 at a time), and the warp walks the 27 neighbouring cells together
-// (their ranges and periodic image shifts worked out once, one per lane), staging 32
-// candidates at a time in shared memory with one coalesced load, from which every lane reads
-// the same candidate (a broadcast). Each lane first marks its hits among the 32 in a bit
-// mask (no branch per candidate; candidate u is bit 31 - u, so a count of leading zeros
-// finds them in index order) and appends them to its ring of RING entries in shared memory;
-// after each chunk, whole packs of 8 go out as two 16-byte stores, many lanes at once (a
-// chunk adds at most 32 to the 7 left over). Each atom's hits come in cell-then-index order, as a
-// one-thread-per-atom scan would find them. Blocks of NB_BLOCK threads whatever BLOCK is, so
-// the shared arrays stay small (Over::BuildWarps launches it so).
+// last pack padded by the atom itself (see Bufs::nlist). One warp per cell, in groups of up
+// to 32 of its atoms (the i-atoms, staged in shared memory). The 27 neighbouring cells' atoms
+// are one stream of candidates (lane t < 27 works out cell t's range and periodic image
+// shift once; a warp scan gives where each cell starts in the stream), taken 32 at a time,
+// one candidate per lane, already shifted by its image: every lane has work whatever the
+// cells' populations. Each lane tests its candidate against every i-atom (bit ii of a word:
+// no vote, no shuffle per test), a 32 x 32 bit transpose gives each i-atom's lane the hits
+// among the 32 candidates in stream order, and the lane appends them to its ring of RING
+// entries in shared memory; after each chunk, whole packs of 8 go out as two 16-byte stores,
+// many lanes at once (a chunk adds at most 32 to the 7 left over). Each atom's hits come in
+// cell-then-index order, as a one-thread-per-atom scan would find them. Blocks of NB_BLOCK
+// threads whatever BLOCK is, so the shared arrays stay small (Over::BuildWarps launches it
+// so).
 #define NB_BLOCK 128
 #define RING 40
 // A pack of 8 as two 16-byte stores.
@@ -161,120 +163,163 @@ __device__ __forceinline__ void store_pack(uint4* p, const unsigned int v[8]) {
     p[0] = make_uint4(v[0], v[1], v[2], v[3]);
     p[1] = make_uint4(v[4], v[5], v[6], v[7]);
 }
+
+// A 32 x 32 bit matrix held one row per lane (bit b of lane l: element (l, b)) transposed
+// in place: afterwards bit b of lane l is the old element (b, l). Five swaps of blocks.
+__device__ __forceinline__ unsigned int transpose32(unsigned int w, int lane) {
+    const unsigned int low[5] = {0x0000FFFFu, 0x00FF00FFu, 0x0F0F0F0Fu, 0x33333333u, 0x55555555u};
+    #pragma unroll
+    for (int q = 0; q < 5; q++) {
+        int s = 16 >> q;
+        unsigned int o = __shfl_xor_sync(0xffffffffu, w, s);
+        w = (lane & s) ? (w & ~low[q]) | ((o & ~low[q]) >> s) : (w & low[q]) | ((o & low[q]) << s);
+    }
+    return w;
+}
+
 extern "C" __global__ void __launch_bounds__(NB_BLOCK) nlist_build(Consts c, Bufs b, int gate) {
     if (!b.flags[gate]) return;
     __shared__ real_f4 stage[NB_BLOCK];
-    // Per lane a ring of RING entries, interleaved by thread (entry q of thread t at
-    // q * NB_BLOCK + t) so lanes never share a bank.
+    __shared__ unsigned int cand_j[NB_BLOCK];
     __shared__ unsigned int ring[NB_BLOCK * RING];
     int lane = threadIdx.x & 31;
-    real_f4* cand = stage + (threadIdx.x & ~31);
+    real_f4* ipos = stage + (threadIdx.x & ~31);
+    unsigned int* js = cand_j + (threadIdx.x & ~31);
     int k = (blockIdx.x * NB_BLOCK + threadIdx.x) >> 5;
     // Whole warps leave together (n_cells warps are launched in whole warps).
     if (k >= c.n_cells) return;
     int s = b.cell_start[k], e = b.cell_start[k + 1];
     if (s == e) return;
+    const unsigned int full = 0xffffffffu;
     // The cell's grid coordinates, from its first atom (binned by the same function), and
     // lane t < 27 works out neighbour t (dz, dy, dx from -1 to 1, dx fastest): its atoms
-    // nb_start .. nb_end (an empty range beyond a wall) and its image shift.
+    // nb_start .. nb_start + nb_len (none beyond a wall) and its image shift.
     int cc[3];
     cell_coords(c, b.pos[s], cc);
-    int nb_start = 0, nb_end = 0;
+    int nb_start = 0, nb_len = 0;
     real_f nb_sh[3] = {(real_f)0, (real_f)0, (real_f)0};
     if (lane < 27) {
         int d[3] = {lane % 3 - 1, (lane / 3) % 3 - 1, lane / 9 - 1};
         int r = neighbour_cell_image(c, b.cell_rank, cc, d, nb_sh);
         if (r >= 0) {
             nb_start = b.cell_start[r];
-            nb_end = b.cell_start[r + 1];
+            nb_len = b.cell_start[r + 1] - nb_start;
         }
     }
+    // Where cell t's candidates end in the stream (inclusive scan), and the stream's length.
+    int nb_end = nb_len;
+    #pragma unroll
+    for (int off = 1; off < 32; off <<= 1) {
+        int u = __shfl_up_sync(full, nb_end, off);
+        if (lane >= off) nb_end += u;
+    }
+    int total = __shfl_sync(full, nb_end, 31);
 #if PRECISION == 2
     real_f rl2 = c.r_list_sq;
 #else
     real_f rl2 = c.r_list_sq_f;
 #endif
-    // Padding for a partly filled stage: far from everything, so it is never a hit.
-    const real_f far = (real_f)1e18;
     size_t n = (size_t)c.n;
     uint4* out = reinterpret_cast<uint4*>(b.nlist);
-    for (int base = s; base < e; base += 32) {
-        int i = base + lane;
-        bool mine = i < e;
-        real_f4 pi = b.posf[mine ? i : s];
-        int count = 0;
-        int w = 0, rp = 0, flushed = 0;
-        for (int t = 0; t < 27; t++) {
-            int start = __shfl_sync(0xffffffffu, nb_start, t), end = __shfl_sync(0xffffffffu, nb_end, t);
-            if (start >= end) continue;
-            real_f qx = pi.x - __shfl_sync(0xffffffffu, nb_sh[0], t);
-            real_f qy = pi.y - __shfl_sync(0xffffffffu, nb_sh[1], t);
-            real_f qz = pi.z - __shfl_sync(0xffffffffu, nb_sh[2], t);
-            for (int j0 = start; j0 < end; j0 += 32) {
-                real_f4 q;
-                q.x = q.y = q.z = q.w = far;
-                if (j0 + lane < end) q = ldg4(b.posf + j0 + lane);
-                cand[lane] = q;
-                __syncwarp();
-                int m = end - j0 < 32 ? end - j0 : 32;
-                unsigned int hits = 0, bit = 0x80000000u;
-                #pragma unroll 4
-                for (int u = 0; u < ((m + 3) & ~3); u++, bit >>= 1) {
-                    real_f4 pj = cand[u];
-                    real_f ex = qx - pj.x, ey = qy - pj.y, ez = qz - pj.z;
-                    if (ex * ex + ey * ey + ez * ez < rl2) hits |= bit;
+    for (int g0 = s; g0 < e; g0 += 32) {
+        int ni = e - g0 < 32 ? e - g0 : 32;
+        int i = g0 + lane;
+        bool mine = lane < ni;
+        __syncwarp();
+        ipos[lane] = b.posf[mine ? i : s];
+        int count = 0, w = 0, rp = 0, flushed = 0;
+        int t = 0;
+        for (int c0 = 0; c0 < total; c0 += 32) {
+            // This lane's candidate: stream place c0 + lane, found among the cells that
+            // overlap the chunk (t: the first not used up yet). Padding is far from everything.
+            int at = c0 + lane, j = -1;
+            real_f sx = (real_f)0, sy = (real_f)0, sz = (real_f)0;
+            while (t < 27) {
+                int te = __shfl_sync(full, nb_end, t);
+                int tb = te - __shfl_sync(full, nb_len, t);
+                int ts = __shfl_sync(full, nb_start, t);
+                real_f hx = __shfl_sync(full, nb_sh[0], t);
+                real_f hy = __shfl_sync(full, nb_sh[1], t);
+                real_f hz = __shfl_sync(full, nb_sh[2], t);
+                if (at >= tb && at < te) {
+                    j = ts + at - tb;
+                    sx = hx;
+                    sy = hy;
+                    sz = hz;
                 }
-                __syncwarp();
-                unsigned int self = (unsigned int)(i - j0);
-                if (self < 32u) hits &= ~(0x80000000u >> self);
-                if (!mine) hits = 0;
-                // Past max_nbrs the list overflows (flagged below) and is built again
-                // larger: the hits beyond it are only counted.
-                while (hits && count < c.max_nbrs) {
-                    int u = __clz(hits);
-                    hits ^= 0x80000000u >> u;
-                    ring[w * NB_BLOCK + threadIdx.x] = (unsigned int)(j0 + u);
-                    w = w == RING - 1 ? 0 : w + 1;
-                    count++;
-                }
-                // Whole packs out, after the chunk (many lanes at once).
-                while (flushed + 8 <= count && flushed + 8 <= c.max_nbrs) {
-                    unsigned int v[8];
-                    #pragma unroll
-                    for (int q = 0; q < 8; q++) {
-                        v[q] = ring[rp * NB_BLOCK + threadIdx.x];
-                        rp = rp == RING - 1 ? 0 : rp + 1;
-                    }
-                    size_t at = ((size_t)(flushed >> 3) * n + i) * 2;
-                    store_pack(out + at, v);
-                    flushed += 8;
-                }
-                count += __popc(hits);
+                if (te > c0 + 32) break;
+                t++;
             }
+            real_f px = (real_f)1e18, py = (real_f)1e18, pz = (real_f)1e18;
+            if (j >= 0) {
+                real_f4 q = ldg4(b.posf + j);
+                px = q.x + sx;
+                py = q.y + sy;
+                pz = q.z + sz;
+            }
+            __syncwarp();
+            js[lane] = (unsigned int)j;
+            __syncwarp();
+            // Bit ii: this lane's candidate is within range of i-atom ii.
+            unsigned int mine_hits = 0;
+            #pragma unroll 4
+            for (int ii = 0; ii < ni; ii++) {
+                real_f4 q = ipos[ii];
+                real_f ex = q.x - px, ey = q.y - py, ez = q.z - pz;
+                if (ex * ex + ey * ey + ez * ez < rl2) mine_hits |= 1u << ii;
+            }
+            unsigned int self = (unsigned int)(j - g0);
+            if (self < 32u) mine_hits &= ~(1u << self);
+            // Now bit l: candidate lane l is within range of this lane's i-atom, in stream order.
+            unsigned int hits = transpose32(mine_hits, lane);
+            if (!mine) hits = 0;
+            // Past max_nbrs the list overflows (flagged below) and is built again larger: the
+            // hits beyond it are only counted.
+            while (hits && count < c.max_nbrs) {
+                int u = __ffs(hits) - 1;
+                hits &= hits - 1;
+                ring[w * NB_BLOCK + threadIdx.x] = js[u];
+                w = w == RING - 1 ? 0 : w + 1;
+                count++;
+            }
+            // Whole packs out, after the chunk (many lanes at once).
+            while (flushed + 8 <= count && flushed + 8 <= c.max_nbrs) {
+                unsigned int v[8];
+                #pragma unroll
+                for (int q = 0; q < 8; q++) {
+                    v[q] = ring[rp * NB_BLOCK + threadIdx.x];
+                    rp = rp == RING - 1 ? 0 : rp + 1;
+                }
+                size_t at8 = ((size_t)(flushed >> 3) * n + i) * 2;
+                store_pack(out + at8, v);
+                flushed += 8;
+            }
+            count += __popc(hits);
         }
         // The warp's largest count, so one atomic per warp reaches the shared flag.
         int most = mine ? count : 0;
         #pragma unroll
-        for (int off = 16; off > 0; off >>= 1) most = max(most, __shfl_xor_sync(0xffffffffu, most, off));
+        for (int off = 16; off > 0; off >>= 1) most = max(most, __shfl_xor_sync(full, most, off));
         if (lane == 0) {
             if (most > c.max_nbrs) b.flags[FLAG_OVERFLOW] = 1;
             atomicMax(&b.flags[FLAG_MAX_NBRS_SEEN], most);
         }
-        if (!mine) continue;
-        // The last, partial pack, padded with the atom itself (max_nbrs is a multiple of 8).
-        int kept = count < c.max_nbrs ? count : c.max_nbrs;
-        if (kept & 7) {
-            unsigned int v[8];
-            #pragma unroll
-            for (int q = 0; q < 8; q++) {
-                v[q] = q < (kept & 7) ? ring[rp * NB_BLOCK + threadIdx.x] : (unsigned int)i;
-                rp = rp == RING - 1 ? 0 : rp + 1;
+        if (mine) {
+            // The last, partial pack, padded with the atom itself (max_nbrs is a multiple of 8).
+            int kept = count < c.max_nbrs ? count : c.max_nbrs;
+            if (kept & 7) {
+                unsigned int v[8];
+                #pragma unroll
+                for (int q = 0; q < 8; q++) {
+                    v[q] = q < (kept & 7) ? ring[rp * NB_BLOCK + threadIdx.x] : (unsigned int)i;
+                    rp = rp == RING - 1 ? 0 : rp + 1;
+                }
+                size_t at8 = ((size_t)(kept >> 3) * n + i) * 2;
+                store_pack(out + at8, v);
             }
-            size_t at = ((size_t)(kept >> 3) * n + i) * 2;
-            store_pack(out + at, v);
+            b.ncount[i] = kept;
+            b.pos_build[i] = b.pos[i];
         }
-        b.ncount[i] = kept;
-        b.pos_build[i] = b.pos[i];
     }
 }
 

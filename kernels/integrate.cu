@@ -112,7 +112,12 @@ extern "C" __global__ void __launch_bounds__(BLOCK) integrate_second(Consts c, B
     double ke2 = 0.0, px = 0.0, py = 0.0, pz = 0.0;
     if (i < c.n) {
         real_s4 v = b.vel[i];
+#if NTYPES == 1
+        // One species: its mass, without a pass over the positions for their types.
+        double m = b.masses[0];
+#else
         double m = b.masses[type_of(b.pos[i].w)];
+#endif
         if (kick) {
             v = second_kick(c, b, i, v, b.force[i], m, step);
             b.vel[i] = v;
