@@ -2,8 +2,10 @@
 //! back through wgpu exactly; one frame drawn through interop and through the host path gives
 //! the same image pixel for pixel; 10,000 app frames with live switches (algorithm,
 //! precision, block size, atom count) never show a frame out of order or torn, and GPU
-//! memory stays flat. Without CUDA every test prints `skipped: no CUDA device` and passes
-//! (the app then runs on host staging, which the other app tests cover).
+//! memory stays flat; a crystal drifting through a periodic box shows every frame whole while
+//! it runs and across switches between the CUDA and CPU backends. Without CUDA every test
+//! prints `skipped: no CUDA device` and passes (the app then runs on host staging, which the
+//! other app tests cover).
 
 use std::time::Duration;
 
@@ -19,12 +21,19 @@ use argon_sandbox::scene::{Scene, presets};
 use argon_sandbox::sim::cuda::device;
 use argon_sandbox::sim::{BackendChoice, ColourScalar, PositionTarget, open_backend};
 
-fn gpu_and_cuda() -> Option<Gpu> {
+/// The tests here run one at a time: one of them watches the device's free memory, which any
+/// other test's backends would move.
+static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+/// A wgpu device and the lock that keeps the other tests off the GPU meanwhile; None (and
+/// `skipped: no CUDA device`) without CUDA.
+fn gpu_and_cuda() -> Option<(Gpu, std::sync::MutexGuard<'static, ()>)> {
     if let Err(why) = device::open() {
         eprintln!("skipped: no CUDA device ({why})");
         return None;
     }
-    Some(Gpu::headless().expect("a CUDA machine must have a wgpu adapter"))
+    let lock = ONE_AT_A_TIME.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    Some((Gpu::headless().expect("a CUDA machine must have a wgpu adapter"), lock))
 }
 
 fn read_buffer(gpu: &Gpu, buffer: &wgpu::Buffer, bytes: u64) -> Vec<u8> {
@@ -47,7 +56,7 @@ fn read_buffer(gpu: &Gpu, buffer: &wgpu::Buffer, bytes: u64) -> Vec<u8> {
 
 #[test]
 fn a_pattern_written_by_cuda_reads_back_through_wgpu_exactly() {
-    let Some(gpu) = gpu_and_cuda() else { return };
+    let Some((gpu, _one)) = gpu_and_cuda() else { return };
     let interop = Interop::new(&gpu.device, 10_000).unwrap_or_else(|e| panic!("no zero-copy on the GPU machine: {e}"));
     assert_eq!((interop.buffers.len(), interop.mapped()), (SLOTS, SLOTS));
     let dev = device::open().unwrap();
@@ -65,7 +74,7 @@ fn a_pattern_written_by_cuda_reads_back_through_wgpu_exactly() {
 
 #[test]
 fn interop_and_host_paths_draw_the_same_image() {
-    let Some(gpu) = gpu_and_cuda() else { return };
+    let Some((gpu, _one)) = gpu_and_cuda() else { return };
     let scene = Scene::from_str(presets::preset("default").unwrap(), "default").unwrap();
     let setup = scene.build().unwrap();
     let (mut sim, _) =
@@ -102,7 +111,7 @@ fn interop_and_host_paths_draw_the_same_image() {
 
 #[test]
 fn ten_thousand_app_frames_with_live_switches_stay_ordered_whole_and_flat() {
-    let Some(_) = gpu_and_cuda() else { return };
+    let Some((_gpu, _one)) = gpu_and_cuda() else { return };
     let app = App::new(AppOptions {
         backend: Some(BackendChoice::Cuda),
         settings: Some(Settings { steps_per_frame: 5, unlimited: true, show_plots: false, ..Settings::default() }),
@@ -205,7 +214,7 @@ fn check_whole_frame(h: &mut Headless) {
 
 #[test]
 fn the_cuda_device_matching_the_display_uuid_is_chosen() {
-    let Some(gpu) = gpu_and_cuda() else { return };
+    let Some((gpu, _one)) = gpu_and_cuda() else { return };
     if std::env::var_os("ARGON_CUDA_DEVICE").is_some() {
         eprintln!("skipped: ARGON_CUDA_DEVICE is set, which overrides the choice");
         return;
@@ -227,4 +236,124 @@ fn the_cuda_device_matching_the_display_uuid_is_chosen() {
         device::prefer_uuid(std::array::from_fn(|i| u.bytes[i] as u8));
         assert_eq!(device::chosen_ordinal().unwrap(), d as usize);
     }
+}
+
+/// Lattice constant, cells per edge and drift velocity of the moving crystal below.
+const CRYSTAL_A: f64 = 1.6796;
+const CRYSTAL_N: usize = 8;
+const DRIFT: [f64; 3] = [0.9, 0.35, 0.2];
+const CRYSTAL_DT: f64 = 0.005;
+
+/// A perfect fcc crystal (2,048 atoms) drifting at DRIFT through a periodic box, at zero
+/// temperature and without a thermostat: no site feels a net force, so at step S every atom
+/// sits on a lattice site shifted by DRIFT * S * dt.
+fn moving_crystal_scene() -> String {
+    let (a, n) = (CRYSTAL_A, CRYSTAL_N);
+    let basis = [[0.0, 0.0, 0.0], [0.5, 0.5, 0.0], [0.5, 0.0, 0.5], [0.0, 0.5, 0.5]];
+    let mut pos = Vec::new();
+    for (i, j, k) in (0..n).flat_map(|i| (0..n).flat_map(move |j| (0..n).map(move |k| (i, j, k)))) {
+        for b in basis {
+            pos.push(format!(
+                "({:.6}, {:.6}, {:.6})",
+                (i as f64 + b[0]) * a,
+                (j as f64 + b[1]) * a,
+                (k as f64 + b[2]) * a
+            ));
+        }
+    }
+    let vel = vec![format!("({}, {}, {})", DRIFT[0], DRIFT[1], DRIFT[2]); pos.len()];
+    let l = n as f64 * a;
+    format!(
+        "(version: 1, name: \"Moving crystal\", box: (size: ({l}, {l}, {l}), boundaries: (Periodic, Periodic, Periodic)), \
+         potential: (cutoff: 2.5, shift: true), integrator: (dt: {CRYSTAL_DT}, skin: 0.3), temperature_k: 1.0, \
+         thermostat: Nve, atoms: [Atoms(positions: [{}], velocities: [{}])], seed: 5)",
+        pos.join(", "),
+        vel.join(", ")
+    )
+}
+
+/// The largest distance of a shown atom from the crystal's sites at `step` (sigma).
+fn off_lattice(shown: &[[f32; 4]], step: u64) -> f64 {
+    let (a, l) = (CRYSTAL_A, CRYSTAL_N as f64 * CRYSTAL_A);
+    let mut worst = 0.0f64;
+    for p in shown {
+        let mut parity = 0i64;
+        let mut d2 = 0.0;
+        for q in 0..3 {
+            let r = (p[q] as f64 - DRIFT[q] * step as f64 * CRYSTAL_DT).rem_euclid(l);
+            let u = r / (0.5 * a);
+            let site = u.round();
+            parity += site as i64;
+            d2 += ((u - site) * 0.5 * a).powi(2);
+        }
+        // fcc sites in units of a / 2 have an even coordinate sum; an odd one is a vacancy.
+        worst = worst.max(if parity % 2 == 0 { d2.sqrt() } else { 0.5 * a });
+    }
+    worst
+}
+
+#[test]
+fn running_frames_and_frames_across_backend_switches_are_whole() {
+    let Some((_gpu, _one)) = gpu_and_cuda() else { return };
+    let dir = std::env::temp_dir().join(format!("argon-crystal-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("moving_crystal.ron");
+    std::fs::write(&path, moving_crystal_scene()).unwrap();
+    let app = App::new(AppOptions {
+        scene: Some(path),
+        backend: Some(BackendChoice::Cuda),
+        settings: Some(Settings { steps_per_frame: 3, unlimited: true, show_plots: false, ..Settings::default() }),
+        ..Default::default()
+    });
+    let mut h = Headless::new(app, [480, 320]).unwrap();
+    assert!(h.run_until(Duration::from_secs(120), |a| a.status.is_some()), "{:?}", h.app.last_error());
+    // Double precision, so the drift adds up to the sites to far below the test's tolerance.
+    h.app.params.precision = Precision::Double;
+    assert!(h.app.apply_params(), "{:?}", h.app.last_error());
+    let want = h.app.params.clone();
+    assert!(h.run_until(Duration::from_secs(60), |a| a.status.as_ref().is_some_and(|s| s.params == want)));
+    // One step moves every atom by |DRIFT| dt = 0.0049 sigma: a frame that mixes two steps
+    // puts some atoms that far from the sites of the step it is labelled with.
+    let tolerance = 1e-3;
+    let (mut from_slots, mut from_host, mut last_step) = (0, 0, 0u64);
+    for frame in 1..=3000u32 {
+        if frame % 500 == 0 {
+            let to = if frame % 1000 == 0 { BackendChoice::Cuda } else { BackendChoice::Cpu };
+            h.app.switch_backend(to);
+        }
+        h.frame();
+        let step = h.app.frame_step;
+        let slot = h.app.interop.as_ref().and_then(|i| i.slots.displayed().map(|d| (i, d)));
+        let (shown, path): (Vec<[f32; 4]>, &str) = match slot {
+            Some((i, d)) if d.step == step && h.app.status.as_ref().is_some_and(|s| s.info.kind == "cuda") => {
+                let bytes = read_buffer(&h.gpu, &i.buffers[d.slot], (d.n_atoms * 16) as u64);
+                (bytemuck::cast_slice(&bytes).to_vec(), "zero-copy")
+            }
+            _ => match &h.app.frame {
+                Some(f) => (f.to_vec(), "host"),
+                None => continue,
+            },
+        };
+        if shown.is_empty() {
+            continue;
+        }
+        assert_eq!(shown.len(), 4 * CRYSTAL_N.pow(3), "frame {frame} ({path}) shows {} atoms", shown.len());
+        let off = off_lattice(&shown, step);
+        assert!(
+            off < tolerance,
+            "frame {frame} ({path}, step {step}) is torn: an atom sits {off:.2e} sigma off the crystal"
+        );
+        if from_host + from_slots == 0 {
+            // The check tells neighbouring steps apart.
+            assert!(off_lattice(&shown, step + 1) > 4.0 * tolerance);
+        }
+        assert!(step >= last_step, "frame {frame}: the step went back from {last_step} to {step}");
+        last_step = step;
+        if path == "host" { from_host += 1 } else { from_slots += 1 }
+    }
+    assert!(h.app.last_error().is_none(), "{:?}", h.app.last_error());
+    // Both paths were watched while the crystal moved (and it did move: a crystal at rest
+    // would fail the drift check above at every step but 0).
+    assert!(from_slots > 500 && from_host > 300, "checked {from_slots} zero-copy frames and {from_host} host frames");
+    assert!(last_step > 3000, "the crystal only reached step {last_step}");
 }
