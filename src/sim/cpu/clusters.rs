@@ -1,7 +1,7 @@
-//! Cluster-pair neighbour lists for the single-species f32 force loop on AVX-512 (the scheme
-//! of GROMACS' nbnxm kernels): atoms are grouped into clusters of [`CLUSTER`] spatial
-//! neighbours, and the list holds pairs of clusters whose bounding boxes come within the
-//! list range, each with the periodic image the second is seen in. The force loop then
+//! Cluster-pair neighbour lists for the single-species f32 force loop on AVX-512 or AVX2
+//! (the scheme of GROMACS' nbnxm kernels): atoms are grouped into clusters of [`CLUSTER`]
+//! spatial neighbours, and the list holds pairs of clusters whose bounding boxes come within
+//! the list range, each with the periodic image the second is seen in. The force loop then
 //! reads positions as contiguous vectors and adds reactions with whole-vector stores: no
 //! gathers, scatters or per-pair minimum images.
 //!
@@ -16,7 +16,8 @@
 //! not wrapped). Empty lanes sit at a far-away point and never interact.
 //!
 //! The force loop and the pruning test of the build are ISA-specific: `cluster_kernel` on
-//! AVX-512, through the `kernel` child module (its safe entry points); the rest is portable.
+//! AVX-512, `cluster_avx2` on AVX2+FMA, picked by [`simd::level`](super::simd::level)
+//! through the `kernel` child module (their safe entry points); the rest is portable.
 
 use rayon::prelude::*;
 
@@ -120,13 +121,14 @@ pub struct ClusterList {
     periodic: [bool; 3],
 }
 
-/// Whether cluster lists may be used: on x86-64 with AVX-512, unless `ARGON_CPU_CLUSTERS=0`
-/// asks for the per-atom list (for comparisons).
+/// Whether cluster lists may be used: on x86-64 with AVX-512 or AVX2+FMA (the SIMD level in
+/// use, see `simd`), unless `ARGON_CPU_CLUSTERS=0` asks for the per-atom list (for
+/// comparisons).
 pub fn enabled() -> bool {
     static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
     *ON.get_or_init(|| {
         cfg!(target_arch = "x86_64")
-            && super::simd::level() == SimdLevel::Avx512
+            && super::simd::level() != SimdLevel::Base
             && std::env::var("ARGON_CPU_CLUSTERS").map_or(true, |v| v.trim() != "0")
     })
 }
@@ -198,7 +200,7 @@ impl ClusterList {
         self.build_with(super::simd::level(), pos, b, range);
     }
 
-    /// [`build`](Self::build), pruning with the loop of SIMD level `level`.
+    /// [`build`](Self::build), pruning with the loop of SIMD level `level` (AVX-512 or AVX2).
     fn build_with(&mut self, level: SimdLevel, pos: &[[f32; 4]], b: &SimBox, range: f64) {
         let len = b.length();
         self.len = len.map(|l| l as f32);
@@ -369,7 +371,7 @@ impl ClusterList {
         self.forces_with::<EV>(super::simd::level(), lj, bufs, force)
     }
 
-    /// [`forces`](Self::forces) with the loop of SIMD level `level`.
+    /// [`forces`](Self::forces) with the loop of SIMD level `level` (AVX-512 or AVX2).
     fn forces_with<const EV: bool>(
         &self,
         level: SimdLevel,

@@ -1,5 +1,6 @@
 //! The cluster-pair loops' safe entry points: which ISA-specific loop serves each SIMD level
-//! (`cluster_kernel` on AVX-512) and the checks their `unsafe` rests on.
+//! (`cluster_kernel` on AVX-512, `cluster_avx2` on AVX2+FMA) and the checks their `unsafe`
+//! rests on.
 
 use super::{Block, ClusterChunk, LjPair};
 use crate::sim::cpu::simd::{self, SimdLevel};
@@ -31,7 +32,11 @@ pub fn near_halves(
         SimdLevel::Avx512 => unsafe {
             super::super::cluster_kernel::near_halves_avx512(ci, near, packed, shifts, r2, halves)
         },
-        SimdLevel::Avx2 | SimdLevel::Base => unreachable!("not runnable"),
+        // SAFETY: AVX2 and FMA are present (runnable).
+        SimdLevel::Avx2 => unsafe {
+            super::super::cluster_avx2::near_halves_avx2(ci, near, packed, shifts, r2, halves)
+        },
+        SimdLevel::Base => unreachable!("not runnable"),
     }
 }
 
@@ -57,14 +62,22 @@ pub fn rows<const EV: bool>(
         // SAFETY: AVX-512 is present (runnable); every index is checked against
         // `packed.len() <= buf.len()`.
         SimdLevel::Avx512 => unsafe { super::super::cluster_kernel::rows_avx512::<EV>(chunk, packed, shifts, lj, buf) },
-        SimdLevel::Avx2 | SimdLevel::Base => unreachable!("not runnable"),
+        // SAFETY: AVX2 and FMA are present (runnable).
+        SimdLevel::Avx2 => unsafe { super::super::cluster_avx2::rows_avx2::<EV>(chunk, packed, shifts, lj, buf) },
+        SimdLevel::Base => unreachable!("not runnable"),
     }
     #[cfg(not(target_arch = "x86_64"))]
     unreachable!("not runnable")
 }
 
 /// Whether this CPU can run the cluster loop of `level`: AVX-512 where it is the level in
-/// use (see `simd`), nothing else.
+/// use (see `simd`), AVX2 wherever the CPU has AVX2 and FMA (so tests can run it beside
+/// AVX-512), never the baseline.
 pub fn runnable(level: SimdLevel) -> bool {
-    level == SimdLevel::Avx512 && simd::level() == SimdLevel::Avx512
+    match level {
+        SimdLevel::Avx512 => simd::level() == SimdLevel::Avx512,
+        #[cfg(target_arch = "x86_64")]
+        SimdLevel::Avx2 => std::is_x86_feature_detected!("avx2") && std::is_x86_feature_detected!("fma"),
+        _ => false,
+    }
 }
