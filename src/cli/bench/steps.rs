@@ -6,6 +6,10 @@
 //! `pair_interactions_per_s`: for all-pairs algorithms, N^2 per step (the effective rate the
 //! seed paper and OpenMM quote); for cell and neighbour lists, the ordered pairs inside the
 //! cutoff, N * rho * (4/3) pi r_c^3, per step.
+//!
+//! Each case also names the path that ran: the backend's device (for the CPU, its threads
+//! and SIMD level) and how it found the pairs (`Backend::pair_search`: on the CPU,
+//! the cluster-pair list or the per-atom neighbour list).
 
 use std::time::Instant;
 
@@ -22,7 +26,7 @@ pub fn run(args: &BenchArgs) -> Result<()> {
     }
     if !args.json {
         println!(
-            "{:<6} {:<16} {:<7} {:>5} {:>9} {:>7} {:>10} {:>10} {:>14} {:>14}",
+            "{:<6} {:<16} {:<7} {:>5} {:>9} {:>7} {:>10} {:>10} {:>14} {:>14}  path",
             "backend", "algorithm", "prec", "block", "atoms", "steps", "ms/step", "min ms", "atom-steps/s", "pairs/s"
         );
     }
@@ -81,6 +85,7 @@ pub fn run(args: &BenchArgs) -> Result<()> {
                             Algorithm::AllPairsGlobal | Algorithm::AllPairsTiled => (n as f64) * (n as f64),
                             _ => n as f64 * 0.8442 * 4.0 / 3.0 * std::f64::consts::PI * 2.5f64.powi(3),
                         };
+                        let search = sim.pair_search();
                         let atom_steps = n as f64 / per_step;
                         let pairs = pairs_per_step / per_step;
                         if args.json {
@@ -88,6 +93,7 @@ pub fn run(args: &BenchArgs) -> Result<()> {
                                 "backend": info.kind,
                                 "device": info.device,
                                 "algorithm": resolved.name(),
+                                "pair_search": search,
                                 "precision": precision.name(),
                                 "n": n,
                                 "steps": args.steps,
@@ -104,7 +110,7 @@ pub fn run(args: &BenchArgs) -> Result<()> {
                             println!("{obj}");
                         } else {
                             println!(
-                                "{:<6} {:<16} {:<7} {:>5} {:>9} {:>7} {:>10.4} {:>10.4} {:>14.4e} {:>14.4e}",
+                                "{:<6} {:<16} {:<7} {:>5} {:>9} {:>7} {:>10.4} {:>10.4} {:>14.4e} {:>14.4e}  {}; {}",
                                 info.kind,
                                 resolved.name(),
                                 precision.name(),
@@ -114,7 +120,9 @@ pub fn run(args: &BenchArgs) -> Result<()> {
                                 per_step * 1e3,
                                 fastest * 1e3,
                                 atom_steps,
-                                pairs
+                                pairs,
+                                info.device,
+                                search
                             );
                         }
                     }

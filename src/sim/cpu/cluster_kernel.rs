@@ -1,5 +1,6 @@
-//! The AVX-512 f32 force loop over a cluster-pair list (see `clusters`), and the pruning
-//! test its build uses. An entry pairs half an i-cluster (4 atoms) with a j-cluster (8
+//! The AVX-512 f32 force loop over a cluster-pair list (see `clusters`, whose `kernel`
+//! module calls it after checking its safety conditions), and the pruning test its build
+//! uses. An entry pairs half an i-cluster (4 atoms) with a j-cluster (8
 //! atoms), computed as two vectors of (2 i-atoms x 8 j-atoms): the j positions are one
 //! broadcast load per axis, their reactions one vector add per axis, and the i forces stay
 //! in registers until the half cluster is done (everything fits in the 32 registers). Same
@@ -9,26 +10,8 @@
 
 use std::arch::x86_64::*;
 
-use super::clusters::{Block, ClusterChunk, SHIFT_BITS, ZERO_SHIFT};
+use super::clusters::{Block, ClusterChunk, resolve};
 use crate::physics::lj::LjPair;
-
-/// Forces of the i-clusters of `chunk` (and their reactions) added to `buf`, from the packed
-/// positions; returns (energy, virial) with `EV`. Entries naming clusters outside `packed`
-/// are skipped.
-///
-/// Panics without AVX-512 or when `buf` is shorter than `packed`.
-pub fn rows<const EV: bool>(
-    chunk: &ClusterChunk,
-    packed: &[Block],
-    shifts: &[[f32; 4]; 27],
-    lj: &LjPair<f32>,
-    buf: &mut [Block],
-) -> (f64, f64) {
-    assert!(super::simd::level() == super::simd::SimdLevel::Avx512, "cluster lists need AVX-512");
-    assert!(buf.len() >= packed.len(), "force buffer shorter than the clusters");
-    // SAFETY: AVX-512 is present; every index is checked against `packed.len() <= buf.len()`.
-    unsafe { rows_avx512::<EV>(chunk, packed, shifts, lj, buf) }
-}
 
 /// Lane l of register r pairs i-atom 2r + l / 8 with j-atom l % 8: keep j > i.
 const fn diag_masks() -> [u16; 4] {
@@ -74,23 +57,12 @@ unsafe fn sum_pd(v: __m512) -> f64 {
     _mm512_reduce_add_pd(_mm512_add_pd(lo, hi))
 }
 
-/// For each entry of `near` (candidate j-clusters of i-cluster `ci`, as in the list), which
-/// halves of `ci` (bit h: atoms 4h..4h + 4) have an atom within `sqrt(r2)` of one of the
-/// j-cluster's (for `ci` itself unshifted, only pairs j > i count); written to `halves`.
-/// Entries naming clusters outside `packed` get 0.
+/// `clusters::kernel::near_halves` on AVX-512.
 ///
-/// Panics without AVX-512 or when `ci` is outside `packed`.
-pub fn near_halves(ci: usize, near: &[u32], packed: &[Block], shifts: &[[f32; 4]; 27], r2: f32, halves: &mut Vec<u8>) {
-    assert!(super::simd::level() == super::simd::SimdLevel::Avx512, "cluster lists need AVX-512");
-    assert!(ci < packed.len(), "cluster outside the list");
-    halves.clear();
-    halves.reserve(near.len());
-    // SAFETY: AVX-512 is present; `ci` is in bounds and every j is checked.
-    unsafe { near_halves_avx512(ci, near, packed, shifts, r2, halves) }
-}
-
+/// # Safety
+/// The CPU has AVX-512F, AVX-512VL, AVX2 and FMA, and `ci < packed.len()`.
 #[target_feature(enable = "avx512f,avx512vl,avx2,fma")]
-unsafe fn near_halves_avx512(
+pub(super) unsafe fn near_halves_avx512(
     ci: usize,
     near: &[u32],
     packed: &[Block],
@@ -104,14 +76,11 @@ unsafe fn near_halves_avx512(
     let bi = packed.get_unchecked(ci);
     let xi = [load_i(bi, 0, &pick), load_i(bi, 1, &pick), load_i(bi, 2, &pick)];
     for &e in near {
-        let (cj, code) = ((e >> SHIFT_BITS) as usize, (e & ((1 << SHIFT_BITS) - 1)) as usize);
-        if cj >= packed.len() || code >= 27 {
+        let Some((_, bj, s, own)) = resolve(e, ci, packed, shifts) else {
             halves.push(0);
             continue;
-        }
-        let (bj, s) = (packed.get_unchecked(cj), shifts.get_unchecked(code));
+        };
         let xj = [load_j(bj, 0, s[0]), load_j(bj, 1, s[1]), load_j(bj, 2, s[2])];
-        let own = cj == ci && code == ZERO_SHIFT as usize;
         let mut h = 0u8;
         for r in 0..4 {
             let keep: u16 = if own { DIAG[r] } else { 0xffff };
@@ -170,8 +139,12 @@ unsafe fn reduce_half(r0: __m512, r1: __m512) -> __m128 {
     _mm512_castps512_ps128(_mm512_permutexvar_ps(order, t))
 }
 
+/// `clusters::kernel::rows` on AVX-512.
+///
+/// # Safety
+/// The CPU has AVX-512F, AVX-512VL, AVX2 and FMA, and `buf.len() >= packed.len()`.
 #[target_feature(enable = "avx512f,avx512vl,avx2,fma")]
-unsafe fn rows_avx512<const EV: bool>(
+pub(super) unsafe fn rows_avx512<const EV: bool>(
     chunk: &ClusterChunk,
     packed: &[Block],
     shifts: &[[f32; 4]; 27],
@@ -185,8 +158,7 @@ unsafe fn rows_avx512<const EV: bool>(
     let (lj3, lj4, off) = (_mm512_set1_ps(lj.lj3), _mm512_set1_ps(lj.lj4), _mm512_set1_ps(lj.offset));
     let rc2 = _mm512_set1_ps(lj.rcut_sq);
     let (mut e_sum, mut w_sum) = (0.0f64, 0.0f64);
-    for row in 0..chunk.start.len().saturating_sub(1) {
-        let (ci, h) = (chunk.first + row / 2, row % 2);
+    for (ci, h, entries) in chunk.rows() {
         if ci >= n {
             break;
         }
@@ -196,18 +168,9 @@ unsafe fn rows_avx512<const EV: bool>(
         let xi = [load_half(bi, 0, &pick), load_half(bi, 1, &pick), load_half(bi, 2, &pick)];
         let mut fi = [[zero; 2]; 3];
         let (mut e_acc, mut w_acc) = (zero, zero);
-        let Some(entries) = chunk.entries.get(chunk.start[row] as usize..chunk.start[row + 1] as usize) else {
-            continue;
-        };
         for &e in entries {
-            let (cj, code) = ((e >> SHIFT_BITS) as usize, (e & ((1 << SHIFT_BITS) - 1)) as usize);
-            if cj >= n || code >= 27 {
-                continue;
-            }
-            let bj = packed.get_unchecked(cj);
-            let s = shifts.get_unchecked(code);
+            let Some((cj, bj, s, own)) = resolve(e, ci, packed, shifts) else { continue };
             let (xj, yj, zj) = (load_j(bj, 0, s[0]), load_j(bj, 1, s[1]), load_j(bj, 2, s[2]));
-            let own = cj == ci && code == ZERO_SHIFT as usize;
             let mut fj = [zero; 3];
             for r in 0..2 {
                 let keep: u16 = if own { DIAG[2 * h + r] } else { 0xffff };

@@ -1,7 +1,7 @@
-//! Cluster-pair neighbour lists for the single-species f32 force loop on AVX-512 (the scheme
-//! of GROMACS' nbnxm kernels): atoms are grouped into clusters of [`CLUSTER`] spatial
-//! neighbours, and the list holds pairs of clusters whose bounding boxes come within the
-//! list range, each with the periodic image the second is seen in. The force loop then
+//! Cluster-pair neighbour lists for the single-species f32 force loop on AVX-512 or AVX2
+//! (the scheme of GROMACS' nbnxm kernels): atoms are grouped into clusters of [`CLUSTER`]
+//! spatial neighbours, and the list holds pairs of clusters whose bounding boxes come within
+//! the list range, each with the periodic image the second is seen in. The force loop then
 //! reads positions as contiguous vectors and adds reactions with whole-vector stores: no
 //! gathers, scatters or per-pair minimum images.
 //!
@@ -14,11 +14,16 @@
 //! structure-of-arrays blocks, unwrapped to the images they had when the list was built (the
 //! drift wraps atoms that cross a periodic face; the list's image shifts assume they were
 //! not wrapped). Empty lanes sit at a far-away point and never interact.
+//!
+//! The force loop and the pruning test of the build are ISA-specific: `cluster_kernel` on
+//! AVX-512, `cluster_avx2` on AVX2+FMA, picked by [`simd::level`](super::simd::level)
+//! through the `kernel` child module (their safe entry points); the rest is portable.
 
 use rayon::prelude::*;
 
 use super::cells::CellGrid;
 use super::neighbors::balanced_ranges;
+use super::simd::SimdLevel;
 use crate::physics::lj::LjPair;
 use crate::physics::sim_box::SimBox;
 
@@ -26,10 +31,10 @@ use crate::physics::sim_box::SimBox;
 pub const CLUSTER: usize = 8;
 
 /// The shift code of the unshifted image (codes are `(sx+1)*9 + (sy+1)*3 + (sz+1)`).
-pub const ZERO_SHIFT: u32 = 13;
+const ZERO_SHIFT: u32 = 13;
 
 /// Bits of a list entry holding the shift code; the cluster index sits above them.
-pub const SHIFT_BITS: u32 = 5;
+const SHIFT_BITS: u32 = 5;
 
 /// One cluster's x, y and z (lanes 0..8 of each row; row 3 unused), or its forces.
 #[repr(C, align(64))]
@@ -72,6 +77,30 @@ pub struct ClusterChunk {
     pub entries: Vec<u32>,
 }
 
+impl ClusterChunk {
+    /// The chunk's rows: (i-cluster, half, entries).
+    #[inline(always)]
+    pub fn rows(&self) -> impl Iterator<Item = (usize, usize, &[u32])> {
+        self.start.windows(2).enumerate().map(|(row, w)| {
+            (self.first + row / 2, row % 2, self.entries.get(w[0] as usize..w[1] as usize).unwrap_or(&[]))
+        })
+    }
+}
+
+/// Entry `e` of i-cluster `ci`'s list: the j-cluster's index and block, the shift of its
+/// image, and whether it is `ci` itself unshifted (each pair of it counts once); None when
+/// it names a cluster outside `packed` or no image.
+#[inline(always)]
+pub fn resolve<'a>(
+    e: u32,
+    ci: usize,
+    packed: &'a [Block],
+    shifts: &'a [[f32; 4]; 27],
+) -> Option<(usize, &'a Block, &'a [f32; 4], bool)> {
+    let (cj, code) = ((e >> SHIFT_BITS) as usize, e & ((1 << SHIFT_BITS) - 1));
+    Some((cj, packed.get(cj)?, shifts.get(code as usize)?, cj == ci && code == ZERO_SHIFT))
+}
+
 /// Clusters, their positions and the cluster-pair list.
 #[derive(Clone, Debug, Default)]
 pub struct ClusterList {
@@ -92,13 +121,14 @@ pub struct ClusterList {
     periodic: [bool; 3],
 }
 
-/// Whether cluster lists may be used: on x86-64 with AVX-512, unless `ARGON_CPU_CLUSTERS=0`
-/// asks for the per-atom list (for comparisons).
+/// Whether cluster lists may be used: on x86-64 with AVX-512 or AVX2+FMA (the SIMD level in
+/// use, see `simd`), unless `ARGON_CPU_CLUSTERS=0` asks for the per-atom list (for
+/// comparisons).
 pub fn enabled() -> bool {
     static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
     *ON.get_or_init(|| {
         cfg!(target_arch = "x86_64")
-            && super::simd::level() == super::simd::SimdLevel::Avx512
+            && super::simd::level() != SimdLevel::Base
             && std::env::var("ARGON_CPU_CLUSTERS").map_or(true, |v| v.trim() != "0")
     })
 }
@@ -167,6 +197,11 @@ impl ClusterList {
     /// Builds bounds, packed positions and the pair list for `pos`, already permuted into
     /// the order [`sort`](Self::sort) returned, at list range `range`.
     pub fn build(&mut self, pos: &[[f32; 4]], b: &SimBox, range: f64) {
+        self.build_with(super::simd::level(), pos, b, range);
+    }
+
+    /// [`build`](Self::build), pruning with the loop of SIMD level `level` (AVX-512 or AVX2).
+    fn build_with(&mut self, level: SimdLevel, pos: &[[f32; 4]], b: &SimBox, range: f64) {
         let len = b.length();
         self.len = len.map(|l| l as f32);
         self.periodic = b.periodic;
@@ -212,7 +247,7 @@ impl ClusterList {
                 near.clear();
                 this.pairs_of(ci, b, range as f32, &mut near);
                 // Keep, for each half of the i-cluster, the j-clusters with an atom in range.
-                kernel::near_halves(ci, &near, &this.packed, &this.shifts, r2, &mut halves);
+                kernel::near_halves(level, ci, &near, &this.packed, &this.shifts, r2, &mut halves);
                 for h in 0..2 {
                     let kept = near.iter().zip(&halves).filter(|&(_, m)| m >> h & 1 == 1);
                     chunk.entries.extend(kept.map(|(&e, _)| e));
@@ -333,6 +368,17 @@ impl ClusterList {
         bufs: &mut Vec<Vec<Block>>,
         force: &mut [[f32; 4]],
     ) -> (f64, f64) {
+        self.forces_with::<EV>(super::simd::level(), lj, bufs, force)
+    }
+
+    /// [`forces`](Self::forces) with the loop of SIMD level `level` (AVX-512 or AVX2).
+    fn forces_with<const EV: bool>(
+        &self,
+        level: SimdLevel,
+        lj: &LjPair<f32>,
+        bufs: &mut Vec<Vec<Block>>,
+        force: &mut [[f32; 4]],
+    ) -> (f64, f64) {
         let nc = self.n_clusters();
         let weights = self.chunks.iter().map(|c| c.entries.len());
         let ranges = balanced_ranges(weights, rayon::current_num_threads());
@@ -345,7 +391,7 @@ impl ClusterList {
                 buf.resize(nc, Block::ZERO);
                 let mut sums = (0.0, 0.0);
                 for chunk in &self.chunks[range.clone()] {
-                    let (e, w) = kernel::rows::<EV>(chunk, &self.packed, &self.shifts, lj, buf);
+                    let (e, w) = kernel::rows::<EV>(level, chunk, &self.packed, &self.shifts, lj, buf);
                     sums.0 += e;
                     sums.1 += w;
                 }
@@ -381,173 +427,7 @@ impl ClusterList {
     }
 }
 
-#[cfg(target_arch = "x86_64")]
-mod kernel {
-    pub use super::super::cluster_kernel::{near_halves, rows};
-}
-
-#[cfg(not(target_arch = "x86_64"))]
-mod kernel {
-    use super::{Block, ClusterChunk, LjPair};
-    /// Never called: clusters are used only with AVX-512.
-    pub fn near_halves(_: usize, _: &[u32], _: &[Block], _: &[[f32; 4]; 27], _: f32, _: &mut Vec<u8>) {}
-    /// Never called: clusters are used only with AVX-512.
-    pub fn rows<const EV: bool>(
-        _: &ClusterChunk,
-        _: &[Block],
-        _: &[[f32; 4]; 27],
-        _: &LjPair<f32>,
-        _: &mut [Block],
-    ) -> (f64, f64) {
-        (0.0, 0.0)
-    }
-}
+mod kernel;
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// Forces, energy and virial of every pair by brute force in f64 (minimum image).
-    fn brute(pos: &[[f32; 4]], b: &SimBox, lj: &LjPair<f32>) -> (Vec<[f64; 3]>, f64, f64) {
-        let len = b.length();
-        let mut f = vec![[0.0; 3]; pos.len()];
-        let (mut e, mut w) = (0.0, 0.0);
-        let l = LjPair::<f64>::new(1.0, 1.0, (lj.rcut_sq as f64).sqrt(), false);
-        for i in 0..pos.len() {
-            for j in i + 1..pos.len() {
-                let d: [f64; 3] = std::array::from_fn(|k| {
-                    let d = pos[i][k] as f64 - pos[j][k] as f64;
-                    if b.periodic[k] { d - len[k] * (d / len[k]).round() } else { d }
-                });
-                let rsq = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
-                if rsq >= l.rcut_sq {
-                    continue;
-                }
-                let r6 = 1.0 / (rsq * rsq * rsq);
-                let fd = r6 * (l.lj1 * r6 - l.lj2) / rsq;
-                e += r6 * (l.lj3 * r6 - l.lj4);
-                w += rsq * fd;
-                for k in 0..3 {
-                    f[i][k] += d[k] * fd;
-                    f[j][k] -= d[k] * fd;
-                }
-            }
-        }
-        (f, e, w)
-    }
-
-    /// A jittered simple-cubic lattice of spacing `a` filling `b` (reproducible).
-    fn lattice(b: &SimBox, a: f64) -> Vec<[f32; 4]> {
-        let len = b.length();
-        let n: [usize; 3] = std::array::from_fn(|k| (len[k] / a).floor() as usize);
-        let mut seed = 12345u64;
-        let mut jitter = || {
-            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-            ((seed >> 33) as f64 / (1u64 << 31) as f64 - 0.5) * 0.2
-        };
-        let mut out = Vec::new();
-        for x in 0..n[0] {
-            for y in 0..n[1] {
-                for z in 0..n[2] {
-                    // Periodic axes: atoms right at the faces, so that moves cross them.
-                    let p: [f64; 3] = std::array::from_fn(|k| {
-                        let x = [x, y, z][k] as f64 * a + if b.periodic[k] { 0.06 } else { 0.5 * a } + jitter();
-                        if b.periodic[k] { x.rem_euclid(len[k]) } else { x }
-                    });
-                    out.push([p[0] as f32, p[1] as f32, p[2] as f32, 0.0]);
-                }
-            }
-        }
-        out
-    }
-
-    /// Builds clusters for `pos` (permuting it into cluster order) and checks the forces.
-    fn check(b: &SimBox, mut pos: Vec<[f32; 4]>, what: &str) {
-        let lj = LjPair::<f32>::new(1.0, 1.0, 2.5, false);
-        let range = 2.8;
-        assert!(fits(b, range), "{what}: test box too small");
-        let mut list = ClusterList::default();
-        let order = list.sort(&pos, b).to_vec();
-        pos = order.iter().map(|&i| pos[i as usize]).collect();
-        list.build(&pos, b, range);
-        assert!(list.first.windows(2).all(|w| w[1] > w[0] && w[1] - w[0] <= CLUSTER as u32), "{what}: cluster sizes");
-        let compare = |list: &ClusterList, pos: &[[f32; 4]], stage: &str| {
-            let mut force = vec![[0.0f32; 4]; pos.len()];
-            let (e, w) = list.forces::<true>(&lj, &mut Vec::new(), &mut force);
-            let (want, we, ww) = brute(pos, b, &lj);
-            let rms =
-                (want.iter().map(|f| f[0] * f[0] + f[1] * f[1] + f[2] * f[2]).sum::<f64>() / pos.len() as f64).sqrt();
-            assert!(rms > 1.0, "{what} {stage}: forces too small to test ({rms})");
-            let worst = force
-                .iter()
-                .zip(&want)
-                .map(|(f, g)| (0..3).map(|k| (f[k] as f64 - g[k]).abs()).fold(0.0, f64::max))
-                .fold(0.0, f64::max);
-            assert!(worst < 1e-4 * rms, "{what} {stage}: force off by {worst} (rms {rms})");
-            assert!((e - we).abs() < 1e-5 * we.abs().max(1.0), "{what} {stage}: energy {e} against {we}");
-            assert!((w - ww).abs() < 1e-5 * ww.abs().max(1.0), "{what} {stage}: virial {w} against {ww}");
-        };
-        compare(&list, &pos, "at the build");
-        // Move every atom less than half the skin, across periodic faces too, and wrap.
-        let at_build: Vec<[f32; 3]> = pos.iter().map(|p| [p[0], p[1], p[2]]).collect();
-        let len = b.length();
-        for (i, p) in pos.iter_mut().enumerate() {
-            for k in 0..3 {
-                let step = [0.1, -0.1, 0.05][(i + k) % 3] as f32;
-                let mut x = p[k] + step;
-                if b.periodic[k] {
-                    if x < b.lo[k] as f32 {
-                        x += len[k] as f32;
-                    } else if x >= b.hi[k] as f32 {
-                        x -= len[k] as f32;
-                    }
-                }
-                p[k] = x;
-            }
-        }
-        let wrapped = pos.iter().zip(&at_build).any(|(p, q)| (p[0] - q[0]).abs() > 1.0);
-        assert!(!b.periodic[0] || wrapped, "{what}: no atom crossed a periodic face");
-        list.pack(&pos, &at_build);
-        compare(&list, &pos, "after moving");
-    }
-
-    fn avx512() -> bool {
-        let ok = enabled();
-        if !ok {
-            println!("skipped: cluster lists need AVX-512 (and ARGON_CPU_CLUSTERS not 0)");
-        }
-        ok
-    }
-
-    #[test]
-    fn cluster_forces_match_brute_force_in_a_periodic_box() {
-        if avx512() {
-            let b = SimBox::new([11.0, 10.0, 12.0], [true; 3]);
-            check(&b, lattice(&b, 1.1), "periodic");
-        }
-    }
-
-    #[test]
-    fn cluster_forces_match_brute_force_between_walls() {
-        if avx512() {
-            let b = SimBox::new([10.0, 11.0, 9.0], [true, false, false]);
-            check(&b, lattice(&b, 1.1), "walled");
-        }
-    }
-
-    #[test]
-    fn cluster_forces_match_brute_force_in_a_small_box() {
-        if avx512() {
-            // Narrower than two list ranges: a pair can be in range in two images.
-            let b = SimBox::new([5.2, 6.0, 5.5], [true; 3]);
-            check(&b, lattice(&b, 1.08), "small");
-        }
-    }
-
-    #[test]
-    fn boxes_narrower_than_the_range_are_refused() {
-        assert!(fits(&SimBox::new([10.0; 3], [true; 3]), 2.8));
-        assert!(!fits(&SimBox::new([2.7, 10.0, 10.0], [true; 3]), 2.8));
-        assert!(fits(&SimBox::new([2.7, 10.0, 10.0], [false, true, true]), 2.8));
-    }
-}
+mod tests;

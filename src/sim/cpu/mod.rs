@@ -8,6 +8,8 @@
 mod avx512;
 mod cells;
 #[cfg(target_arch = "x86_64")]
+mod cluster_avx2;
+#[cfg(target_arch = "x86_64")]
 mod cluster_kernel;
 mod clusters;
 mod external;

@@ -134,8 +134,8 @@ impl<P: PrecisionMode> CpuSim<P> {
 }
 
 /// The f32 pair coefficients when the cluster-pair list serves this case: one species,
-/// f32 forces, AVX-512 present, a box the clusters fit (see [`clusters::fits`]) and not
-/// switched off (`ARGON_CPU_CLUSTERS=0`).
+/// f32 forces, AVX-512 or AVX2 in use (see [`clusters::enabled`]), a box the clusters fit
+/// (see [`clusters::fits`]) and not switched off (`ARGON_CPU_CLUSTERS=0`).
 fn cluster_coeffs<F: Real, C: PairCoeffs<F>>(c: &C, b: &SimBox, range: f64) -> Option<LjPair<f32>> {
     if !clusters::enabled() || !clusters::fits(b, range) {
         return None;
