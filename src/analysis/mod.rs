@@ -1,12 +1,14 @@
 //! Observables computed from state: degrees of freedom, temperature, pressure, and the
 //! normalisation of g(r), speed histograms and density profiles. Shared by every backend,
 //! so the conventions (LAMMPS's where one exists) are written once. `tail.rs`: the LJ
-//! tail corrections beyond r_c; `blocks.rs`: block averages with standard errors; `rdf.rs`:
+//! tail corrections beyond r_c; `blocks.rs`: block averages with standard errors;
+//! `correlator.rs`: a multiple-tau time correlator (for Green-Kubo transport); `rdf.rs`:
 //! g(r) over a region of centres (the region, its checks, its normalisation). Pure
 //! functions over plain data (slices, boxes, counts): nothing here knows a backend, and `sim`
 //! calls in, never the other way.
 
 pub mod blocks;
+pub mod correlator;
 pub mod rdf;
 pub mod tail;
 
