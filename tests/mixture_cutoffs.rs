@@ -21,7 +21,7 @@ use argon_sandbox::physics::params::{Algorithm, SimParams, Species};
 use argon_sandbox::physics::real::Precision;
 use argon_sandbox::physics::sim_box::SimBox;
 use argon_sandbox::sim::{AtomState, Backend};
-use common::mixture::{forces_of, four_species_fluid, max_force_error, ne_ar_kr_xe, write_data};
+use common::mixture::{assert_thermo_matches, forces_of, four_species_fluid, max_force_error, ne_ar_kr_xe, write_data};
 use common::*;
 
 const K: f64 = 2.5;
@@ -156,22 +156,7 @@ fn four_species_fluid_at_per_pair_cutoffs_matches_lammps() {
         sim.advance(100).unwrap();
         let mut got = vec![t0];
         got.extend(sim.drain_telemetry());
-        assert_eq!(got.len(), rows.len(), "{key}: thermo rows");
-        for (g, w) in got.iter().zip(rows) {
-            let step = w["step"].as_u64().unwrap();
-            assert_eq!(g.step, step);
-            for (name, mine) in [
-                ("temp", g.temperature),
-                ("pe", g.pe_per_atom()),
-                ("ke", g.ke_per_atom()),
-                ("etotal", g.etotal_per_atom()),
-                ("press", g.pressure),
-            ] {
-                let theirs = w[name].as_f64().unwrap();
-                eprintln!("{key} step {step} {name}: {:.1e}", rel(mine, theirs));
-                assert!(rel(mine, theirs) < 1e-10, "{key} step {step} {name}: {mine} vs LAMMPS {theirs}");
-            }
-        }
+        assert_thermo_matches(key, &got, rows, |_| 1e-10);
     }
     std::fs::remove_dir_all(dir).ok();
 }

@@ -19,7 +19,7 @@ use argon_sandbox::physics::real::Precision;
 use argon_sandbox::physics::sim_box::SimBox;
 use argon_sandbox::physics::species::{assign_types, catalogue_species};
 use argon_sandbox::sim::{AtomState, Backend};
-use common::mixture::{forces_of, max_force_error, write_data};
+use common::mixture::{assert_thermo_matches, forces_of, max_force_error, write_data};
 use common::*;
 
 /// Hirschfelder, Curtiss & Bird (1954), Table I-A: sigma (Å), epsilon/k_B (K); IUPAC masses.
@@ -254,22 +254,7 @@ fn ar_kr_fluid_matches_lammps() {
         sim.advance(100).unwrap();
         let mut got = vec![t0];
         got.extend(sim.drain_telemetry());
-        assert_eq!(got.len(), rows.len(), "{key}: thermo rows");
-        for (g, w) in got.iter().zip(rows) {
-            let step = w["step"].as_u64().unwrap();
-            assert_eq!(g.step, step);
-            let tol = if step == 0 { 1e-9 } else { 1e-8 };
-            for (name, mine) in [
-                ("temp", g.temperature),
-                ("pe", g.pe_per_atom()),
-                ("ke", g.ke_per_atom()),
-                ("etotal", g.etotal_per_atom()),
-                ("press", g.pressure),
-            ] {
-                let theirs = w[name].as_f64().unwrap();
-                assert!(rel(mine, theirs) < tol, "{key} step {step} {name}: {mine} vs LAMMPS {theirs}");
-            }
-        }
+        assert_thermo_matches(key, &got, rows, |step| if step == 0 { 1e-9 } else { 1e-8 });
     }
 }
 

@@ -62,3 +62,30 @@ pub fn four_species_fluid(seed: u64) -> (SimBox, AtomState, Vec<Species>) {
     atoms.velocities = argon_sandbox::physics::init::maxwell_boltzmann(&masses, 1.0, 3.0 * n - 3.0, seed, 0);
     (b, atoms, species)
 }
+
+/// Our thermo rows (`got`: the record at step 0, then the run's telemetry) against LAMMPS's
+/// (`rows`: objects with step, temp, pe, ke, etotal, press, as `tests/lammps/mixture.py`
+/// prints them): the same steps, and every quantity within `tol(step)` relative.
+pub fn assert_thermo_matches(
+    key: &str,
+    got: &[argon_sandbox::sim::Telemetry],
+    rows: &[serde_json::Value],
+    tol: impl Fn(u64) -> f64,
+) {
+    assert_eq!(got.len(), rows.len(), "{key}: thermo rows");
+    for (g, w) in got.iter().zip(rows) {
+        let step = w["step"].as_u64().unwrap();
+        assert_eq!(g.step, step);
+        for (name, mine) in [
+            ("temp", g.temperature),
+            ("pe", g.pe_per_atom()),
+            ("ke", g.ke_per_atom()),
+            ("etotal", g.etotal_per_atom()),
+            ("press", g.pressure),
+        ] {
+            let theirs = w[name].as_f64().unwrap();
+            let off = super::rel(mine, theirs);
+            assert!(off < tol(step), "{key} step {step} {name}: {mine} vs LAMMPS {theirs} ({off:.1e})");
+        }
+    }
+}
