@@ -46,6 +46,8 @@ pub struct Correlator {
     channels: usize,
     levels: Vec<Level>,
     samples: u64,
+    /// The value passed from level to level in `add` (kept, so adding allocates nothing).
+    value: Vec<f64>,
 }
 
 impl Correlator {
@@ -53,7 +55,12 @@ impl Correlator {
     /// lags up to (P - 1) * M^(levels - 1) samples.
     pub fn new(channels: usize, levels: usize) -> Correlator {
         let channels = channels.max(1);
-        Correlator { channels, levels: (0..levels.max(1)).map(|_| Level::new(channels)).collect(), samples: 0 }
+        Correlator {
+            channels,
+            levels: (0..levels.max(1)).map(|_| Level::new(channels)).collect(),
+            samples: 0,
+            value: vec![0.0; channels],
+        }
     }
 
     /// Samples added so far.
@@ -69,7 +76,10 @@ impl Correlator {
     /// Adds one sample (one value per channel; extra values are ignored, missing ones are 0).
     pub fn add(&mut self, sample: &[f64]) {
         self.samples += 1;
-        let mut value: Vec<f64> = (0..self.channels).map(|c| sample.get(c).copied().unwrap_or(0.0)).collect();
+        let mut value = std::mem::take(&mut self.value);
+        for (c, v) in value.iter_mut().enumerate() {
+            *v = sample.get(c).copied().unwrap_or(0.0);
+        }
         for l in 0..self.levels.len() {
             let ch = self.channels;
             let level = &mut self.levels[l];
@@ -89,7 +99,7 @@ impl Correlator {
             }
             level.acc_n += 1;
             if level.acc_n < M {
-                return;
+                break;
             }
             for c in 0..ch {
                 value[c] = level.acc[c] / M as f64;
@@ -97,6 +107,7 @@ impl Correlator {
             }
             level.acc_n = 0;
         }
+        self.value = value;
     }
 
     /// (lag in samples, mean of x(t) x(t + lag) over the channels) for every lag with data,
