@@ -1,7 +1,7 @@
 //! argon-sandbox: a real-time, interactive Lennard-Jones argon fluid sandbox.
 //!
 //! Data flows one way: `scene` describes a system, `sim` backends advance it (`physics`
-//! holds the contract they share), `analysis` turns state into observables, `eos` runs equation-of-state sweeps, `flow` averages atoms into continuum fields, `io` reads and
+//! holds the contract they share), `analysis` turns state into observables, `eos` runs equation-of-state sweeps, `flow` averages atoms into continuum fields, `transport` measures diffusion and viscosity, `io` reads and
 //! writes files, `render` draws, `app` + `ui` make the desktop app (simulation thread ->
 //! renderer -> panels), and `cli` drives it all from the command line. See ARCHITECTURE.md.
 
@@ -21,5 +21,6 @@ pub mod rng;
 pub mod scene;
 pub mod shapes;
 pub mod sim;
+pub mod transport;
 pub mod ui;
 pub mod units;

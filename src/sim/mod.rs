@@ -28,6 +28,7 @@ use crate::physics::obstacles::ObstacleField;
 use crate::physics::params::{ParamError, SimParams};
 use crate::physics::piston::{PistonState, PistonTelemetry};
 use crate::physics::sim_box::SimBox;
+use crate::transport::{TransportSamples, TransportSpec};
 
 /// How a backend finds the pairs of a g(r): through a cell grid (what [`Backend::rdf`] uses)
 /// or every pair (the reference the tests compare the grid with).
@@ -320,6 +321,21 @@ pub trait Backend: Send {
     /// Flow-field windows finished since the last call, oldest first; with `close`, the open
     /// window is first ended early (the end of a run).
     fn take_fields(&mut self, close: bool) -> Result<Vec<Fields>, SimError>;
+    /// Starts sampling for transport measurements (`Some`: every stored origin and record
+    /// dropped, sampling from the next step on) or stops (`None`). What is sampled on which
+    /// step, and what comes back, is the contract in [`crate::transport::spec`].
+    fn set_transport(&mut self, spec: Option<TransportSpec>) -> Result<(), SimError> {
+        match spec {
+            None => Ok(()),
+            Some(_) => {
+                Err(SimError::Invalid(format!("the {} backend does not measure transport yet", self.info().kind)))
+            }
+        }
+    }
+    /// Transport records produced since the last call, oldest first.
+    fn take_transport(&mut self) -> Result<TransportSamples, SimError> {
+        Ok(TransportSamples::default())
+    }
     /// The hybrid Monte Carlo chain's state and the telemetry queue, for [`hmc::advance`].
     fn hmc_parts(&mut self) -> (&mut hmc::HmcState, &mut Vec<Telemetry>);
     /// Telemetry produced since the last drain, oldest first.
