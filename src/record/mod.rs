@@ -156,7 +156,7 @@ pub fn run(args: &RecordArgs) -> Result<()> {
         if let Some(f) = newest {
             let mesh = crate::render::flow_layer::build(&f, &settings.flow, plane_z, &setup.shapes);
             legend = mesh.legend;
-            renderer.set_flow(&gpu.device, Some(&mesh));
+            renderer.set_flow(&gpu.device, &gpu.queue, Some(&mesh));
         }
         positions.resize(sim.n_atoms(), [0.0; 4]);
         sim.write_positions(PositionTarget::Host(&mut positions), args.colour.scalar())?;

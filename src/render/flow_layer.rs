@@ -101,12 +101,27 @@ pub struct FlowLegend {
     pub window_tau: f64,
 }
 
-/// The flow layer's geometry: triangles of the colour plane, the obstacles' caps just in front
-/// of it (so a cylinder shows round, not as the bins it empties), and lines of arrows and
-/// streamlines.
+/// The colour plane: `size` bins of texels (row j = bin row j, premultiplied sRGB), spanning
+/// `lo`..`hi` in x and y at depth `z`.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct FlowPlane {
+    pub size: [u32; 2],
+    pub texels: Vec<[u8; 4]>,
+    pub lo: [f32; 2],
+    pub hi: [f32; 2],
+    pub z: f32,
+    /// Filter linearly between bin centres (else one flat colour per bin).
+    pub smooth: bool,
+    /// The grid wraps along x / y (the texture repeats there).
+    pub periodic: [bool; 2],
+}
+
+/// The flow layer's geometry: the colour plane (an image on one quad), the obstacles' caps
+/// just in front of it (so a cylinder shows round, not as the bins it empties), and lines of
+/// arrows and streamlines.
 #[derive(Clone, Debug, Default)]
 pub struct FlowMesh {
-    pub fill: Vec<FlatVertex>,
+    pub plane: Option<FlowPlane>,
     pub covers: Vec<FlatVertex>,
     pub lines: Vec<FlatVertex>,
     pub legend: Option<FlowLegend>,
@@ -163,7 +178,7 @@ pub fn build(f: &Fields, view: &FlowView, z: f32, shapes: &[Shape]) -> FlowMesh 
     let mut legend = FlowLegend { layer: None, arrow_scale: None, samples: f.samples, window_tau: f.span() };
     if let Some(kind) = view.layer {
         let range = if view.auto_range { auto_range(f, kind) } else { view.range };
-        mesh.fill = colour_plane(f, kind, range, view.opacity.clamp(0.0, 1.0), view.smooth, z);
+        mesh.plane = Some(colour_plane(f, kind, range, view.opacity.clamp(0.0, 1.0), view.smooth, z));
         legend.layer = Some((kind, range));
     }
     // Lines a hair in front of the plane, the obstacles' caps in front of both.
@@ -186,60 +201,49 @@ pub fn build(f: &Fields, view: &FlowView, z: f32, shapes: &[Shape]) -> FlowMesh 
     mesh
 }
 
-/// Triangles of the colour plane: one quad per bin with data, coloured from the bin's value
-/// (flat) or from its corners' values, each the mean of the bins with data around the corner
-/// (smooth).
-fn colour_plane(f: &Fields, kind: FieldKind, range: [f32; 2], alpha: f32, smooth: bool, z: f32) -> Vec<FlatVertex> {
+/// The colour plane as an image: one premultiplied sRGB texel per bin (transparent where a
+/// bin has no data), drawn on one quad with linear (smooth) or nearest (flat) filtering, so
+/// a grid of any size is a single draw. Linear filtering between bin centres gives each
+/// corner the mean of the bins around it, as a smooth plane should; along periodic axes the
+/// texture wraps.
+fn colour_plane(f: &Fields, kind: FieldKind, range: [f32; 2], alpha: f32, smooth: bool, z: f32) -> FlowPlane {
     let g = &f.grid;
     let (nx, ny) = (g.n[0], g.n[1]);
     let layer = f.layer(kind);
     let span = if (range[1] - range[0]).abs() < 1e-12 { 1e-12 } else { range[1] - range[0] };
-    let colour = |v: f64| {
-        let t = ((v as f32 - range[0]) / span).clamp(0.0, 1.0);
-        let c = field_colour(kind, t);
-        [c[0], c[1], c[2], alpha]
-    };
-    // Corner (i, j) is the low corner of bin (i, j); corners run 0..=n along each axis.
-    let corner_value = |i: usize, j: usize| -> f64 {
-        let (mut sum, mut k) = (0.0, 0);
-        for (di, dj) in [(0i64, 0i64), (-1, 0), (0, -1), (-1, -1)] {
-            let (mut bi, mut bj) = (i as i64 + di, j as i64 + dj);
-            if g.periodic[0] {
-                bi = bi.rem_euclid(nx as i64);
-            }
-            if g.periodic[1] {
-                bj = bj.rem_euclid(ny as i64);
-            }
-            if bi < 0 || bj < 0 || bi >= nx as i64 || bj >= ny as i64 {
-                continue;
-            }
-            let b = g.index([bi as usize, bj as usize, 0]);
-            if has(f, kind, b) {
-                sum += layer[b];
-                k += 1;
-            }
-        }
-        if k > 0 { sum / k as f64 } else { f64::NAN }
-    };
-    let mut out = Vec::with_capacity(6 * nx * ny);
+    let mut texels = vec![[0u8; 4]; nx * ny];
     for j in 0..ny {
         for i in 0..nx {
             let b = g.index([i, j, 0]);
             if !has(f, kind, b) {
                 continue;
             }
-            let x = [g.origin[0] + i as f64 * g.cell[0], g.origin[0] + (i + 1) as f64 * g.cell[0]];
-            let y = [g.origin[1] + j as f64 * g.cell[1], g.origin[1] + (j + 1) as f64 * g.cell[1]];
-            let c = |di: usize, dj: usize| {
-                let v = if smooth { corner_value(i + di, j + dj) } else { layer[b] };
-                let c = colour(if v.is_finite() { v } else { layer[b] });
-                FlatVertex { pos: [x[di] as f32, y[dj] as f32, z], colour: c }
-            };
-            let (a, bb, cc, d) = (c(0, 0), c(1, 0), c(1, 1), c(0, 1));
-            out.extend_from_slice(&[a, bb, cc, a, cc, d]);
+            let t = ((layer[b] as f32 - range[0]) / span).clamp(0.0, 1.0);
+            let c = field_colour(kind, t);
+            texels[j * nx + i] = premultiplied_srgb8([c[0], c[1], c[2], alpha]);
         }
     }
-    out
+    let lo = [g.origin[0] as f32, g.origin[1] as f32];
+    let hi = [(g.origin[0] + nx as f64 * g.cell[0]) as f32, (g.origin[1] + ny as f64 * g.cell[1]) as f32];
+    FlowPlane { size: [nx as u32, ny as u32], texels, lo, hi, z, smooth, periodic: [g.periodic[0], g.periodic[1]] }
+}
+
+/// A linear RGBA colour with straight alpha as an `Rgba8UnormSrgb` texel with premultiplied
+/// alpha (the sampler decodes to linear before filtering, so filtering stays linear).
+pub fn premultiplied_srgb8(c: [f32; 4]) -> [u8; 4] {
+    let a = c[3].clamp(0.0, 1.0);
+    let enc = |v: f32| {
+        let v = (v.clamp(0.0, 1.0)) * a;
+        let s = if v <= 0.003_130_8 { 12.92 * v } else { 1.055 * v.powf(1.0 / 2.4) - 0.055 };
+        (s * 255.0).round() as u8
+    };
+    [enc(c[0]), enc(c[1]), enc(c[2]), (a * 255.0).round() as u8]
+}
+
+/// Decodes an `Rgba8UnormSrgb` channel to linear (for tests and read-backs).
+pub fn srgb8_to_linear(v: u8) -> f32 {
+    let s = v as f32 / 255.0;
+    if s <= 0.040_45 { s / 12.92 } else { ((s + 0.055) / 1.055).powf(2.4) }
 }
 
 fn line(out: &mut Vec<FlatVertex>, a: [f64; 2], b: [f64; 2], z: f32) {
@@ -377,15 +381,24 @@ mod tests {
             ..FlowView::flow_preset()
         };
         let mesh = build(&f, &view, 1.0, &[]);
-        // 63 bins with data, two triangles each; the empty bin is left out.
-        assert_eq!(mesh.fill.len(), 63 * 6);
+        // One texel per bin: 63 with data in the colour map's colour at the opacity, the empty
+        // bin transparent.
+        let plane = mesh.plane.as_ref().expect("a colour plane");
+        assert_eq!(plane.size, [8, 8]);
+        assert_eq!((plane.lo, plane.hi, plane.z), ([0.0, 0.0], [8.0, 8.0], 1.0));
         let want = field_colour(FieldKind::Vorticity, 0.75);
-        for v in &mesh.fill {
-            assert_eq!(v.pos[2], 1.0);
-            for k in 0..3 {
-                assert!((v.colour[k] - want[k]).abs() < 1e-6, "{:?} vs {want:?}", v.colour);
+        let a = view.opacity;
+        for (b, t) in plane.texels.iter().enumerate() {
+            if b == 3 {
+                assert_eq!(*t, [0, 0, 0, 0]);
+                continue;
             }
-            assert!((v.colour[3] - view.opacity).abs() < 1e-6);
+            assert!((t[3] as f32 / 255.0 - a).abs() < 0.5 / 255.0 + 1e-6);
+            for k in 0..3 {
+                // Premultiplied: the texel decodes to colour x opacity.
+                let got = srgb8_to_linear(t[k]);
+                assert!((got - want[k] * a).abs() < 0.01 * (want[k] * a) + 2e-4, "{t:?} vs {want:?} x {a}");
+            }
         }
         assert!(!mesh.lines.is_empty(), "streamlines of a uniform flow");
         assert_eq!(mesh.legend.unwrap().layer, Some((FieldKind::Vorticity, [-1.0, 1.0])));
@@ -410,7 +423,7 @@ mod tests {
         let view =
             FlowView { layer: None, streamlines: false, arrows: true, arrow_every: 2, ..FlowView::flow_preset() };
         let mesh = build(&f, &view, 0.0, &[]);
-        assert!(mesh.fill.is_empty());
+        assert!(mesh.plane.is_none());
         // 16 blocks, a shaft and two barbs each.
         assert_eq!(mesh.lines.len(), 16 * 6);
         let scale = mesh.legend.unwrap().arrow_scale.unwrap();

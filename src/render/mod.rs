@@ -9,6 +9,7 @@
 pub mod camera;
 pub mod colour;
 pub mod flow_layer;
+pub mod flow_plane;
 pub mod geometry;
 pub mod offscreen;
 pub mod overlay;
@@ -119,8 +120,9 @@ pub struct Renderer {
     outline: (wgpu::Buffer, u32),
     walls: (wgpu::Buffer, u32),
     obstacles: (wgpu::Buffer, u32),
-    /// The flow layer's colour plane and lines (empty when off).
-    flow_fill: (wgpu::Buffer, u32),
+    /// The flow layer's colour plane (an image on one quad) and lines (empty when off).
+    plane_pipeline: flow_plane::PlanePipeline,
+    flow_plane: Option<flow_plane::PlaneBind>,
     flow_covers: (wgpu::Buffer, u32),
     flow_lines: (wgpu::Buffer, u32),
     settings: ViewSettings,
@@ -310,6 +312,7 @@ impl Renderer {
         let atom_buffer = atom_storage(device, 1);
         let atom_bind = Self::bind_atoms(device, &atoms_layout, &atom_uniform, &atom_buffer);
         let splat = Splat::new(device, &atoms_source, format, depth(true));
+        let plane_pipeline = flow_plane::PlanePipeline::new(device, format, depth(false));
         Renderer {
             splat,
             splat_mode: SplatMode::Auto,
@@ -332,7 +335,8 @@ impl Renderer {
             outline: vertex_buffer(device, "tank outline", &[]),
             walls: vertex_buffer(device, "tank walls", &[]),
             obstacles: vertex_buffer(device, "obstacles", &[]),
-            flow_fill: vertex_buffer(device, "flow plane", &[]),
+            plane_pipeline,
+            flow_plane: None,
             flow_covers: vertex_buffer(device, "flow obstacle covers", &[]),
             flow_lines: vertex_buffer(device, "flow lines", &[]),
             settings: ViewSettings::default(),
@@ -409,9 +413,10 @@ impl Renderer {
 
     /// Replaces the flow layer's geometry (None: nothing to draw). Drawn while the view's
     /// `flow.on` is set.
-    pub fn set_flow(&mut self, device: &wgpu::Device, mesh: Option<&FlowMesh>) {
-        let (fill, covers, lines) = mesh.map(|m| (&m.fill[..], &m.covers[..], &m.lines[..])).unwrap_or((&[], &[], &[]));
-        self.flow_fill = vertex_buffer(device, "flow plane", fill);
+    pub fn set_flow(&mut self, device: &wgpu::Device, queue: &wgpu::Queue, mesh: Option<&FlowMesh>) {
+        let (covers, lines) = mesh.map(|m| (&m.covers[..], &m.lines[..])).unwrap_or((&[], &[]));
+        let plane = mesh.and_then(|m| m.plane.as_ref());
+        self.flow_plane = plane.and_then(|p| self.plane_pipeline.upload(device, queue, &self.flat_uniform, p));
         self.flow_covers = vertex_buffer(device, "flow obstacle covers", covers);
         self.flow_lines = vertex_buffer(device, "flow lines", lines);
     }
@@ -509,12 +514,10 @@ impl Renderer {
             }
         }
         if self.settings.flow.on {
-            pass.set_bind_group(0, &self.flat_bind, &[]);
-            if self.flow_fill.1 > 0 {
-                pass.set_pipeline(&self.translucent_pipeline);
-                pass.set_vertex_buffer(0, self.flow_fill.0.slice(..));
-                pass.draw(0..self.flow_fill.1, 0..1);
+            if let Some(plane) = &self.flow_plane {
+                self.plane_pipeline.paint(pass, plane);
             }
+            pass.set_bind_group(0, &self.flat_bind, &[]);
             if self.settings.show_obstacles && self.flow_covers.1 > 0 {
                 pass.set_pipeline(&self.solid_pipeline);
                 pass.set_vertex_buffer(0, self.flow_covers.0.slice(..));

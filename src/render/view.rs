@@ -194,7 +194,7 @@ impl CallbackTrait for ViewCallback {
             view.uploaded_scene = self.scene.0;
         }
         if view.uploaded_flow != self.flow.0 {
-            view.renderer.set_flow(device, self.flow.1.as_deref());
+            view.renderer.set_flow(device, queue, self.flow.1.as_deref());
             view.uploaded_flow = self.flow.0;
         }
         match (&self.external, &self.positions) {
