@@ -57,6 +57,7 @@ impl SimHandle {
             pace,
             colour,
             due: Instant::now(),
+            chunk_per_frame: Duration::ZERO,
             rate_since: Instant::now(),
             rate_steps: 0,
             steps_per_s: 0.0,
@@ -123,6 +124,8 @@ struct Worker {
     colour: ColourScalar,
     /// When the next paced frame is due.
     due: Instant,
+    /// How long the last chunk took per display frame it advanced (pacing's catch-up test).
+    chunk_per_frame: Duration,
     rate_since: Instant,
     rate_steps: u64,
     steps_per_s: f64,
@@ -203,8 +206,11 @@ impl Worker {
                 }
             }
             if self.running && self.backend.is_some() {
-                self.chunk(self.pace.steps_per_frame);
-                if self.wait_until_due() {
+                let frames = self.frames_due();
+                let t = Instant::now();
+                self.chunk(self.pace.steps_per_frame * frames);
+                self.chunk_per_frame = t.elapsed() / frames as u32;
+                if self.wait_until_due(frames) {
                     return;
                 }
             }
