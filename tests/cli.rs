@@ -242,6 +242,7 @@ fn bad_flags_give_clear_errors() {
         (vec!["bench", "--scene", bad_scene.to_str().unwrap(), "--backend", "cpu"], "bogus"),
         (vec!["bench", "--scene", "default", "--n", "3", "--backend", "cpu"], "--n 3"),
         (vec!["bench", "--scene", "default", "--publish"], "cannot be used with"),
+        (vec!["bench", "--backend", "cpu", "--skin", "5"], "--skin"),
         (vec!["run", "--steps", "10", "--dump-every", "0"], "--dump-every"),
         (vec!["export-lammps"], "--out"),
         (vec!["export-lammps", missing.to_str().unwrap(), "--out", dir_str], "missing.ron"),
@@ -345,6 +346,13 @@ fn bench_measures_a_scene_at_the_asked_size() {
     // The in.lj system of the same --n is a different system (a cube of fcc at 0.8442).
     let lj = bench_json(&[&["bench", "--steps", "5"][..], &common].concat());
     assert_ne!(lj["n"], scene["n"], "{lj}");
+    // The skin asked is the skin measured, and the host's memory per atom is reported (the
+    // positions and velocities alone take 48 bytes an atom while the system is built).
+    let skinned = bench_json(&[&["bench", "--steps", "5", "--skin", "0.45"][..], &common].concat());
+    assert_eq!(skinned["skin"].as_f64(), Some(0.45), "{skinned}");
+    assert_eq!(lj["skin"].as_f64(), Some(0.3), "{lj}");
+    let host = skinned["host_bytes_per_atom"].as_f64().unwrap_or(0.0);
+    assert!(host > 48.0, "{skinned}");
 }
 
 /// The JSON line of a successful `bench ... --json` run.

@@ -88,6 +88,9 @@ pub struct BenchArgs {
     /// Flow view's sampling interval.
     #[arg(long, value_name = "STEPS", conflicts_with_all = ["render", "publish"])]
     pub field_every: Option<u64>,
+    /// Neighbour-list skins to measure (sigma; default: in.lj's 0.3, or the scene's own).
+    #[arg(long, num_args = 1.., value_name = "SIGMA", conflicts_with_all = ["render", "interactive", "publish", "rdf"])]
+    pub skin: Option<Vec<f64>>,
 }
 
 /// How `bench --render` draws atoms.
@@ -143,8 +146,22 @@ pub fn median(mut v: Vec<f64>) -> f64 {
 
 /// Peak resident memory of this process in MB (Linux), if known.
 pub fn peak_rss_mb() -> Option<f64> {
+    status_kb("VmHWM:").map(|kb| kb / 1024.0)
+}
+
+/// Resident memory of this process now, in bytes (Linux), if known.
+pub fn rss_bytes() -> Option<f64> {
+    status_kb("VmRSS:").map(|kb| kb * 1024.0)
+}
+
+/// Starts the peak-memory mark afresh at the current resident size (Linux; ignored where it
+/// cannot), so the peak of one measured case is not an earlier, larger case's.
+pub fn reset_peak_rss() {
+    let _ = std::fs::write("/proc/self/clear_refs", "5");
+}
+
+fn status_kb(key: &str) -> Option<f64> {
     let s = std::fs::read_to_string("/proc/self/status").ok()?;
-    let line = s.lines().find(|l| l.starts_with("VmHWM:"))?;
-    let kb: f64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kb / 1024.0)
+    let line = s.lines().find(|l| l.starts_with(key))?;
+    line.split_whitespace().nth(1)?.parse().ok()
 }

@@ -10,12 +10,18 @@
 //! Each case also names the path that ran: the backend's device (for the CPU, its threads
 //! and SIMD level) and how it found the pairs (`Backend::pair_search`: on the CPU,
 //! the cluster-pair list or the per-atom neighbour list).
+//!
+//! And what the system costs in memory per atom: on the device, the free memory the backend
+//! took (its arrays, checkpoints and graphs; CUDA only), and on the host, the peak resident
+//! memory of building, uploading and running the case above what the process held before.
 
 use std::time::Instant;
 
 use anyhow::{Context, Result};
 
-use super::common::{BenchArgs, in_lj_params, in_lj_system, median, peak_rss_mb, scene_setup};
+use super::common::{
+    BenchArgs, in_lj_params, in_lj_system, median, peak_rss_mb, reset_peak_rss, rss_bytes, scene_setup,
+};
 use crate::flow::FieldSpec;
 use crate::physics::params::{Algorithm, SimParams};
 use crate::sim::{BackendChoice, open_backend};
@@ -26,8 +32,20 @@ pub fn run(args: &BenchArgs) -> Result<()> {
     }
     if !args.json {
         println!(
-            "{:<6} {:<16} {:<7} {:>5} {:>9} {:>7} {:>10} {:>10} {:>14} {:>14}  path",
-            "backend", "algorithm", "prec", "block", "atoms", "steps", "ms/step", "min ms", "atom-steps/s", "pairs/s"
+            "{:<6} {:<16} {:<7} {:>5} {:>5} {:>9} {:>7} {:>10} {:>10} {:>14} {:>14} {:>8} {:>8}  path",
+            "backend",
+            "algorithm",
+            "prec",
+            "block",
+            "skin",
+            "atoms",
+            "steps",
+            "ms/step",
+            "min ms",
+            "atom-steps/s",
+            "pairs/s",
+            "dev B/at",
+            "host B/at"
         );
     }
     for &n_req in &args.sizes {
@@ -36,11 +54,18 @@ pub fn run(args: &BenchArgs) -> Result<()> {
                 for &precision in &args.precision {
                     let blocks: Vec<u32> =
                         if backend == BackendChoice::Cpu { vec![args.block_size[0]] } else { args.block_size.clone() };
-                    for &block_size in &blocks {
+                    let skins: Vec<Option<f64>> = match &args.skin {
+                        Some(v) => v.iter().map(|&s| Some(s)).collect(),
+                        None => vec![None],
+                    };
+                    for (&block_size, skin) in blocks.iter().flat_map(|b| skins.iter().map(move |s| (b, *s))) {
                         let params = SimParams {
                             telemetry_every: args.steps.max(1),
                             ..in_lj_params(algorithm, precision, block_size)
                         };
+                        reset_peak_rss();
+                        let rss0 = rss_bytes();
+                        let free0 = device_free(backend);
                         // Built per case and dropped once uploaded, so peak memory is the backend's.
                         let (sim_box, params, atoms, field) = match &args.scene {
                             None => {
@@ -62,6 +87,8 @@ pub fn run(args: &BenchArgs) -> Result<()> {
                                 (setup.sim_box, params, setup.atoms, field)
                             }
                         };
+                        let params = SimParams { skin: skin.unwrap_or(params.skin), ..params };
+                        params.validate(&sim_box).map_err(|e| anyhow::anyhow!("--skin: {e}"))?;
                         let n = atoms.len();
                         let (mut sim, _why) = open_backend(backend, sim_box, params, &atoms, field)
                             .with_context(|| format!("opening the {backend:?} backend"))?;
@@ -79,6 +106,17 @@ pub fn run(args: &BenchArgs) -> Result<()> {
                             times.push(t0.elapsed().as_secs_f64() / args.steps as f64);
                         }
                         let fastest = times.iter().copied().fold(f64::INFINITY, f64::min);
+                        // Memory per atom: the device's free memory the case took, and the
+                        // host's peak above what the process held before it.
+                        let dev_bytes = match (free0, device_free(backend)) {
+                            (Some(a), Some(b)) if info.kind == "cuda" => Some(a.saturating_sub(b) as f64 / n as f64),
+                            _ => None,
+                        };
+                        let host_bytes = match (rss0, peak_rss_mb()) {
+                            (Some(r0), Some(peak)) => Some((peak * 1048576.0 - r0).max(0.0) / n as f64),
+                            _ => None,
+                        };
+                        let used_skin = sim.params().skin;
                         let per_step = median(times);
                         let resolved = algorithm.resolve(n, &sim_box, 2.8);
                         let pairs_per_step = match resolved {
@@ -106,21 +144,27 @@ pub fn run(args: &BenchArgs) -> Result<()> {
                                 "pair_interactions_per_s": pairs,
                                 "peak_rss_mb": peak_rss_mb(),
                                 "field_every": args.field_every,
+                                "skin": used_skin,
+                                "device_bytes_per_atom": dev_bytes,
+                                "host_bytes_per_atom": host_bytes,
                             });
                             println!("{obj}");
                         } else {
                             println!(
-                                "{:<6} {:<16} {:<7} {:>5} {:>9} {:>7} {:>10.4} {:>10.4} {:>14.4e} {:>14.4e}  {}; {}",
+                                "{:<6} {:<16} {:<7} {:>5} {:>5} {:>9} {:>7} {:>10.4} {:>10.4} {:>14.4e} {:>14.4e} {:>8} {:>8}  {}; {}",
                                 info.kind,
                                 resolved.name(),
                                 precision.name(),
                                 block_size,
+                                used_skin,
                                 n,
                                 args.steps,
                                 per_step * 1e3,
                                 fastest * 1e3,
                                 atom_steps,
                                 pairs,
+                                per_atom(dev_bytes),
+                                per_atom(host_bytes),
                                 info.device,
                                 search
                             );
@@ -134,4 +178,18 @@ pub fn run(args: &BenchArgs) -> Result<()> {
         println!("peak resident memory: {mb:.0} MB");
     }
     Ok(())
+}
+
+/// Free device memory now, in bytes, when `backend` may be CUDA and a CUDA device opens.
+fn device_free(backend: BackendChoice) -> Option<usize> {
+    if backend == BackendChoice::Cpu {
+        return None;
+    }
+    let dev = crate::sim::cuda::device::open().ok()?;
+    dev.ctx.mem_get_info().ok().map(|(free, _)| free)
+}
+
+/// A per-atom byte count for the table ("-" where unknown).
+fn per_atom(b: Option<f64>) -> String {
+    b.map_or_else(|| "-".to_string(), |b| format!("{b:.0}"))
 }
