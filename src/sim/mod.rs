@@ -297,6 +297,11 @@ pub trait Backend: Send {
     /// its lists do not fit, as of the last force pass.
     fn pair_search(&self) -> &'static str;
     fn n_atoms(&self) -> usize;
+    /// Bytes of device memory the backend's arrays, checkpoints and samplers hold now (None
+    /// for a backend without a device).
+    fn device_bytes(&self) -> Option<usize> {
+        None
+    }
     /// Steps taken since the start (continues across snapshots).
     fn step(&self) -> u64;
     fn sim_box(&self) -> SimBox;

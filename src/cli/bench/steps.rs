@@ -11,9 +11,11 @@
 //! and SIMD level) and how it found the pairs (`Backend::pair_search`: on the CPU,
 //! the cluster-pair list or the per-atom neighbour list).
 //!
-//! And what the system costs in memory per atom: on the device, the free memory the backend
-//! took (its arrays, checkpoints and graphs; CUDA only), and on the host, the peak resident
-//! memory of building, uploading and running the case above what the process held before.
+//! And what the system costs in memory per atom: on the device, the bytes of the backend's
+//! arrays after the timed steps (`Backend::device_bytes`: state, lists, cells, scratch,
+//! backups; CUDA only), and on the host, the peak resident memory of building, uploading and
+//! running the case above what the process held before it (the first case of a run also
+//! carries one-time costs such as the CUDA context and the compiled kernels).
 
 use std::time::Instant;
 
@@ -65,7 +67,6 @@ pub fn run(args: &BenchArgs) -> Result<()> {
                         };
                         reset_peak_rss();
                         let rss0 = rss_bytes();
-                        let free0 = device_free(backend);
                         // Built per case and dropped once uploaded, so peak memory is the backend's.
                         let (sim_box, params, atoms, field) = match &args.scene {
                             None => {
@@ -106,12 +107,9 @@ pub fn run(args: &BenchArgs) -> Result<()> {
                             times.push(t0.elapsed().as_secs_f64() / args.steps as f64);
                         }
                         let fastest = times.iter().copied().fold(f64::INFINITY, f64::min);
-                        // Memory per atom: the device's free memory the case took, and the
-                        // host's peak above what the process held before it.
-                        let dev_bytes = match (free0, device_free(backend)) {
-                            (Some(a), Some(b)) if info.kind == "cuda" => Some(a.saturating_sub(b) as f64 / n as f64),
-                            _ => None,
-                        };
+                        // Memory per atom: the device arrays, and the host's peak above what
+                        // the process held before the case.
+                        let dev_bytes = sim.device_bytes().map(|b| b as f64 / n as f64);
                         let host_bytes = match (rss0, peak_rss_mb()) {
                             (Some(r0), Some(peak)) => Some((peak * 1048576.0 - r0).max(0.0) / n as f64),
                             _ => None,
@@ -175,18 +173,9 @@ pub fn run(args: &BenchArgs) -> Result<()> {
         }
     }
     if let (false, Some(mb)) = (args.json, peak_rss_mb()) {
-        println!("peak resident memory: {mb:.0} MB");
+        println!("peak resident memory (last case): {mb:.0} MB");
     }
     Ok(())
-}
-
-/// Free device memory now, in bytes, when `backend` may be CUDA and a CUDA device opens.
-fn device_free(backend: BackendChoice) -> Option<usize> {
-    if backend == BackendChoice::Cpu {
-        return None;
-    }
-    let dev = crate::sim::cuda::device::open().ok()?;
-    dev.ctx.mem_get_info().ok().map(|(free, _)| free)
 }
 
 /// A per-atom byte count for the table ("-" where unknown).

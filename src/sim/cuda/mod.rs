@@ -174,6 +174,12 @@ impl Backend for CudaBackend {
         }
     }
 
+    fn device_bytes(&self) -> Option<usize> {
+        let checkpoints: usize = self.checkpoints.iter().map(|c| c.bytes()).sum();
+        let fields = self.fields.as_ref().map_or(0, |(_, d)| d.bytes());
+        Some(self.engine.array_bytes() + checkpoints + fields)
+    }
+
     fn n_atoms(&self) -> usize {
         self.engine.n
     }

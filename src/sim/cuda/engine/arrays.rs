@@ -80,6 +80,67 @@ pub(super) struct Arrays {
 /// A device array that may not be allocated yet.
 pub(super) type Slot = Option<CudaSlice<u8>>;
 
+impl Arrays {
+    /// Bytes of every array allocated now.
+    pub(super) fn bytes(&self) -> usize {
+        let all: [&Slot; 52] = [
+            &self.pos,
+            &self.vel,
+            &self.force,
+            &self.posf,
+            &self.pos_build,
+            &self.ids,
+            &self.pos2,
+            &self.vel2,
+            &self.ids2,
+            &self.masses,
+            &self.table,
+            &self.obs_start,
+            &self.obs_cand,
+            &self.obs_prims,
+            &self.obs_verts,
+            &self.obs_force,
+            &self.fric_force,
+            &self.cell_count,
+            &self.cell_start,
+            &self.cell_rank,
+            &self.cell_of,
+            &self.slot,
+            &self.order,
+            &self.nlist,
+            &self.ncount,
+            &self.partials_ev,
+            &self.partials_kin,
+            &self.lambda,
+            &self.records,
+            &self.flags,
+            &self.blowup_step,
+            &self.clock,
+            &self.scan_sums,
+            &self.pair_acc,
+            &self.piston,
+            &self.piston_part,
+            &self.flow_sums,
+            &self.flow_mean,
+            &self.flow_stats,
+            &self.body_fix,
+            &self.body_sum,
+            &self.body_records,
+            &self.body_sum_bak,
+            &self.tunnel_part,
+            &self.tunnel_sum,
+            &self.tunnel_sum_bak,
+            &self.tunnel_records,
+            &self.pos_bak,
+            &self.vel_bak,
+            &self.ids_bak,
+            &self.force_bak,
+            &self.piston_bak,
+        ];
+        all.iter().map(|s| s.as_ref().map_or(0, |s| s.len())).sum()
+    }
+}
+
 /// Bytes of one real of the state and of the force arithmetic.
 pub(super) fn real_sizes(p: Precision) -> (usize, usize) {
     match p {
@@ -173,6 +234,11 @@ pub(super) fn unpack(bytes: &[u8], size: usize) -> Vec<f64> {
 }
 
 impl Engine {
+    /// Bytes of every device array the engine holds now.
+    pub fn array_bytes(&self) -> usize {
+        self.a.bytes()
+    }
+
     pub(super) fn check_memory(&self, dev: &Device, params: &SimParams) -> Result<(), SimError> {
         let (free, _total) = dev.ctx.mem_get_info().map_err(dev_err("reading free GPU memory"))?;
         memory_check(self.n, self.precision, params.list_range(), free, &dev.name)

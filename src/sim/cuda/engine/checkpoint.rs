@@ -29,6 +29,13 @@ pub struct DeviceCheckpoint {
     piston: Option<PistonState>,
 }
 
+impl DeviceCheckpoint {
+    /// Device bytes this checkpoint holds.
+    pub fn bytes(&self) -> usize {
+        self.pos.len() + self.vel.len() + self.ids.len()
+    }
+}
+
 impl Engine {
     pub(super) fn backup(&mut self, dev: &Device) -> Result<(), SimError> {
         let pairs: [(&Slot, &mut Slot); 5] = [

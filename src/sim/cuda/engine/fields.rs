@@ -21,6 +21,11 @@ pub struct DeviceFields {
 }
 
 impl DeviceFields {
+    /// Device bytes of the open window's sums and their saved copy.
+    pub fn bytes(&self) -> usize {
+        self.sums.as_ref().map_or(0, |s| s.len()) + self.saved.as_ref().map_or(0, |s| s.len())
+    }
+
     /// Zeroed sums for `grid`.
     pub fn new(dev: &Device, grid: &Grid) -> Result<DeviceFields, SimError> {
         let bins = grid.len();
