@@ -2,7 +2,10 @@
 //! A [`FieldSampler`] knows when a sample is due (every `every` steps), how many samples make
 //! a window (`window_tau`), and keeps the windows finished since the caller last took them.
 //! Backends own one while fields are on: the CPU backend adds samples from its arrays, the
-//! CUDA backend keeps its sums on the device and hands them over at a window's end.
+//! CUDA backend keeps its sums on the device and hands them over at a window's end. A window
+//! may be finished later, on a thread of its own ([`FieldSampler::close_later`]: the CUDA
+//! backend's sums still on their way to the host), so the simulation goes on meanwhile;
+//! [`FieldSampler::take`] waits for those and returns every window in order.
 
 use crate::flow::{Accumulator, FieldSpec, Fields, Grid, finish};
 use crate::physics::sim_box::SimBox;
@@ -12,8 +15,11 @@ use crate::sim::SimError;
 /// them must not grow memory without bound).
 const KEEP: usize = 64;
 
+/// A window being finished on a thread of its own.
+type Pending = std::thread::JoinHandle<Result<Fields, String>>;
+
 /// The sampling state of one run: the grid, the open window's sums, the finished windows.
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 pub struct FieldSampler {
     pub spec: FieldSpec,
     pub grid: Grid,
@@ -26,6 +32,8 @@ pub struct FieldSampler {
     /// Simulated time of the open window's first sample (tau).
     start: f64,
     finished: Vec<Fields>,
+    /// Windows closed but still being finished, oldest first.
+    pending: std::collections::VecDeque<Pending>,
 }
 
 impl FieldSampler {
@@ -43,6 +51,7 @@ impl FieldSampler {
             taken: 0,
             start: 0.0,
             finished: Vec::new(),
+            pending: std::collections::VecDeque::new(),
         })
     }
 
@@ -89,13 +98,16 @@ impl FieldSampler {
         }
     }
 
-    /// Closes the open window at `time` (if it holds any sample) with sums made elsewhere (a
-    /// device's, copied back).
-    pub fn close_with(&mut self, acc: &Accumulator, time: f64) {
-        if self.taken > 0 {
-            let fields = finish(acc, &self.grid, [self.start, time]);
-            self.push(fields);
+    /// Closes the open window at `time` (if it holds any sample) with sums that `sums` will
+    /// deliver (a device's, still being copied back), finishing it on a thread of its own:
+    /// the caller goes on at once and the next window opens now.
+    pub fn close_later(&mut self, time: f64, sums: impl FnOnce() -> Result<Accumulator, String> + Send + 'static) {
+        if self.taken == 0 {
+            return;
         }
+        let (grid, start) = (self.grid.clone(), self.start);
+        self.pending.push_back(std::thread::spawn(move || Ok(finish(&sums()?, &grid, [start, time]))));
+        self.taken = 0;
     }
 
     fn push(&mut self, fields: Fields) {
@@ -106,8 +118,57 @@ impl FieldSampler {
         self.taken = 0;
     }
 
-    /// The windows finished since the last call, oldest first.
-    pub fn take(&mut self) -> Vec<Fields> {
-        std::mem::take(&mut self.finished)
+    /// The windows finished since the last call, oldest first, after waiting for those still
+    /// being finished.
+    pub fn take(&mut self) -> Result<Vec<Fields>, SimError> {
+        while let Some(job) = self.pending.pop_front() {
+            let fields = job
+                .join()
+                .map_err(|_| SimError::Device("finishing a flow-field window failed".into()))?
+                .map_err(|e| SimError::Device(format!("flow-field sums: {e}")))?;
+            if self.finished.len() >= KEEP {
+                self.finished.remove(0);
+            }
+            self.finished.push(fields);
+        }
+        Ok(std::mem::take(&mut self.finished))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sampler() -> FieldSampler {
+        let b = SimBox::new([20.0; 3], [true; 3]);
+        FieldSampler::new(FieldSpec { every: 1, window_tau: 0.01, ..FieldSpec::default() }, &b, 0.005).unwrap()
+    }
+
+    /// Windows finished on their own threads come back in the order they were closed, even
+    /// when a later one is done first, and a failed one is an error, not a lost window.
+    #[test]
+    fn windows_finished_later_come_back_in_order() {
+        let mut s = sampler();
+        for (k, delay_ms) in [(1u64, 80u64), (2, 0)] {
+            s.count_sample(k as f64 - 0.5);
+            s.count_sample(k as f64);
+            let grid = s.grid.clone();
+            s.close_later(k as f64, move || {
+                std::thread::sleep(std::time::Duration::from_millis(delay_ms));
+                let mut acc = Accumulator::new(&grid);
+                acc.sample_with(&grid, 1, |_| ([1.0, 1.0, 1.0], [k as f64, 0.0, 0.0], 1.0));
+                Ok(acc)
+            });
+            assert_eq!(s.taken(), 0, "a new window opens at once");
+        }
+        let w = s.take().unwrap();
+        assert_eq!(w.iter().map(|f| f.time).collect::<Vec<_>>(), vec![[0.5, 1.0], [1.5, 2.0]]);
+        let vx: Vec<f64> = w.iter().map(|f| f.vx.iter().copied().fold(0.0, f64::max)).collect();
+        assert_eq!(vx, vec![1.0, 2.0]);
+        assert!(s.take().unwrap().is_empty());
+        s.count_sample(3.0);
+        s.close_later(3.0, || Err("the copy failed".into()));
+        let e = s.take().unwrap_err().to_string();
+        assert!(e.contains("the copy failed"), "{e}");
     }
 }

@@ -273,12 +273,11 @@ impl Backend for CpuBackend {
 
     fn take_fields(&mut self, close: bool) -> Result<Vec<Fields>, SimError> {
         let time = with_sim!(&self.engine, s => s.time);
-        Ok(self.fields.as_mut().map_or_else(Vec::new, |f| {
-            if close {
-                f.close(time);
-            }
-            f.take()
-        }))
+        let Some(f) = self.fields.as_mut() else { return Ok(Vec::new()) };
+        if close {
+            f.close(time);
+        }
+        f.take()
     }
 
     fn hmc_parts(&mut self) -> (&mut crate::sim::hmc::HmcState, &mut Vec<Telemetry>) {

@@ -145,14 +145,19 @@ impl CudaBackend {
 }
 
 /// Ends the open flow-field window at `time`: its sums come back from the device once.
+/// Closes the open window at `time`: its sums start on their way to the host behind the work
+/// already queued (and are zeroed on the device for the next window), and are finished on a
+/// thread of their own, so the steps after them are launched at once.
 fn close_window(dev: &Device, sampler: &mut FieldSampler, sums: &mut DeviceFields, time: f64) -> Result<(), SimError> {
     if sampler.taken() == 0 {
         return Ok(());
     }
-    let data = sums.take(dev)?;
-    let acc = Accumulator::from_raw(&sampler.grid, data, sampler.taken())
-        .map_err(|e| SimError::Device(format!("flow-field sums: {e}")))?;
-    sampler.close_with(&acc, time);
+    let copy = sums.take_async(dev)?;
+    let (grid, taken) = (sampler.grid.clone(), sampler.taken());
+    sampler.close_later(time, move || {
+        let data = copy.wait()?;
+        Accumulator::from_raw(&grid, data, taken).map_err(|e| e.to_string())
+    });
     Ok(())
 }
 
@@ -292,7 +297,7 @@ impl Backend for CudaBackend {
         if close {
             close_window(&self.dev, sampler, sums, self.engine.time)?;
         }
-        Ok(sampler.take())
+        sampler.take()
     }
 
     fn hmc_parts(&mut self) -> (&mut crate::sim::hmc::HmcState, &mut Vec<Telemetry>) {

@@ -1,11 +1,14 @@
 //! Flow-field sums on the device: the open window's per-bin sums (`flow::Accumulator`'s
 //! layout, 6 doubles a bin) live in one device array that `fields_sample` adds into at each
 //! sampling step; at a window's end they are copied to the host once and zeroed. Nothing
-//! crosses PCIe per sample.
+//! crosses PCIe per sample. The copy at a window's end is asynchronous, into page-locked
+//! buffers that are used again once their window is finished.
 
-use cudarc::driver::{CudaSlice, DevicePtr};
+use std::sync::mpsc::{Receiver, Sender, channel};
 
-use super::arrays::{alloc, dev_err, download};
+use cudarc::driver::{CudaSlice, DevicePtr, PinnedHostSlice};
+
+use super::arrays::{alloc, dev_err};
 use crate::flow::{Grid, STRIDE};
 use crate::sim::SimError;
 use crate::sim::cuda::consts::FieldGridArgs;
@@ -18,6 +21,30 @@ pub struct DeviceFields {
     sums: Option<CudaSlice<u8>>,
     /// The sums at the start of an advance, for a redo after a list overflow.
     saved: Option<CudaSlice<u8>>,
+    /// Page-locked buffers for the copies back, returned here once their window is finished.
+    free_tx: Sender<PinnedHostSlice<u8>>,
+    free_rx: Receiver<PinnedHostSlice<u8>>,
+}
+
+/// A window's sums on their way to the host (an asynchronous copy into a page-locked buffer).
+pub struct SumsCopy {
+    buf: Option<PinnedHostSlice<u8>>,
+    back: Sender<PinnedHostSlice<u8>>,
+}
+
+impl SumsCopy {
+    /// Waits for the copy and reads the sums, then returns the buffer for the next window.
+    pub fn wait(mut self) -> Result<Vec<f64>, String> {
+        let buf = self.buf.take().ok_or("no buffer")?;
+        let data = buf
+            .as_slice()
+            .map_err(|e| format!("reading the flow-field sums: {e}"))?
+            .chunks_exact(8)
+            .map(|c| f64::from_le_bytes(c.try_into().expect("8 bytes")))
+            .collect();
+        let _ = self.back.send(buf);
+        Ok(data)
+    }
 }
 
 impl DeviceFields {
@@ -31,7 +58,15 @@ impl DeviceFields {
         let bins = grid.len();
         let sums = alloc(dev, bins * STRIDE * 8, "allocating the flow-field sums")?;
         let saved = alloc(dev, bins * STRIDE * 8, "allocating the flow-field sums")?;
-        Ok(DeviceFields { args: FieldGridArgs::new(grid), bins, sums: Some(sums), saved: Some(saved) })
+        let (free_tx, free_rx) = channel();
+        Ok(DeviceFields {
+            args: FieldGridArgs::new(grid),
+            bins,
+            sums: Some(sums),
+            saved: Some(saved),
+            free_tx,
+            free_rx,
+        })
     }
 
     /// Keeps a device copy of the sums (before an advance that may be redone).
@@ -50,14 +85,20 @@ impl DeviceFields {
         Ok(())
     }
 
-    /// The window's sums, copied to the host, then zeroed on the device for the next window.
-    pub fn take(&mut self, dev: &Device) -> Result<Vec<f64>, SimError> {
+    /// Starts copying the window's sums to the host behind the work already queued, and
+    /// zeroes them on the device for the next window (also queued): nothing waits here.
+    pub fn take_async(&mut self, dev: &Device) -> Result<SumsCopy, SimError> {
         let bytes = self.bins * STRIDE * 8;
-        let raw = download(dev, &self.sums, bytes, "reading the flow-field sums")?;
-        if let Some(s) = self.sums.as_mut() {
-            dev.stream.memset_zeros(s).map_err(dev_err("zeroing the flow-field sums"))?;
-        }
-        Ok(raw.chunks_exact(8).map(|c| f64::from_le_bytes(c.try_into().expect("8 bytes"))).collect())
+        let mut buf = match self.free_rx.try_recv() {
+            Ok(b) => b,
+            // Not write-combined: the host reads these.
+            Err(_) => unsafe { dev.ctx.alloc_pinned_with_flags::<u8>(bytes, 0) }
+                .map_err(dev_err("allocating page-locked memory for the flow-field sums"))?,
+        };
+        let sums = self.sums.as_mut().ok_or_else(|| SimError::Device("flow-field sums: not allocated".into()))?;
+        dev.stream.memcpy_dtoh(&sums.slice(0..bytes), &mut buf).map_err(dev_err("reading the flow-field sums"))?;
+        dev.stream.memset_zeros(sums).map_err(dev_err("zeroing the flow-field sums"))?;
+        Ok(SumsCopy { buf: Some(buf), back: self.free_tx.clone() })
     }
 
     /// The grid as `fields_sample` takes it.
