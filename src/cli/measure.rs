@@ -171,7 +171,10 @@ fn open(args: &MeasureArgs, setup: &SimSetup, field: Option<Arc<ObstacleField>>)
             bail!("--backend {}: {e}; use --backend cpu", sim.info().kind);
         }
         if !args.quiet {
-            eprintln!("note: the {} backend cannot measure transport ({e}); measuring on the CPU backend", sim.info().kind);
+            eprintln!(
+                "note: the {} backend cannot measure transport ({e}); measuring on the CPU backend",
+                sim.info().kind
+            );
         }
         (sim, _) = open_backend(BackendChoice::Cpu, sb, params, atoms, field)?;
     } else if !args.quiet {
@@ -194,8 +197,10 @@ fn advance(
     let bar = (!quiet && std::io::stderr().is_terminal()).then(|| {
         let bar = indicatif::ProgressBar::new(steps);
         bar.set_style(
-            indicatif::ProgressStyle::with_template(&format!("{label:>12} {{bar:40}} {{pos}}/{{len}} steps  {{per_sec}}  eta {{eta}}"))
-                .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+            indicatif::ProgressStyle::with_template(&format!(
+                "{label:>12} {{bar:40}} {{pos}}/{{len}} steps  {{per_sec}}  eta {{eta}}"
+            ))
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
         );
         bar
     });
@@ -233,9 +238,7 @@ fn correction_viscosity(args: &MeasureArgs, params: &SimParams, density: f64, t:
         return Ok((v, "--viscosity".into()));
     }
     let s = params.species.first().ok_or("no species")?;
-    let ljts = params.species.len() == 1
-        && params.shift
-        && (params.pair_cutoff(0, 0) - 2.5 * s.sigma).abs() < 1e-9;
+    let ljts = params.species.len() == 1 && params.shift && (params.pair_cutoff(0, 0) - 2.5 * s.sigma).abs() < 1e-9;
     if !ljts {
         return Err("no viscosity for this system (the LJTS correlation is for one species cut and shifted at 2.5 \
                     sigma): give --viscosity ETA"
@@ -308,7 +311,9 @@ pub fn run(args: &MeasureArgs) -> Result<()> {
     });
     let mut lines = Vec::new();
     match args.quantity {
-        Quantity::Diffusion => diffusion_report(args, &production, &samples, temperature, density, &b, &mut out, &mut lines)?,
+        Quantity::Diffusion => {
+            diffusion_report(args, &production, &samples, temperature, density, &b, &mut out, &mut lines)?
+        }
         Quantity::Viscosity => {
             let every = spec.stress_every;
             let v = viscosity::green_kubo(&samples.stress, every, params.dt, volume, temperature, args.t_cut)
@@ -387,7 +392,8 @@ fn diffusion_report(
             continue;
         }
         let name = params.species.get(k).map_or("?".to_string(), |s| s.name.clone());
-        let (d, _) = diffusion::einstein(&samples.msd, k, count, dt).map_err(|e| anyhow!("diffusion of {name}: {e}"))?;
+        let (d, _) =
+            diffusion::einstein(&samples.msd, k, count, dt).map_err(|e| anyhow!("diffusion of {name}: {e}"))?;
         let (gk, _) = diffusion::green_kubo(&samples.vacf, k, count, dt).map_err(|e| anyhow!("VACF of {name}: {e}"))?;
         let mut s = json!({
             "species": name,

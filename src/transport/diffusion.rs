@@ -21,8 +21,10 @@ pub const SLOPE_TOLERANCE: f64 = 0.1;
 pub const SLOPE_SPAN: f64 = 1.2;
 /// Lags a fit needs at least.
 pub const MIN_FIT_POINTS: usize = 4;
-/// Blocks of consecutive origins the standard errors come from (fewer with fewer origins).
+/// Most time blocks the standard errors come from.
 pub const BLOCKS: usize = 8;
+/// A block is at least this many times the longest lag long.
+pub const BLOCK_LAGS: f64 = 1.5;
 /// Blocks needed at least for a standard error.
 pub const MIN_BLOCKS: usize = 4;
 /// The Yeh-Hummer constant for a cubic periodic lattice (the Ewald-like sum of the
@@ -60,13 +62,7 @@ pub struct Estimate {
 
 /// Averages `records` of species `species` (over its `atoms` atoms) into a curve, lags in tau
 /// at time step `dt`. Only records whose origin step passes `keep` count.
-pub fn average(
-    records: &[OriginRecord],
-    species: usize,
-    atoms: usize,
-    dt: f64,
-    keep: impl Fn(u64) -> bool,
-) -> Curve {
+pub fn average(records: &[OriginRecord], species: usize, atoms: usize, dt: f64, keep: impl Fn(u64) -> bool) -> Curve {
     let mut by_lag: std::collections::BTreeMap<u64, (f64, f64, usize)> = Default::default();
     let per_atom = 1.0 / atoms.max(1) as f64;
     for r in records.iter().filter(|r| keep(r.origin_step) && r.step >= r.origin_step) {
@@ -155,14 +151,6 @@ fn einstein_slope(c: &Curve, from: f64, to: f64) -> Option<f64> {
     weighted_slope(&pick(&c.lag), &pick(&c.mean), &pick(&c.stderr)).map(|b| b / 6.0)
 }
 
-/// The origin steps present in `records`, in increasing order.
-fn origin_steps(records: &[OriginRecord]) -> Vec<u64> {
-    let mut o: Vec<u64> = records.iter().map(|r| r.origin_step).collect();
-    o.sort_unstable();
-    o.dedup();
-    o
-}
-
 /// Mean and standard error of the mean of `xs`.
 fn mean_sem(xs: &[f64]) -> (f64, f64) {
     let n = xs.len() as f64;
@@ -171,35 +159,45 @@ fn mean_sem(xs: &[f64]) -> (f64, f64) {
     (mean, (var / n).sqrt())
 }
 
-/// Applies `estimate` to each of up to [`BLOCKS`] blocks of consecutive origins (each
-/// block's own curve); the values' scatter gives the standard error. Blocks are as nearly
-/// independent as their origins are far apart in time.
+/// Applies `estimate` to each of up to [`BLOCKS`] disjoint time blocks of the run, each at
+/// least [`BLOCK_LAGS`] times `lag_steps` long, with only the records whose origin and step
+/// both lie inside the block (so blocks share no stretch of trajectory and are independent
+/// once longer than the correlation time); the values' scatter gives the standard error.
+/// Each block has fewer origin pairs than the whole run, so this error is, if anything, a
+/// little larger than the whole run's.
 fn block_errors(
     records: &[OriginRecord],
     species: usize,
     atoms: usize,
     dt: f64,
+    lag_steps: u64,
     estimate: impl Fn(&Curve) -> Option<f64>,
 ) -> Result<(f64, usize), String> {
-    let origins = origin_steps(records);
-    let blocks = BLOCKS.min(origins.len());
+    let first = records.iter().map(|r| r.origin_step).min().unwrap_or(0);
+    let last = records.iter().map(|r| r.step).max().unwrap_or(0);
+    let span = last.saturating_sub(first) + 1;
+    let need = (BLOCK_LAGS * lag_steps as f64).ceil().max(1.0) as u64;
+    let blocks = ((span / need) as usize).min(BLOCKS);
     if blocks < MIN_BLOCKS {
         return Err(format!(
-            "{} time origins are too few for a standard error: at least {MIN_BLOCKS} are needed (run longer)",
-            origins.len()
+            "the records span {span} steps, too few for a standard error: {MIN_BLOCKS} independent blocks of              {BLOCK_LAGS} x the longest lag ({lag_steps} steps) need at least {} steps (run longer or shorten the lags)",
+            MIN_BLOCKS as u64 * need
         ));
     }
+    let len = span / blocks as u64;
     let mut values = Vec::with_capacity(blocks);
-    for b in 0..blocks {
-        let (lo, hi) = (origins[b * origins.len() / blocks], origins[(b + 1) * origins.len() / blocks - 1]);
-        let c = average(records, species, atoms, dt, |o| (lo..=hi).contains(&o));
+    for b in 0..blocks as u64 {
+        let (lo, hi) = (first + b * len, first + (b + 1) * len);
+        let inside: Vec<OriginRecord> =
+            records.iter().filter(|r| r.origin_step >= lo && r.step < hi).cloned().collect();
+        let c = average(&inside, species, atoms, dt, |_| true);
         if let Some(v) = estimate(&c) {
             values.push(v);
         }
     }
     if values.len() < MIN_BLOCKS {
         return Err(format!(
-            "only {} of {blocks} blocks of origins reach the lags the estimate needs: run longer",
+            "only {} of {blocks} blocks of the run reach the lags the estimate needs: run longer",
             values.len()
         ));
     }
@@ -208,25 +206,28 @@ fn block_errors(
 
 /// Einstein self-diffusion D = (1/6) d MSD / dt of species `species` (`atoms` of them) from
 /// MSD records at time step `dt`: the weighted line over the linear regime (module rule);
-/// the standard error from blocks of consecutive origins fitted over the same lags.
+/// the standard error from independent time blocks of the run fitted over the same lags.
 pub fn einstein(records: &[OriginRecord], species: usize, atoms: usize, dt: f64) -> Result<(Estimate, Curve), String> {
     let c = average(records, species, atoms, dt, |_| true);
     let range = linear_regime(&c)?;
     let (from, to) = (c.lag[*range.start()], c.lag[*range.end()]);
     let value = einstein_slope(&c, from, to).ok_or("the mean-squared displacement could not be fitted")?;
-    let (stderr, blocks) = block_errors(records, species, atoms, dt, |b| einstein_slope(b, from, to))?;
+    let lag_steps = c.lag_steps[*range.end()];
+    let (stderr, blocks) = block_errors(records, species, atoms, dt, lag_steps, |b| einstein_slope(b, from, to))?;
     Ok((Estimate { value, stderr, from_lag: from, to_lag: to, blocks }, c))
 }
 
 /// Trapezoid integral of `c.mean` over its lags up to index `end`.
 fn integral(c: &Curve, end: usize) -> f64 {
-    (1..=end.min(c.lag.len().saturating_sub(1))).map(|i| 0.5 * (c.mean[i] + c.mean[i - 1]) * (c.lag[i] - c.lag[i - 1])).sum()
+    (1..=end.min(c.lag.len().saturating_sub(1)))
+        .map(|i| 0.5 * (c.mean[i] + c.mean[i - 1]) * (c.lag[i] - c.lag[i - 1]))
+        .sum()
 }
 
 /// Green-Kubo self-diffusion D = (1/3) integral_0^t <v(0) . v(t)> dt of species `species`
 /// from VACF records, by trapezoid over the lags up to the longest usable one
-/// ([`usable_end`]); the standard error from blocks of consecutive origins integrated to
-/// the same lag.
+/// ([`usable_end`]); the standard error from independent time blocks of the run
+/// integrated to the same lag.
 pub fn green_kubo(
     records: &[OriginRecord],
     species: usize,
@@ -240,7 +241,7 @@ pub fn green_kubo(
     }
     let to = c.lag[end];
     let value = integral(&c, end) / 3.0;
-    let (stderr, blocks) = block_errors(records, species, atoms, dt, |b| {
+    let (stderr, blocks) = block_errors(records, species, atoms, dt, c.lag_steps[end], |b| {
         let e = b.lag.iter().rposition(|&t| t <= to + 1e-12)?;
         (b.lag_steps.first() == Some(&0) && (b.lag[e] - to).abs() < 1e-9).then(|| integral(b, e) / 3.0)
     })?;
@@ -278,13 +279,24 @@ mod tests {
     use super::*;
 
     /// Records of one species of `atoms` atoms whose per-atom MSD is `f(lag_tau)` exactly.
-    fn records(f: impl Fn(f64) -> f64, atoms: usize, origins: u64, every: u64, lags: u64, dt: f64) -> Vec<OriginRecord> {
+    fn records(
+        f: impl Fn(f64) -> f64,
+        atoms: usize,
+        origins: u64,
+        every: u64,
+        lags: u64,
+        dt: f64,
+    ) -> Vec<OriginRecord> {
         let mut out = Vec::new();
         for o in 0..origins {
             let origin_step = 100 + o * every * 10;
             for l in 0..=lags {
                 let step = origin_step + l * every;
-                out.push(OriginRecord { step, origin_step, sums: vec![f((step - origin_step) as f64 * dt) * atoms as f64] });
+                out.push(OriginRecord {
+                    step,
+                    origin_step,
+                    sums: vec![f((step - origin_step) as f64 * dt) * atoms as f64],
+                });
             }
         }
         out
@@ -295,11 +307,11 @@ mod tests {
         // Ballistic t^2 below t = 1, then 6 D t with D = 0.07: the fit starts past the bend.
         let d = 0.07;
         let msd = |t: f64| if t < 1.0 { 6.0 * d * t * t } else { 6.0 * d * (2.0 * t - 1.0) };
-        let r = records(msd, 100, 40, 20, 200, 0.005);
+        let r = records(msd, 100, 400, 20, 200, 0.005);
         let (e, c) = einstein(&r, 0, 100, 0.005).unwrap();
         assert!(e.from_lag > 1.0, "fit starts at {}", e.from_lag);
         assert!((e.value - 2.0 * d).abs() < 1e-9, "{}", e.value);
-        assert_eq!(c.origins[0], 40);
+        assert_eq!(c.origins[0], 400);
         assert!(e.stderr < 1e-9 && e.blocks == BLOCKS);
     }
 
@@ -314,16 +326,17 @@ mod tests {
     fn green_kubo_integrates_an_exponential() {
         // <v(0).v(t)> = 3 T exp(-t / tau_v): D = T tau_v.
         let (t, tau_v) = (1.0, 0.2);
-        let r = records(|s| 3.0 * t * (-s / tau_v).exp(), 50, 20, 1, 1000, 0.005);
+        let r = records(|s| 3.0 * t * (-s / tau_v).exp(), 50, 800, 1, 1000, 0.005);
         let (e, _) = green_kubo(&r, 0, 50, 0.005).unwrap();
         assert!((e.value - t * tau_v).abs() < 1e-4, "{}", e.value);
     }
 
     #[test]
     fn too_few_origins_for_an_error_say_so() {
-        let r = records(|t| 0.42 * t, 10, 2, 20, 100, 0.005);
+        // 20 origins 200 steps apart with lags to 2000 steps: 5800 steps, not 4 blocks of 3000.
+        let r = records(|t| 0.42 * t, 10, 20, 20, 100, 0.005);
         let err = einstein(&r, 0, 10, 0.005).unwrap_err();
-        assert!(err.contains("too few for a standard error"), "{err}");
+        assert!(err.contains("too few for a standard error") && err.contains("at least 12000 steps"), "{err}");
     }
 
     #[test]

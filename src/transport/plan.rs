@@ -41,14 +41,17 @@ pub fn diffusion(dt: f64, max_lag: f64) -> TransportSpec {
     }
 }
 
-/// Production steps a diffusion measurement with lags to `max_lag` needs: twice the longest
-/// lag (so that half the origins reach it, `diffusion::usable_end`) and at least
-/// [`super::diffusion::BLOCKS`] origins beyond it.
+/// Production steps a diffusion measurement with lags to `max_lag` needs: the independent
+/// time blocks of its standard error, [`super::diffusion::MIN_BLOCKS`] of
+/// [`super::diffusion::BLOCK_LAGS`] times the longest lag (which also lets half the origins
+/// reach that lag, `diffusion::usable_end`).
 pub fn diffusion_min_steps(dt: f64, max_lag: f64) -> u64 {
     let spec = diffusion(dt, max_lag);
     let m = spec.msd.unwrap_or(OriginSpec { every: 1, origin_every: 1, slots: 1 });
-    let lag = (m.slots as u64 - 1) * m.origin_every;
-    (2 * lag).max(lag + super::diffusion::BLOCKS as u64 * m.origin_every)
+    // The longest lag any record has (the newest origin's), which the fit may reach.
+    let lag = m.slots as u64 * m.origin_every - m.every;
+    let block = (super::diffusion::BLOCK_LAGS * lag as f64).ceil() as u64;
+    (super::diffusion::MIN_BLOCKS as u64 * block).max(2 * lag)
 }
 
 /// The stress sampling of a viscosity measurement.

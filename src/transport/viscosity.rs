@@ -138,7 +138,9 @@ pub fn green_kubo(
     let value = all.at(t_cut).ok_or("the correlator's lags do not reach t_cut")?;
     let per_block = records.len() / blocks;
     let values: Vec<f64> = (0..blocks)
-        .filter_map(|b| running(&records[b * per_block..(b + 1) * per_block], interval, volume, temperature, t_cut).at(t_cut))
+        .filter_map(|b| {
+            running(&records[b * per_block..(b + 1) * per_block], interval, volume, temperature, t_cut).at(t_cut)
+        })
         .collect();
     if values.len() < MIN_BLOCKS {
         return Err("the blocks' correlators do not reach t_cut: run longer".into());

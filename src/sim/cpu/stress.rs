@@ -113,15 +113,20 @@ pub fn pressure_tensor<P: PrecisionMode>(sim: &CpuSim<P>, ctx: &Ctx) -> [f64; 6]
     };
     let ext = External::<P::Force>::new(&b, params, ctx.field, sim.piston.map(|s| s.height), sim.step);
     if !ext.is_empty() {
-        let parts: Vec<[f64; 6]> =
-            pos.par_chunks(4096).map(|chunk| chunk.iter().map(|&p| ext.virial_tensor(p)).fold([0.0; 6], add6)).collect();
+        let parts: Vec<[f64; 6]> = pos
+            .par_chunks(4096)
+            .map(|chunk| chunk.iter().map(|&p| ext.virial_tensor(p)).fold([0.0; 6], add6))
+            .collect();
         w = parts.into_iter().fold(w, add6);
     }
     let mut kin = [0.0; 6];
     for (v, &t) in sim.vel.iter().zip(&sim.types) {
         let m = ctx.masses[t as usize];
         let v = v.map(|x| x.f64());
-        kin = add6(kin, [m * v[0] * v[0], m * v[1] * v[1], m * v[2] * v[2], m * v[0] * v[1], m * v[0] * v[2], m * v[1] * v[2]]);
+        kin = add6(
+            kin,
+            [m * v[0] * v[0], m * v[1] * v[1], m * v[2] * v[2], m * v[0] * v[1], m * v[0] * v[2], m * v[1] * v[2]],
+        );
     }
     let volume = match (&sim.piston, &params.piston) {
         (Some(s), Some(_)) => s.volume(&b),

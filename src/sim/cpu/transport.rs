@@ -189,13 +189,11 @@ impl TransportSampler {
 /// from the last sample along periodic axes, the plain difference along walled ones.
 fn unwrap(b: &SimBox, now: &[[f64; 3]], last: &mut [[f64; 3]], unwrapped: &mut [[f64; 3]]) {
     let img = MinImage::<f64>::new(b);
-    unwrapped.par_iter_mut().zip(last.par_iter_mut()).zip(now.par_iter()).with_min_len(4096).for_each(
-        |((u, l), r)| {
-            let d = img.apply([r[0] - l[0], r[1] - l[1], r[2] - l[2]]);
-            for k in 0..3 {
-                u[k] += d[k];
-            }
-            *l = *r;
-        },
-    );
+    unwrapped.par_iter_mut().zip(last.par_iter_mut()).zip(now.par_iter()).with_min_len(4096).for_each(|((u, l), r)| {
+        let d = img.apply([r[0] - l[0], r[1] - l[1], r[2] - l[2]]);
+        for k in 0..3 {
+            u[k] += d[k];
+        }
+        *l = *r;
+    });
 }
