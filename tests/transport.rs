@@ -227,7 +227,7 @@ fn diffusion_matches_lammps_compute_msd() {
         "--init",
         init.to_str().unwrap(),
         "--steps",
-        "25200",
+        "25400",
         "--equilibrate",
         "2000",
         "--hold",
@@ -316,7 +316,7 @@ fn measure_json_has_the_keys() {
         "--init",
         init.to_str().unwrap(),
         "--steps",
-        "2400",
+        "2600",
         "--lag",
         "1",
         "--equilibrate",
@@ -370,7 +370,7 @@ fn measure_refuses_bad_input_naming_the_flag() {
     fails_with(&["measure", "diffusion", "--init", p, "--steps", "0", "--backend", "cpu"], &["--steps 0"]);
     fails_with(
         &["measure", "diffusion", "--init", p, "--steps", "100", "--backend", "cpu"],
-        &["--steps 100 is too short", "--lag 20", "at least 25080 steps"],
+        &["--steps 100 is too short", "--lag 20", "at least 25280 steps"],
     );
     fails_with(
         &["measure", "viscosity", "--init", p, "--steps", "100", "--backend", "cpu"],

@@ -180,7 +180,7 @@ fn block_errors(
     let blocks = ((span / need) as usize).min(BLOCKS);
     if blocks < MIN_BLOCKS {
         return Err(format!(
-            "the records span {span} steps, too few for a standard error: {MIN_BLOCKS} independent blocks of              {BLOCK_LAGS} x the longest lag ({lag_steps} steps) need at least {} steps (run longer or shorten the lags)",
+            "the records span {span} steps, too few for a standard error: {MIN_BLOCKS} independent blocks of {BLOCK_LAGS} x the longest lag ({lag_steps} steps) need at least {} steps (run longer or shorten the lags)",
             MIN_BLOCKS as u64 * need
         ));
     }

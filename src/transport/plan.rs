@@ -51,7 +51,8 @@ pub fn diffusion_min_steps(dt: f64, max_lag: f64) -> u64 {
     // The longest lag any record has (the newest origin's), which the fit may reach.
     let lag = m.slots as u64 * m.origin_every - m.every;
     let block = (super::diffusion::BLOCK_LAGS * lag as f64).ceil() as u64;
-    (super::diffusion::MIN_BLOCKS as u64 * block).max(2 * lag)
+    // Records start at the first origin, one origin spacing after the start.
+    (super::diffusion::MIN_BLOCKS as u64 * block).max(2 * lag) + m.origin_every
 }
 
 /// The stress sampling of a viscosity measurement.
