@@ -103,7 +103,7 @@ fn msd_follows_canonical_atoms_through_list_re_sorting() {
             }
         }
         last = snap.atoms.positions.clone();
-        if snap.step % 100 == 0 {
+        if snap.step.is_multiple_of(100) {
             origins.retain(|(s, _)| *s + 400 > snap.step);
             origins.push((snap.step, unwrapped.clone()));
         }

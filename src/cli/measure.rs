@@ -111,14 +111,14 @@ fn check(args: &MeasureArgs, params: &SimParams, n: usize, spec: &TransportSpec)
     if args.steps == 0 {
         bail!("--steps 0: give the number of production steps to sample");
     }
-    if params.thermostat.is_monte_carlo() || matches!(params.thermostat, Thermostat::Langevin { .. }) {
-        if args.hold.is_none() {
-            bail!(
-                "the scene's thermostat ({}) changes the dynamics transport is measured from: use --hold TAU (a weak \
-                 CSVR, e.g. 10) or a scene with nve or csvr",
-                params.thermostat.name()
-            );
-        }
+    if (params.thermostat.is_monte_carlo() || matches!(params.thermostat, Thermostat::Langevin { .. }))
+        && args.hold.is_none()
+    {
+        bail!(
+            "the scene's thermostat ({}) changes the dynamics transport is measured from: use --hold TAU (a weak \
+             CSVR, e.g. 10) or a scene with nve or csvr",
+            params.thermostat.name()
+        );
     }
     if let Some(h) = args.hold
         && !(h.is_finite() && h > 0.0)
