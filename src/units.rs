@@ -66,6 +66,13 @@ pub fn reduced_viscosity_to_mpa_s(viscosity: f64) -> f64 {
     viscosity * (mass_kg * epsilon_j).sqrt() / (sigma_m * sigma_m) * 1e3
 }
 
+/// Reduced diffusion coefficient D* = D tau / sigma^2 to square metres per second (about
+/// 5.38e-8 m^2/s per unit for argon).
+pub fn reduced_diffusion_to_m2_per_s(diffusion: f64) -> f64 {
+    let sigma_m = ARGON_SIGMA_ANGSTROM * 1e-10;
+    diffusion * sigma_m * sigma_m / (argon_tau_ps() * 1e-12)
+}
+
 /// Which unit system a person reads numbers in (CLI `--units`, CSV columns).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize, clap::ValueEnum)]
 pub enum UnitSystem {

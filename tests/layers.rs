@@ -13,6 +13,7 @@ const LAYERS: &[&[&str]] = &[
     &["physics"],
     &["analysis"],
     &["flow"],
+    &["transport"],
     &["sim"],
     &["io", "interop"],
     &["scene"],

@@ -1,9 +1,10 @@
 //! The command line: `run` (headless simulation with thermo and trajectory output),
-//! `bench` (throughput table), `record`, `export-lammps` and `eos` (equation-of-state sweep). Every error names the file, field or flag and the fix.
+//! `bench` (throughput table), `record`, `export-lammps`, `eos` (equation-of-state sweep) and `measure` (transport coefficients). Every error names the file, field or flag and the fix.
 
 pub mod bench;
 pub mod eos;
 pub mod export;
+pub mod measure;
 pub mod run;
 mod run_flags;
 mod run_forces;
@@ -101,6 +102,10 @@ pub enum Command {
     /// Equation of state: P(rho) and U/N(rho) at one temperature, in reduced LJ units.
     #[command(allow_negative_numbers = true)]
     Eos(eos::EosArgs),
+    /// Measure a transport coefficient: self-diffusion (Einstein, with a Green-Kubo check and
+    /// the Yeh-Hummer correction) or shear viscosity (Green-Kubo).
+    #[command(allow_negative_numbers = true)]
+    Measure(measure::MeasureArgs),
 }
 
 /// Entry point of the binary.
@@ -120,6 +125,7 @@ pub fn main() -> std::process::ExitCode {
         Some(Command::Bench(a)) => bench::run(a),
         Some(Command::ExportLammps(a)) => export::run(a),
         Some(Command::Eos(a)) => eos::run(a),
+        Some(Command::Measure(a)) => measure::run(a),
         None => run_app(&cli.app),
     };
     match result {

@@ -4,8 +4,15 @@
 //! ([`TransportSpec`]), on which steps, and the records they hand back
 //! ([`TransportSamples`]). The backends keep the per-atom state (origins, unwrapped
 //! positions) where the atoms live and return only per-sample sums; everything after that
-//! (averaging over origins, fits, correlators, errors, units) is host-side analysis here.
+//! is host-side analysis here, pure functions of records: `diffusion.rs` (MSD and VACF
+//! averaged over origins, Einstein and Green-Kubo D with block errors, the Yeh-Hummer
+//! correction), `viscosity.rs` (Green-Kubo eta through the multiple-tau correlator, plateau
+//! rule, block errors) and `plan.rs` (the sampling a measurement asks for, the steps it
+//! needs). Must not import `sim` (which imports `spec`).
 
+pub mod diffusion;
+pub mod plan;
 pub mod spec;
+pub mod viscosity;
 
 pub use spec::{OriginRecord, OriginSpec, StressRecord, TransportSamples, TransportSpec};

@@ -1,9 +1,9 @@
 //! The sampling contract between transport measurements and the backends (CPU and CUDA
 //! produce identical records for the same trajectory, up to floating-point sums).
 //!
-//! Sampling starts at the step `s0` at which [`crate::sim::Backend::set_transport`] is
+//! Sampling starts at the step `s0` at which `Backend::set_transport` (in `sim`) is
 //! called and concerns only the steps the backend advances to afterwards (steps `s > s0`,
-//! numbered absolutely, as [`crate::sim::Backend::step`]); the state "at step s" is the
+//! numbered absolutely, as `Backend::step`); the state "at step s" is the
 //! state after step s is complete (positions and full-step velocities).
 //!
 //! **Origins** (one [`OriginSpec`] for the MSD, one for the VACF): at every step `s > s0`
@@ -76,7 +76,7 @@ pub struct StressRecord {
     pub p: [f64; 6],
 }
 
-/// Records produced since the last [`crate::sim::Backend::take_transport`], oldest first.
+/// Records produced since the last `Backend::take_transport` (in `sim`), oldest first.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct TransportSamples {
     pub msd: Vec<OriginRecord>,

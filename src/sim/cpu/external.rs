@@ -164,6 +164,42 @@ impl<'a, F: Real> External<'a, F> {
         (f, e, w, top, parts)
     }
 
+    /// The wall and obstacle terms of the virial of one atom at `p` as a tensor (xx, yy, zz,
+    /// xy, xz, yz): the terms [`External::on_atom`] adds to the scalar virial, split by
+    /// direction, so that the trace is that scalar term. A wall's term (distance times push)
+    /// lies along its axis; an obstacle's (signed distance times force) along the unit normal
+    /// `n = gradient / |gradient|` in x-y, as `d f n_a n_b`. Body forces, the tether and the
+    /// friction add none, as in the scalar virial.
+    pub fn virial_tensor(&self, p: [f64; 3]) -> [f64; 6] {
+        let mut w = [0.0; 6];
+        for k in 0..3 {
+            if self.walled[k] {
+                let (fl, _) = self.wall.eval(F::of(p[k] - self.lo[k]));
+                let (fh, _) = self.wall.eval(F::of(self.hi[k] - p[k]));
+                w[k] += (p[k] - self.lo[k]) * fl.f64() + (self.hi[k] - p[k]) * fh.f64();
+            }
+        }
+        if let Some((field, wall)) = &self.obstacles {
+            let s = field.sample(p[0], p[1]);
+            let (fo, _) = wall.eval(F::of(s.distance));
+            let fo = fo.f64();
+            let g = s.gradient;
+            let g_sq = g[0] * g[0] + g[1] * g[1];
+            if fo != 0.0 && g_sq > 0.0 {
+                let c = s.distance * fo / g_sq;
+                w[0] += c * g[0] * g[0];
+                w[1] += c * g[1] * g[1];
+                w[3] += c * g[0] * g[1];
+            } else if fo != 0.0 {
+                // No direction: keep the trace (an atom exactly on a medial point).
+                let c = s.distance * fo / 2.0;
+                w[0] += c;
+                w[1] += c;
+            }
+        }
+        w
+    }
+
     /// The surface friction on one atom (see `physics::friction`): each wall face within range
     /// in face order, then the obstacle surface (`sample`) within range; the terms by source
     /// go to `parts`.

@@ -19,6 +19,8 @@ mod neighbors;
 mod observe;
 pub mod simd;
 mod state;
+mod stress;
+mod transport;
 
 use std::sync::Arc;
 
@@ -35,6 +37,9 @@ use crate::physics::real::Precision;
 use crate::physics::real::{Double, Mixed, Real, Single};
 use crate::physics::sim_box::SimBox;
 use crate::sim::fields::FieldSampler;
+use crate::transport::{TransportSamples, TransportSpec};
+
+use self::transport::TransportSampler;
 
 enum Engine {
     Single(CpuSim<Single>),
@@ -74,6 +79,8 @@ pub struct CpuBackend {
     checkpoints: std::collections::VecDeque<Snapshot>,
     /// Flow-field sampling, while on.
     fields: Option<FieldSampler>,
+    /// Transport sampling (`transport.rs`), while on.
+    transport: Option<TransportSampler>,
 }
 
 fn make_ctx<'a>(params: &'a SimParams, field: Option<&'a ObstacleField>, engine: &Engine) -> Ctx<'a> {
@@ -144,6 +151,7 @@ impl CpuBackend {
             hmc: Default::default(),
             checkpoints: Default::default(),
             fields: None,
+            transport: None,
         };
         with_sim!(&mut b.engine, s => s.sync_piston(&b.params));
         Ok(b)
@@ -169,6 +177,18 @@ impl CpuBackend {
     /// The current state, without disturbing the run (for analysis and edits).
     fn state_copy(&self) -> Snapshot {
         with_sim!(&self.engine, s => s.snapshot())
+    }
+
+    /// Starts any transport measurement afresh at the current state (every origin and record
+    /// dropped, per the contract): after atoms were added or removed, a restore, a rollback,
+    /// or a change of the time step or species. A spec the new time step refuses stops it.
+    fn restart_transport(&mut self) {
+        let Some(t) = self.transport.take() else { return };
+        if t.spec().validate(self.params.dt).is_err() {
+            return;
+        }
+        let n_species = self.params.species.len();
+        self.transport = Some(with_sim!(&self.engine, s => t.restart(s, n_species)));
     }
 
     /// Rebuilds the engine from a snapshot, keeping the precision and any drag in progress.
@@ -220,6 +240,7 @@ impl Backend for CpuBackend {
         }
         with_sim!(&self.engine, s => check_tunnel(&params, &s.sim_box, &s.types))?;
         let precision_changed = params.precision != self.params.precision;
+        let restart = params.dt != self.params.dt || params.species.len() != self.params.species.len();
         self.params = params;
         if precision_changed {
             let snap = with_sim!(&self.engine, s => s.snapshot());
@@ -228,6 +249,9 @@ impl Backend for CpuBackend {
             with_sim!(&mut self.engine, s => s.invalidate());
         }
         with_sim!(&mut self.engine, s => s.sync_piston(&self.params));
+        if restart {
+            self.restart_transport();
+        }
         Ok(())
     }
 
@@ -238,25 +262,34 @@ impl Backend for CpuBackend {
         // handing work over from this thread and waking it again for each one.
         let telemetry = &mut self.telemetry;
         let fields = &mut self.fields;
+        let transport = &mut self.transport;
         rayon::scope(|_| {
             super::timed_advance(steps, telemetry, |out| {
-                let Some(f) = fields.as_mut() else {
+                if fields.is_none() && transport.is_none() {
                     return with_sim!(engine, s => s.advance(steps, &ctx, out));
-                };
-                // Advance to each sampling step, sample there, go on.
+                }
+                // Advance to each sampling step (flow fields, transport), sample there, go on.
                 let mut left = steps;
                 while left > 0 {
-                    let chunk = f.steps_to_next(with_sim!(&*engine, s => s.step)).min(left);
+                    let now = with_sim!(&*engine, s => s.step);
+                    let to_fields = fields.as_ref().map_or(u64::MAX, |f| f.steps_to_next(now));
+                    let to_transport = transport.as_ref().map_or(u64::MAX, |t| t.steps_to_next(now));
+                    let chunk = to_fields.min(to_transport).min(left);
                     with_sim!(&mut *engine, s => s.advance(chunk, &ctx, out))?;
                     left -= chunk;
                     with_sim!(&*engine, s => {
-                        if f.due(s.step) {
+                        if let Some(f) = fields.as_mut()
+                            && f.due(s.step)
+                        {
                             let masses = &ctx.masses;
                             f.sample_cpu(s.time, s.n(), |i| {
                                 let (p, v) = (s.pos[i], s.vel[i]);
                                 let m = masses[s.types[i] as usize];
                                 ([p[0].f64(), p[1].f64(), p[2].f64()], [v[0].f64(), v[1].f64(), v[2].f64()], m)
                             });
+                        }
+                        if let Some(t) = transport.as_mut() {
+                            t.sample(s, &ctx);
                         }
                     });
                 }
@@ -278,6 +311,19 @@ impl Backend for CpuBackend {
             f.close(time);
         }
         f.take()
+    }
+
+    fn set_transport(&mut self, spec: Option<TransportSpec>) -> Result<(), SimError> {
+        self.transport = None;
+        let Some(spec) = spec else { return Ok(()) };
+        spec.validate(self.params.dt).map_err(SimError::Invalid)?;
+        let n_species = self.params.species.len();
+        self.transport = Some(with_sim!(&self.engine, s => TransportSampler::new(spec, s, n_species)));
+        Ok(())
+    }
+
+    fn take_transport(&mut self) -> Result<TransportSamples, SimError> {
+        Ok(self.transport.as_mut().map_or_else(TransportSamples::default, TransportSampler::take))
     }
 
     fn hmc_parts(&mut self) -> (&mut crate::sim::hmc::HmcState, &mut Vec<Telemetry>) {
@@ -307,6 +353,9 @@ impl Backend for CpuBackend {
         };
         self.field = field;
         self.reload(&snap);
+        if n_caught > 0 {
+            self.restart_transport();
+        }
         Ok(n_caught)
     }
 
@@ -317,6 +366,7 @@ impl Backend for CpuBackend {
         let mut snap = self.state_copy();
         snap.atoms.extend(atoms);
         self.reload(&snap);
+        self.restart_transport();
         Ok(())
     }
 
@@ -326,6 +376,7 @@ impl Backend for CpuBackend {
         let removed = crate::sim::edit::remove(&mut snap.atoms, which);
         if removed > 0 {
             self.reload(&snap);
+            self.restart_transport();
         }
         Ok(removed)
     }
@@ -344,6 +395,7 @@ impl Backend for CpuBackend {
         check_atoms(&snapshot.atoms, &self.params)?;
         check_tunnel(&self.params, &snapshot.sim_box, &snapshot.atoms.types)?;
         self.reload(snapshot);
+        self.restart_transport();
         Ok(())
     }
 
@@ -367,6 +419,7 @@ impl Backend for CpuBackend {
         self.engine = Engine::new(self.params.precision, snap);
         let step = snap.step;
         with_sim!(&mut self.engine, s => s.sync_piston(&self.params));
+        self.restart_transport();
         Ok(Some(step))
     }
 
