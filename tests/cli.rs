@@ -217,6 +217,7 @@ fn bad_flags_give_clear_errors() {
         (vec!["bench", "--steps", "0"], "--steps"),
         (vec!["bench", "--algorithm", "fastest"], "invalid value 'fastest'"),
         (vec!["--threads", "0", "bench"], "--threads"),
+        (vec!["--backend", "cpu", "run", "--steps", "5"], "--backend belongs to the desktop app"),
         (vec!["bench", "--render", "--size", "5x0"], "--size 5x0"),
         (vec!["record", "--out", "a.gif", "--size", "abc"], "WIDTHxHEIGHT"),
         (vec!["record", "--out", "a.mp4", "--size", "641x360"], "even width and height"),
@@ -362,4 +363,16 @@ fn bench_json(args: &[&str]) -> serde_json::Value {
     assert!(out.status.success(), "{args:?}: {msg}");
     let line = msg.lines().find(|l| l.starts_with('{')).unwrap_or_else(|| panic!("no JSON line in: {msg}"));
     serde_json::from_str(line).unwrap()
+}
+
+/// `--threads` is a global option: it works before a subcommand as well as after it.
+#[test]
+fn threads_before_or_after_the_subcommand() {
+    for args in [
+        &["--threads", "1", "run", "--steps", "5", "--backend", "cpu", "--quiet"][..],
+        &["run", "--threads", "1", "--steps", "5", "--backend", "cpu", "--quiet"][..],
+    ] {
+        let out = run(args);
+        assert!(out.status.success(), "{args:?}: {}", text(&out));
+    }
 }

@@ -18,7 +18,8 @@ use clap::{Parser, Subcommand};
     version,
     about = "A real-time Lennard-Jones argon fluid sandbox",
     long_about = "A real-time Lennard-Jones argon fluid sandbox. Without a subcommand it opens the desktop app.",
-    args_conflicts_with_subcommands = true
+    subcommand_negates_reqs = true,
+    override_usage = "argon-sandbox [--threads T] [OPTIONS] [SCENE]\n       argon-sandbox [--threads T] <COMMAND> [ITS OPTIONS]"
 )]
 pub struct Cli {
     /// Use this many CPU threads (default: all cores).
@@ -108,9 +109,38 @@ pub enum Command {
     Measure(measure::MeasureArgs),
 }
 
+impl AppArgs {
+    /// The first of the app's own options that was given, by its spelling (None: none).
+    fn given(&self) -> Option<String> {
+        let AppArgs { scene, backend, paused, atoms, exit_after_frames, screenshot, no_settings, verbose } = self;
+        if let Some(s) = scene {
+            return Some(format!("the scene {}", s.display()));
+        }
+        [
+            (backend.is_some(), "--backend"),
+            (*paused, "--paused"),
+            (atoms.is_some(), "--atoms"),
+            (exit_after_frames.is_some(), "--exit-after-frames"),
+            (screenshot.is_some(), "--screenshot"),
+            (*no_settings, "--no-settings"),
+            (*verbose, "--verbose"),
+        ]
+        .into_iter()
+        .find(|(on, _)| *on)
+        .map(|(_, name)| name.to_string())
+    }
+}
+
 /// Entry point of the binary.
 pub fn main() -> std::process::ExitCode {
     let cli = Cli::parse();
+    if let (Some(_), Some(opt)) = (&cli.command, cli.app.given()) {
+        eprintln!(
+            "error: {opt} belongs to the desktop app, which runs without a subcommand; give a subcommand's own \
+             options after its name (argon-sandbox run --help lists them)"
+        );
+        return std::process::ExitCode::from(2);
+    }
     crate::interrupt::install();
     if let Some(t) = cli.threads {
         if t == 0 {
