@@ -205,6 +205,14 @@ fn fcc_4000() -> std::path::PathBuf {
     path
 }
 
+/// `ours` (value, standard error) within two combined standard errors of LAMMPS's `reference`.
+fn assert_within_two_sigma(what: &str, ours: (f64, f64), reference: (f64, f64)) {
+    let ((x, e), (r, re)) = (ours, reference);
+    let sigma = (e * e + re * re).sqrt();
+    eprintln!("{what} = {x:.5} +- {e:.5}, LAMMPS {r:.5} +- {re:.5}: {:.2} combined sigma", (x - r).abs() / sigma);
+    assert!((x - r).abs() < 2.0 * sigma, "{what} = {x} +- {e} vs LAMMPS {r} +- {re}");
+}
+
 fn measure_json(args: &[&str]) -> serde_json::Value {
     let out = run_binary(args);
     let text = output_text(&out);
@@ -241,13 +249,8 @@ fn diffusion_matches_lammps_compute_msd() {
     // LAMMPS over 1..20 tau: the lags our multiple-origin MSD covers (--lag 20).
     let (d_ref, d_ref_sem) = (r["D_1_to_20_tau"].as_f64().unwrap(), r["D_1_to_20_tau_sem"].as_f64().unwrap());
     let (d, sem) = (j["value"].as_f64().unwrap(), j["stderr"].as_f64().unwrap());
-    let sigma = (sem * sem + d_ref_sem * d_ref_sem).sqrt();
-    eprintln!(
-        "D* = {d:.5} +- {sem:.5}, LAMMPS {d_ref:.5} +- {d_ref_sem:.5}: {:.2} combined sigma",
-        (d - d_ref).abs() / sigma
-    );
     assert!(sem > 0.0 && sem < 0.05 * d, "standard error {sem} of {d}");
-    assert!((d - d_ref).abs() < 2.0 * sigma, "D* = {d} +- {sem} vs LAMMPS {d_ref} +- {d_ref_sem}");
+    assert_within_two_sigma("D*", (d, sem), (d_ref, d_ref_sem));
     // The Green-Kubo check and the corrected value come along.
     let gk = j["green_kubo"].as_f64().unwrap();
     let gk_sem = j["green_kubo_stderr"].as_f64().unwrap();
@@ -280,15 +283,11 @@ fn viscosity_agrees_with_lammps_green_kubo() {
     assert_eq!(state["density"].as_f64(), Some(0.8));
     let (eta_ref, eta_ref_sem) = (state["eta"].as_f64().unwrap(), state["eta_sem"].as_f64().unwrap());
     let (eta, sem) = (j["value"].as_f64().unwrap(), j["stderr"].as_f64().unwrap());
-    let sigma = (sem * sem + eta_ref_sem * eta_ref_sem).sqrt();
-    eprintln!(
-        "eta* = {eta:.4} +- {sem:.4}, LAMMPS {eta_ref:.4} +- {eta_ref_sem:.4}: {:.2} combined sigma",
-        (eta - eta_ref).abs() / sigma
-    );
     // A CI-length run: the error is large (about 25 %) but bounded, so the check has teeth
-    // against factor errors (V/T, the kinetic term, a missing channel).
+    // against factor errors (V/T, the kinetic term, a missing channel). Four runs of 150,000
+    // steps gave 2.14 +- 0.13 (README, Transport).
     assert!(sem > 0.0 && sem < 0.4 * eta_ref, "standard error {sem}");
-    assert!((eta - eta_ref).abs() < 2.0 * sigma, "eta* = {eta} +- {sem} vs LAMMPS {eta_ref} +- {eta_ref_sem}");
+    assert_within_two_sigma("eta*", (eta, sem), (eta_ref, eta_ref_sem));
     assert_eq!(j["t_cut"].as_f64(), Some(5.0));
     assert!(j["value_si"].as_f64().unwrap() > 0.0 && j["units"] == "lj");
 }
