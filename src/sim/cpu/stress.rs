@@ -78,16 +78,18 @@ fn pair_virial<C: PairCoeffs<f64>>(
     let g = &grid;
     let parts: Vec<[f64; 6]> = (0..g.n_cells())
         .into_par_iter()
-        .map(|cell| {
+        // One row buffer per task, not one allocation per cell (the threads would queue on
+        // the allocator's lock).
+        .map_init(Vec::new, |rows, cell| {
             let mut w = [0.0; 6];
-            let mut rows = Vec::new();
-            g.row_ranges(g.coords_of(cell), true, &mut rows);
+            rows.clear();
+            g.row_ranges(g.coords_of(cell), true, rows);
             let own = &g.order[g.range(cell)];
             for (a, &i) in own.iter().enumerate() {
                 for &j in &own[a + 1..] {
                     add_pair(&mut w, c, &img, pos, types, i as usize, j as usize);
                 }
-                for r in &rows {
+                for r in rows.iter() {
                     for &j in &g.order[r.clone()] {
                         add_pair(&mut w, c, &img, pos, types, i as usize, j as usize);
                     }
