@@ -260,7 +260,7 @@ fn diffusion_matches_lammps_compute_msd() {
 
 #[test]
 fn viscosity_agrees_with_lammps_green_kubo() {
-    let steps = std::env::var("ARGON_TRANSPORT_STEPS").unwrap_or_else(|_| "15000".into());
+    let steps = std::env::var("ARGON_TRANSPORT_STEPS").unwrap_or_else(|_| "30000".into());
     let init = fcc_4000();
     let j = measure_json(&[
         "measure",
@@ -283,10 +283,10 @@ fn viscosity_agrees_with_lammps_green_kubo() {
     assert_eq!(state["density"].as_f64(), Some(0.8));
     let (eta_ref, eta_ref_sem) = (state["eta"].as_f64().unwrap(), state["eta_sem"].as_f64().unwrap());
     let (eta, sem) = (j["value"].as_f64().unwrap(), j["stderr"].as_f64().unwrap());
-    // A CI-length run: the error is large (about 25 %) but bounded, so the check has teeth
+    // A CI-length run (150 tau): the error is large (about 15 to 20 %) but bounded, so the check has teeth
     // against factor errors (V/T, the kinetic term, a missing channel). Four runs of 150,000
     // steps gave 2.14 +- 0.13 (README, Transport).
-    assert!(sem > 0.0 && sem < 0.4 * eta_ref, "standard error {sem}");
+    assert!(sem > 0.0 && sem < 0.3 * eta_ref, "standard error {sem}");
     assert_within_two_sigma("eta*", (eta, sem), (eta_ref, eta_ref_sem));
     assert_eq!(j["t_cut"].as_f64(), Some(5.0));
     assert!(j["value_si"].as_f64().unwrap() > 0.0 && j["units"] == "lj");
