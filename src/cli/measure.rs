@@ -164,7 +164,9 @@ fn check(args: &MeasureArgs, params: &SimParams, n: usize, spec: &TransportSpec)
 /// (with a note) where the chosen one cannot, `cuda` fails with the reason.
 fn open(args: &MeasureArgs, setup: &SimSetup, field: Option<Arc<ObstacleField>>) -> Result<Box<dyn Backend>> {
     let (sb, params, atoms) = (setup.sim_box, setup.params.clone(), &setup.atoms);
-    let (mut sim, why) = open_backend(args.backend, sb, params.clone(), atoms, field.clone())?;
+    let asked = args.backend.to_possible_value().map_or_else(String::new, |v| v.get_name().to_string());
+    let (mut sim, why) = open_backend(args.backend, sb, params.clone(), atoms, field.clone())
+        .map_err(|e| anyhow::anyhow!("--backend {asked}: {e}"))?;
     let probe = plan::viscosity(params.dt);
     if let Err(e) = sim.set_transport(Some(probe)) {
         if args.backend != BackendChoice::Auto || sim.info().kind == "cpu" {
