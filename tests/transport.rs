@@ -221,6 +221,28 @@ fn measure_json(args: &[&str]) -> serde_json::Value {
     serde_json::from_str(stdout.trim()).unwrap_or_else(|e| panic!("{e}: {stdout}"))
 }
 
+/// `measure QUANTITY --json` on the LAMMPS references' state (4,000 fcc atoms at rho* 0.8,
+/// the default scene's T* 1), held by a weak CSVR (tau 10) as the references are.
+fn measure_lammps_state(quantity: &str, steps: &str, equilibrate: &str) -> serde_json::Value {
+    let init = fcc_4000();
+    measure_json(&[
+        "measure",
+        quantity,
+        "--init",
+        init.to_str().unwrap(),
+        "--steps",
+        steps,
+        "--equilibrate",
+        equilibrate,
+        "--hold",
+        "10",
+        "--backend",
+        "cpu",
+        "--json",
+        "--quiet",
+    ])
+}
+
 fn reference(path: &str) -> serde_json::Value {
     let p = format!("{}/tests/data/{path}", env!("CARGO_MANIFEST_DIR"));
     serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap()
@@ -228,23 +250,7 @@ fn reference(path: &str) -> serde_json::Value {
 
 #[test]
 fn diffusion_matches_lammps_compute_msd() {
-    let init = fcc_4000();
-    let j = measure_json(&[
-        "measure",
-        "diffusion",
-        "--init",
-        init.to_str().unwrap(),
-        "--steps",
-        "25400",
-        "--equilibrate",
-        "2000",
-        "--hold",
-        "10",
-        "--backend",
-        "cpu",
-        "--json",
-        "--quiet",
-    ]);
+    let j = measure_lammps_state("diffusion", "25400", "2000");
     let r = reference("diffusion_msd/reference.json");
     // LAMMPS over 1..20 tau: the lags our multiple-origin MSD covers (--lag 20).
     let (d_ref, d_ref_sem) = (r["D_1_to_20_tau"].as_f64().unwrap(), r["D_1_to_20_tau_sem"].as_f64().unwrap());
@@ -261,23 +267,7 @@ fn diffusion_matches_lammps_compute_msd() {
 #[test]
 fn viscosity_agrees_with_lammps_green_kubo() {
     let steps = std::env::var("ARGON_TRANSPORT_STEPS").unwrap_or_else(|_| "30000".into());
-    let init = fcc_4000();
-    let j = measure_json(&[
-        "measure",
-        "viscosity",
-        "--init",
-        init.to_str().unwrap(),
-        "--steps",
-        &steps,
-        "--equilibrate",
-        "1000",
-        "--hold",
-        "10",
-        "--backend",
-        "cpu",
-        "--json",
-        "--quiet",
-    ]);
+    let j = measure_lammps_state("viscosity", &steps, "1000");
     let r = reference("viscosity_gk/reference.json");
     let state = &r["states"][0];
     assert_eq!(state["density"].as_f64(), Some(0.8));

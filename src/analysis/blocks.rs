@@ -16,6 +16,12 @@ pub fn block_mean_sem(xs: &[f64], n_blocks: usize) -> Option<(f64, f64)> {
     Some((mean, (var / n_blocks as f64).sqrt()))
 }
 
+/// Mean and standard error of the mean of independent values (blocks of one); None with
+/// fewer than 2.
+pub fn mean_sem(xs: &[f64]) -> Option<(f64, f64)> {
+    block_mean_sem(xs, xs.len())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -95,6 +95,7 @@ impl FieldSampler {
             let fields = finish(&self.acc, &self.grid, [self.start, time]);
             self.push(fields);
             self.acc.reset();
+            self.taken = 0;
         }
     }
 
@@ -110,12 +111,12 @@ impl FieldSampler {
         self.taken = 0;
     }
 
+    /// Keeps a finished window (the oldest dropped past [`KEEP`]).
     fn push(&mut self, fields: Fields) {
         if self.finished.len() >= KEEP {
             self.finished.remove(0);
         }
         self.finished.push(fields);
-        self.taken = 0;
     }
 
     /// The windows finished since the last call, oldest first, after waiting for those still
@@ -126,10 +127,7 @@ impl FieldSampler {
                 .join()
                 .map_err(|_| SimError::Device("finishing a flow-field window failed".into()))?
                 .map_err(|e| SimError::Device(format!("flow-field sums: {e}")))?;
-            if self.finished.len() >= KEEP {
-                self.finished.remove(0);
-            }
-            self.finished.push(fields);
+            self.push(fields);
         }
         Ok(std::mem::take(&mut self.finished))
     }

@@ -151,14 +151,6 @@ fn einstein_slope(c: &Curve, from: f64, to: f64) -> Option<f64> {
     weighted_slope(&pick(&c.lag), &pick(&c.mean), &pick(&c.stderr)).map(|b| b / 6.0)
 }
 
-/// Mean and standard error of the mean of `xs`.
-fn mean_sem(xs: &[f64]) -> (f64, f64) {
-    let n = xs.len() as f64;
-    let mean = xs.iter().sum::<f64>() / n;
-    let var = xs.iter().map(|x| (x - mean) * (x - mean)).sum::<f64>() / (n - 1.0).max(1.0);
-    (mean, (var / n).sqrt())
-}
-
 /// Applies `estimate` to each of up to [`BLOCKS`] disjoint time blocks of the run, each at
 /// least [`BLOCK_LAGS`] times `lag_steps` long, with only the records whose origin and step
 /// both lie inside the block (so blocks share no stretch of trajectory and are independent
@@ -201,7 +193,8 @@ fn block_errors(
             values.len()
         ));
     }
-    Ok((mean_sem(&values).1, values.len()))
+    let (_, sem) = crate::analysis::blocks::mean_sem(&values).ok_or("fewer than 2 blocks")?;
+    Ok((sem, values.len()))
 }
 
 /// Einstein self-diffusion D = (1/6) d MSD / dt of species `species` (`atoms` of them) from

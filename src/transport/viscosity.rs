@@ -145,12 +145,10 @@ pub fn green_kubo(
     if values.len() < MIN_BLOCKS {
         return Err("the blocks' correlators do not reach t_cut: run longer".into());
     }
-    let n = values.len() as f64;
-    let mean = values.iter().sum::<f64>() / n;
-    let var = values.iter().map(|v| (v - mean) * (v - mean)).sum::<f64>() / (n - 1.0);
+    let (_, stderr) = crate::analysis::blocks::mean_sem(&values).ok_or("fewer than 2 blocks")?;
     Ok(Viscosity {
         value,
-        stderr: (var / n).sqrt(),
+        stderr,
         t_cut,
         at_shorter: all.at(0.6 * t_cut),
         at_longer: all.at(1.6 * t_cut),

@@ -19,8 +19,12 @@ impl Worker {
         if self.pace.unlimited {
             return 1;
         }
-        let period = Duration::from_secs_f64(1.0 / self.pace.frame_hz.clamp(1.0, 1000.0));
-        frames_due(Instant::now(), self.due, period, self.chunk_per_frame)
+        frames_due(Instant::now(), self.due, self.frame_period(), self.chunk_per_frame)
+    }
+
+    /// One display frame at the pace's rate.
+    fn frame_period(&self) -> Duration {
+        Duration::from_secs_f64(1.0 / self.pace.frame_hz.clamp(1.0, 1000.0))
     }
 
     /// Sleeps until the paced frame after the `frames` just advanced, applying commands that
@@ -33,7 +37,7 @@ impl Worker {
             self.due = Instant::now();
             return false;
         }
-        let period = Duration::from_secs_f64(1.0 / self.pace.frame_hz.clamp(1.0, 1000.0));
+        let period = self.frame_period();
         let now = Instant::now();
         self.due += period * frames as u32;
         if self.due + period * 6 < now {

@@ -50,16 +50,17 @@ pub fn run(args: &BenchArgs) -> Result<()> {
             "host B/at"
         );
     }
+    // The skins asked, or None: each system's own.
+    let skins: Vec<Option<f64>> = match &args.skin {
+        Some(v) => v.iter().map(|&s| Some(s)).collect(),
+        None => vec![None],
+    };
     for &n_req in &args.sizes {
         for &backend in &args.backend {
             for &algorithm in &args.algorithm {
                 for &precision in &args.precision {
                     let blocks: Vec<u32> =
                         if backend == BackendChoice::Cpu { vec![args.block_size[0]] } else { args.block_size.clone() };
-                    let skins: Vec<Option<f64>> = match &args.skin {
-                        Some(v) => v.iter().map(|&s| Some(s)).collect(),
-                        None => vec![None],
-                    };
                     for (&block_size, skin) in blocks.iter().flat_map(|b| skins.iter().map(move |s| (b, *s))) {
                         let params = SimParams {
                             telemetry_every: args.steps.max(1),
