@@ -2,10 +2,16 @@
 // stored in Morton order through `cell_rank`), then building the neighbour list, mirroring
 // src/sim/cpu/cells.rs and neighbors.rs. Every kernel first reads flags[gate] and returns
 // when it is zero, so the host can queue a whole rebuild every step and the GPU decides
-// (the skin test in integrate_first sets FLAG_REBUILD). The order inside a cell is sorted
-// by the previous index, so lists and force sums are deterministic.
+// (the skin test in integrate_first sets FLAG_REBUILD). Inside a cell atoms are ordered by
+// their sub-cell (4 x 4 x 4 per cell, Morton order: neighbours in space sit near each other
+// in memory too), then by the previous index, so lists and force sums are deterministic.
 #include "common.cuh"
 #include "cells.cuh"
+
+// slot[i]: the atom's arrival place in its cell (low SLOT_BITS) and its sub-cell above, while
+// n fits SLOT_BITS (so does every cell's population); larger systems keep the plain place.
+#define SLOT_BITS 26
+#define SLOT_MASK ((1 << SLOT_BITS) - 1)
 
 extern "C" __global__ void __launch_bounds__(BLOCK) cells_bin(Consts c, Bufs b, int gate) {
     if (!b.flags[gate]) return;
@@ -15,7 +21,21 @@ extern "C" __global__ void __launch_bounds__(BLOCK) cells_bin(Consts c, Bufs b, 
     cell_coords(c, b.pos[i], cc);
     int rank = cell_rank_of(c, b.cell_rank, cc);
     b.cell_of[i] = rank;
-    b.slot[i] = atomicAdd(&b.cell_count[rank], 1);
+    // The atom's sub-cell (4 x 4 x 4 per cell, Morton order), so the sort puts atoms near
+    // each other in space next to each other inside the cell too.
+    int sub = 0;
+    if (c.n <= SLOT_MASK) {
+        real_s4 x = b.pos[i];
+        double p[3] = {(double)x.x, (double)x.y, (double)x.z};
+        #pragma unroll
+        for (int k = 0; k < 3; k++) {
+            double f = (p[k] - c.lo[k]) * c.cell_inv[k] - (double)cc[k];
+            int q = f != f || f < 0.0 ? 0 : (int)(f * 4.0);
+            q = q > 3 ? 3 : q;
+            sub |= ((q & 1) << k) | ((q >> 1) << (k + 3));
+        }
+    }
+    b.slot[i] = (int)((unsigned int)atomicAdd(&b.cell_count[rank], 1) | ((unsigned int)sub << SLOT_BITS));
 }
 
 // Exclusive prefix sum of cell_count into cell_start (n_cells + 1 entries) in three passes:
@@ -87,7 +107,7 @@ extern "C" __global__ void __launch_bounds__(BLOCK) cells_scatter(Consts c, Bufs
     if (!b.flags[gate]) return;
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= c.n) return;
-    b.order[b.cell_start[b.cell_of[i]] + b.slot[i]] = (unsigned int)i;
+    b.order[b.cell_start[b.cell_of[i]] + (c.n <= SLOT_MASK ? b.slot[i] & SLOT_MASK : b.slot[i])] = (unsigned int)i;
 }
 
 // The atom from slot `src` into sorted place k of the permutation scratch arrays.
@@ -95,6 +115,12 @@ __device__ __forceinline__ void gather_to(const Bufs& b, int k, unsigned int src
     b.pos2[k] = b.pos[src];
     b.vel2[k] = b.vel[src];
     b.ids2[k] = b.ids[src];
+}
+
+// The order inside a cell: by sub-cell, then by the previous index.
+__device__ __forceinline__ unsigned long long sort_key(const Consts& c, const Bufs& b, unsigned int v) {
+    if (c.n > SLOT_MASK) return v;
+    return ((unsigned long long)((unsigned int)b.slot[v] >> SLOT_BITS) << 32) | v;
 }
 
 // One warp per cell: each atom's place is the number of the cell's atoms with a smaller
@@ -108,16 +134,18 @@ extern "C" __global__ void __launch_bounds__(BLOCK) cells_sort(Consts c, Bufs b,
     int s = b.cell_start[k], e = b.cell_start[k + 1];
     if (e - s <= 32) {
         unsigned int v = lane < e - s ? b.order[s + lane] : 0xFFFFFFFFu;
+        unsigned long long key = lane < e - s ? sort_key(c, b, v) : ~0ull;
         int rank = 0;
-        for (int t = 0; t < 32; t++) rank += __shfl_sync(0xffffffffu, v, t) < v;
+        for (int t = 0; t < 32; t++) rank += __shfl_sync(0xffffffffu, key, t) < key;
         if (lane < e - s) gather_to(b, s + rank, v);
         return;
     }
     if (lane == 0) {
         for (int x = s + 1; x < e; x++) {
             unsigned int v = b.order[x];
+            unsigned long long kv = sort_key(c, b, v);
             int y = x - 1;
-            while (y >= s && b.order[y] > v) {
+            while (y >= s && sort_key(c, b, b.order[y]) > kv) {
                 b.order[y + 1] = b.order[y];
                 y--;
             }
@@ -146,16 +174,18 @@ extern "C" __global__ void __launch_bounds__(BLOCK) permute_copy(Consts c, Bufs 
 // last pack padded by the atom itself (see Bufs::nlist). One warp per cell, in groups of up
 // to 32 of its atoms (the i-atoms, staged in shared memory). The 27 neighbouring cells' atoms
 // are one stream of candidates (lane t < 27 works out cell t's range and periodic image
-// shift once; a warp scan gives where each cell starts in the stream), taken 32 at a time,
-// one candidate per lane, already shifted by its image: every lane has work whatever the
-// cells' populations. Each lane tests its candidate against every i-atom (bit ii of a word:
-// no vote, no shuffle per test), a 32 x 32 bit transpose gives each i-atom's lane the hits
-// among the 32 candidates in stream order, and the lane appends them to its ring of RING
-// entries in shared memory; after each chunk, whole packs of 8 go out as two 16-byte stores,
-// many lanes at once (a chunk adds at most 32 to the 7 left over). Each atom's hits come in
-// cell-then-index order, as a one-thread-per-atom scan would find them. Blocks of NB_BLOCK
-// threads whatever BLOCK is, so the shared arrays stay small (Over::BuildWarps launches it
-// so).
+// shift once, a warp scan gives where each cell starts in the stream, and the warp's table in
+// shared memory holds both), taken 32 at a time, one candidate per lane, already shifted by
+// its image: every lane has work whatever the cells' populations; a lane finds its
+// candidate's cell by walking the table forward. Each lane tests its candidate against every
+// i-atom (the sign of r^2 - range^2 funnel-shifted into a word: no vote, no shuffle, no
+// compare per test), a 32 x 32 bit transpose gives each i-atom's lane the hits among the 32
+// candidates in stream order, and the lane appends them to its ring of RING entries in
+// shared memory after the at most 7 left from the last chunk; after each chunk, whole packs
+// of 8 go out as two 16-byte stores, many lanes at once, and the rest moves to the ring's
+// start. Each atom's hits come in cell-then-sorted-order, as a one-thread-per-atom scan
+// would find them. Blocks of NB_BLOCK threads whatever BLOCK is, so the shared arrays stay
+// small (Over::BuildWarps launches it so).
 #define NB_BLOCK 128
 #define RING 40
 // A pack of 8 as two 16-byte stores.
@@ -177,12 +207,32 @@ __device__ __forceinline__ unsigned int transpose32(unsigned int w, int lane) {
     return w;
 }
 
+// A word whose top bit is v's sign (set where v < 0; +0 and +inf leave it clear): the
+// distance test's bit, shifted into a mask by a funnel shift.
+__device__ __forceinline__ unsigned int sign_word(float v) { return __float_as_uint(v); }
+__device__ __forceinline__ unsigned int sign_word(double v) {
+    return (unsigned int)((unsigned long long)__double_as_longlong(v) >> 32);
+}
+
+__device__ __forceinline__ real_f4 make_real_f4(real_f x, real_f y, real_f z) {
+    real_f4 v;
+    v.x = x;
+    v.y = y;
+    v.z = z;
+    v.w = (real_f)0;
+    return v;
+}
+
 extern "C" __global__ void __launch_bounds__(NB_BLOCK) nlist_build(Consts c, Bufs b, int gate) {
     if (!b.flags[gate]) return;
     __shared__ real_f4 stage[NB_BLOCK];
     __shared__ unsigned int cand_j[NB_BLOCK];
     __shared__ unsigned int ring[NB_BLOCK * RING];
-    int lane = threadIdx.x & 31;
+    // Per warp, neighbour cell t's image shift (x, y, z) and (first atom - first stream place,
+    // end of its stream places); t = 27 ends the table (no candidates from it).
+    __shared__ real_f4 nb_shift[NB_BLOCK / 32][28];
+    __shared__ int2 nb_span[NB_BLOCK / 32][28];
+    int lane = threadIdx.x & 31, wib = threadIdx.x >> 5;
     real_f4* ipos = stage + (threadIdx.x & ~31);
     unsigned int* js = cand_j + (threadIdx.x & ~31);
     int k = (blockIdx.x * NB_BLOCK + threadIdx.x) >> 5;
@@ -214,6 +264,11 @@ extern "C" __global__ void __launch_bounds__(NB_BLOCK) nlist_build(Consts c, Buf
         if (lane >= off) nb_end += u;
     }
     int total = __shfl_sync(full, nb_end, 31);
+    if (lane < 28) {
+        nb_shift[wib][lane] = lane < 27 ? make_real_f4(nb_sh[0], nb_sh[1], nb_sh[2]) : make_real_f4(0, 0, 0);
+        nb_span[wib][lane] = make_int2(nb_start - (nb_end - nb_len), lane < 27 ? nb_end : 0x7fffffff);
+    }
+    __syncwarp();
 #if PRECISION == 2
     real_f rl2 = c.r_list_sq;
 #else
@@ -227,77 +282,81 @@ extern "C" __global__ void __launch_bounds__(NB_BLOCK) nlist_build(Consts c, Buf
         bool mine = lane < ni;
         __syncwarp();
         ipos[lane] = b.posf[mine ? i : s];
-        int count = 0, w = 0, rp = 0, flushed = 0;
+        // Entries waiting in the ring, all hits (kept or not), entries stored in packs.
+        int pend = 0, seen = 0, flushed = 0;
+        // This lane's neighbour cell: the first whose stream places end after its candidate.
         int t = 0;
         for (int c0 = 0; c0 < total; c0 += 32) {
-            // This lane's candidate: stream place c0 + lane, found among the cells that
-            // overlap the chunk (t: the first not used up yet). Padding is far from everything.
+            // This lane's candidate: stream place c0 + lane (places only grow, so t only
+            // moves forward). Padding past the stream is far from everything.
             int at = c0 + lane, j = -1;
-            real_f sx = (real_f)0, sy = (real_f)0, sz = (real_f)0;
-            while (t < 27) {
-                int te = __shfl_sync(full, nb_end, t);
-                int tb = te - __shfl_sync(full, nb_len, t);
-                int ts = __shfl_sync(full, nb_start, t);
-                real_f hx = __shfl_sync(full, nb_sh[0], t);
-                real_f hy = __shfl_sync(full, nb_sh[1], t);
-                real_f hz = __shfl_sync(full, nb_sh[2], t);
-                if (at >= tb && at < te) {
-                    j = ts + at - tb;
-                    sx = hx;
-                    sy = hy;
-                    sz = hz;
-                }
-                if (te > c0 + 32) break;
-                t++;
-            }
+            int2 span = nb_span[wib][t];
+            while (at >= span.y) span = nb_span[wib][++t];
             real_f px = (real_f)1e18, py = (real_f)1e18, pz = (real_f)1e18;
-            if (j >= 0) {
+            if (at < total) {
+                j = span.x + at;
                 real_f4 q = ldg4(b.posf + j);
-                px = q.x + sx;
-                py = q.y + sy;
-                pz = q.z + sz;
+                real_f4 h = nb_shift[wib][t];
+                px = q.x + h.x;
+                py = q.y + h.y;
+                pz = q.z + h.z;
             }
             __syncwarp();
             js[lane] = (unsigned int)j;
             __syncwarp();
-            // Bit ii: this lane's candidate is within range of i-atom ii.
+            // Bit ni - 1 - ii: this lane's candidate is within range of i-atom ii (the sign of
+            // r^2 - range^2 shifted in, i-atom 0 first).
             unsigned int mine_hits = 0;
             #pragma unroll 4
             for (int ii = 0; ii < ni; ii++) {
                 real_f4 q = ipos[ii];
                 real_f ex = q.x - px, ey = q.y - py, ez = q.z - pz;
-                if (ex * ex + ey * ey + ez * ez < rl2) mine_hits |= 1u << ii;
+                real_f d = fma(ex, ex, fma(ey, ey, fma(ez, ez, -rl2)));
+                mine_hits = __funnelshift_l(sign_word(d), mine_hits, 1);
             }
+            // Bit ii from now on.
+            mine_hits = __brev(mine_hits) >> (32 - ni);
             unsigned int self = (unsigned int)(j - g0);
             if (self < 32u) mine_hits &= ~(1u << self);
             // Now bit l: candidate lane l is within range of this lane's i-atom, in stream order.
             unsigned int hits = transpose32(mine_hits, lane);
             if (!mine) hits = 0;
             // Past max_nbrs the list overflows (flagged below) and is built again larger: the
-            // hits beyond it are only counted.
-            while (hits && count < c.max_nbrs) {
+            // hits beyond it are only counted (seen), not kept.
+            seen += __popc(hits);
+            if (seen > c.max_nbrs) {
+                while (flushed + pend + __popc(hits) > c.max_nbrs) hits ^= 1u << (31 - __clz(hits));
+            }
+            // Into the ring after the entries left from the last chunk (at most 7), in stream
+            // order: at most 39 entries, so no wrap.
+            while (hits) {
                 int u = __ffs(hits) - 1;
                 hits &= hits - 1;
-                ring[w * NB_BLOCK + threadIdx.x] = js[u];
-                w = w == RING - 1 ? 0 : w + 1;
-                count++;
+                ring[pend * NB_BLOCK + threadIdx.x] = js[u];
+                pend++;
             }
-            // Whole packs out, after the chunk (many lanes at once).
-            while (flushed + 8 <= count && flushed + 8 <= c.max_nbrs) {
-                unsigned int v[8];
+            // Whole packs out, after the chunk (many lanes at once), and what is left of the
+            // ring back to its start.
+            if (pend >= 8) {
+                int f = 0;
+                do {
+                    const unsigned int* r = ring + f * NB_BLOCK + threadIdx.x;
+                    unsigned int v[8];
+                    #pragma unroll
+                    for (int q = 0; q < 8; q++) v[q] = r[q * NB_BLOCK];
+                    size_t at8 = ((size_t)(flushed >> 3) * n + i) * 2;
+                    store_pack(out + at8, v);
+                    flushed += 8;
+                    f += 8;
+                } while (f + 8 <= pend);
+                pend -= f;
                 #pragma unroll
-                for (int q = 0; q < 8; q++) {
-                    v[q] = ring[rp * NB_BLOCK + threadIdx.x];
-                    rp = rp == RING - 1 ? 0 : rp + 1;
-                }
-                size_t at8 = ((size_t)(flushed >> 3) * n + i) * 2;
-                store_pack(out + at8, v);
-                flushed += 8;
+                for (int q = 0; q < 7; q++)
+                    if (q < pend) ring[q * NB_BLOCK + threadIdx.x] = ring[(f + q) * NB_BLOCK + threadIdx.x];
             }
-            count += __popc(hits);
         }
         // The warp's largest count, so one atomic per warp reaches the shared flag.
-        int most = mine ? count : 0;
+        int most = mine ? seen : 0;
         #pragma unroll
         for (int off = 16; off > 0; off >>= 1) most = max(most, __shfl_xor_sync(full, most, off));
         if (lane == 0) {
@@ -306,18 +365,14 @@ extern "C" __global__ void __launch_bounds__(NB_BLOCK) nlist_build(Consts c, Buf
         }
         if (mine) {
             // The last, partial pack, padded with the atom itself (max_nbrs is a multiple of 8).
-            int kept = count < c.max_nbrs ? count : c.max_nbrs;
-            if (kept & 7) {
+            if (pend) {
                 unsigned int v[8];
                 #pragma unroll
-                for (int q = 0; q < 8; q++) {
-                    v[q] = q < (kept & 7) ? ring[rp * NB_BLOCK + threadIdx.x] : (unsigned int)i;
-                    rp = rp == RING - 1 ? 0 : rp + 1;
-                }
-                size_t at8 = ((size_t)(kept >> 3) * n + i) * 2;
+                for (int q = 0; q < 8; q++) v[q] = q < pend ? ring[q * NB_BLOCK + threadIdx.x] : (unsigned int)i;
+                size_t at8 = ((size_t)(flushed >> 3) * n + i) * 2;
                 store_pack(out + at8, v);
             }
-            b.ncount[i] = kept;
+            b.ncount[i] = flushed + pend;
             b.pos_build[i] = b.pos[i];
         }
     }
