@@ -100,10 +100,18 @@ impl CellSetup {
     }
 }
 
-/// Room per atom in the neighbour list: generous for any liquid (density 1.3), grown on overflow.
-pub fn initial_max_neighbours(range: f64) -> usize {
-    let estimate = 4.0 / 3.0 * std::f64::consts::PI * range.powi(3) * 1.3 + 32.0;
-    (estimate as usize).div_ceil(32) * 32
+/// Room per atom in the neighbour list for a largest count of `seen` (a quarter more, plus
+/// 16, in whole packs of 8): the list is sized by a counting build when it is set up and grown
+/// by the same rule when a rebuild overflows it.
+pub fn list_room(seen: usize) -> usize {
+    (seen + seen / 4 + 16).div_ceil(8) * 8
+}
+
+/// The list room a memory check expects at mean number density `density`: the neighbours
+/// within `range` at the larger of it and a liquid's 0.85, a fifth more for the densest atom.
+pub fn expected_list_room(range: f64, density: f64) -> usize {
+    let mean = 4.0 / 3.0 * std::f64::consts::PI * range.powi(3) * density.max(0.85);
+    list_room((mean * 1.2).ceil() as usize)
 }
 
 /// A simulation on the device.
@@ -256,13 +264,9 @@ impl Engine {
         } else {
             None
         };
-        if self.algorithm == Algorithm::Neighbors {
-            let max_nbrs = initial_max_neighbours(params.list_range());
-            c.max_nbrs = max_nbrs as i32;
-            self.a.nlist = Some(alloc(dev, n * max_nbrs * 4, "allocating the neighbour list")?);
-        } else {
-            self.a.nlist = None;
-        }
+        // The list is sized by a counting build at the end (size_list); until then it has no room.
+        c.max_nbrs = 0;
+        self.a.nlist = None;
         self.configure_piston(dev, params)?;
         self.set_flow_arrays(dev, c.flow_bins.max(0) as usize)?;
         self.consts = c;
@@ -271,6 +275,28 @@ impl Engine {
         self.set_block_arrays(dev)?;
         self.request_rebuild(dev)?;
         self.forces_valid = false;
+        self.refresh_bufs(dev);
+        if self.algorithm == Algorithm::Neighbors {
+            self.size_list(dev)?;
+        }
+        Ok(())
+    }
+
+    /// Sizes the neighbour list by need: a rebuild with no room counts every atom's neighbours
+    /// (and sorts the atoms, as any rebuild does), the list gets `list_room` of the largest
+    /// count, and the first step builds it.
+    fn size_list(&mut self, dev: &Device) -> Result<(), SimError> {
+        self.consts.max_nbrs = 0;
+        self.write_flag(dev, flag::MAX_NBRS_SEEN, 0)?;
+        self.request_rebuild(dev)?;
+        self.refresh_bufs(dev);
+        self.queue_lists(dev)?;
+        let (flags, _) = self.read_flags(dev)?;
+        let max_nbrs = list_room(flags[flag::MAX_NBRS_SEEN].max(0) as usize);
+        self.write_flag(dev, flag::OVERFLOW, 0)?;
+        self.consts.max_nbrs = max_nbrs as i32;
+        self.a.nlist = Some(alloc(dev, self.n * max_nbrs * 4, "allocating the neighbour list")?);
+        self.request_rebuild(dev)?;
         self.refresh_bufs(dev);
         Ok(())
     }
@@ -421,8 +447,7 @@ impl Engine {
         }
         if flags[flag::OVERFLOW] != 0 {
             // Some list was cut short: redo the whole call with room for the largest seen.
-            let seen = flags[flag::MAX_NBRS_SEEN].max(self.consts.max_nbrs) as usize;
-            let max_nbrs = (seen + seen / 4 + 32).div_ceil(32) * 32;
+            let max_nbrs = list_room(flags[flag::MAX_NBRS_SEEN].max(self.consts.max_nbrs) as usize);
             self.restore_backup(dev)?;
             self.restore_bodies(dev)?;
             self.restore_tunnel(dev)?;
@@ -460,6 +485,20 @@ impl Engine {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn list_room_is_whole_packs_with_a_margin_and_the_check_expects_a_liquid() {
+        for seen in [0, 1, 7, 78, 104, 500] {
+            let room = list_room(seen);
+            assert!(room % 8 == 0 && room >= seen + seen / 4 + 16, "{seen}: {room}");
+            assert!(room < seen + seen / 4 + 24, "{seen}: {room}");
+        }
+        // fcc at rho* 0.8442 has 78 neighbours within 2.8: the in.lj list gets 120.
+        assert_eq!(list_room(78), 120);
+        let liquid = expected_list_room(2.8, 0.8442);
+        assert_eq!(expected_list_room(2.8, 0.01), expected_list_room(2.8, 0.85));
+        assert!(liquid > list_room(78) && liquid < 160, "{liquid}");
+    }
 
     #[test]
     fn morton_ranks_are_a_permutation() {
