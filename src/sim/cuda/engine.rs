@@ -490,7 +490,7 @@ mod tests {
     fn list_room_is_whole_packs_with_a_margin_and_the_check_expects_a_liquid() {
         for seen in [0, 1, 7, 78, 104, 500] {
             let room = list_room(seen);
-            assert!(room % 8 == 0 && room >= seen + seen / 4 + 16, "{seen}: {room}");
+            assert!(room.is_multiple_of(8) && room >= seen + seen / 4 + 16, "{seen}: {room}");
             assert!(room < seen + seen / 4 + 24, "{seen}: {room}");
         }
         // fcc at rho* 0.8442 has 78 neighbours within 2.8: the in.lj list gets 120.
