@@ -188,10 +188,17 @@ extern "C" __global__ void __launch_bounds__(BLOCK) permute_copy(Consts c, Bufs 
 // small (Over::BuildWarps launches it so).
 #define NB_BLOCK 128
 #define RING 40
-// A pack of 8 as two 16-byte stores.
-__device__ __forceinline__ void store_pack(uint4* p, const unsigned int v[8]) {
-    p[0] = make_uint4(v[0], v[1], v[2], v[3]);
-    p[1] = make_uint4(v[4], v[5], v[6], v[7]);
+// Pack k of atom i out: 32-bit entries as two 16-byte stores, 16-bit ones as one.
+__device__ __forceinline__ void store_pack(const Consts& c, void* list, int k, int i, const unsigned int v[8]) {
+    size_t at = (size_t)k * (size_t)c.n + (size_t)i;
+    if (c.list_wide) {
+        uint4* p = reinterpret_cast<uint4*>(list) + 2 * at;
+        p[0] = make_uint4(v[0], v[1], v[2], v[3]);
+        p[1] = make_uint4(v[4], v[5], v[6], v[7]);
+    } else {
+        reinterpret_cast<uint4*>(list)[at] =
+            make_uint4(v[0] | v[1] << 16, v[2] | v[3] << 16, v[4] | v[5] << 16, v[6] | v[7] << 16);
+    }
 }
 
 // A 32 x 32 bit matrix held one row per lane (bit b of lane l: element (l, b)) transposed
@@ -229,9 +236,9 @@ extern "C" __global__ void __launch_bounds__(NB_BLOCK) nlist_build(Consts c, Buf
     __shared__ unsigned int cand_j[NB_BLOCK];
     __shared__ unsigned int ring[NB_BLOCK * RING];
     // Per warp, neighbour cell t's image shift (x, y, z) and (first atom - first stream place,
-    // end of its stream places); t = 27 ends the table (no candidates from it).
+    // end of its stream places, first stream place); t = 27 ends the table (no candidates).
     __shared__ real_f4 nb_shift[NB_BLOCK / 32][28];
-    __shared__ int2 nb_span[NB_BLOCK / 32][28];
+    __shared__ int4 nb_span[NB_BLOCK / 32][28];
     int lane = threadIdx.x & 31, wib = threadIdx.x >> 5;
     real_f4* ipos = stage + (threadIdx.x & ~31);
     unsigned int* js = cand_j + (threadIdx.x & ~31);
@@ -241,6 +248,12 @@ extern "C" __global__ void __launch_bounds__(NB_BLOCK) nlist_build(Consts c, Buf
     int s = b.cell_start[k], e = b.cell_start[k + 1];
     if (s == e) return;
     const unsigned int full = 0xffffffffu;
+    // 16-bit entries name places up to LIST16_PLACES in a cell: a fuller one has the list
+    // built again with 32-bit entries (the host sees both flags).
+    if (!c.list_wide && e - s > LIST16_PLACES && lane == 0) {
+        b.flags[FLAG_CELL_FULL] = 1;
+        b.flags[FLAG_OVERFLOW] = 1;
+    }
     // The cell's grid coordinates, from its first atom (binned by the same function), and
     // lane t < 27 works out neighbour t (dz, dy, dx from -1 to 1, dx fastest): its atoms
     // nb_start .. nb_start + nb_len (none beyond a wall) and its image shift.
@@ -255,6 +268,8 @@ extern "C" __global__ void __launch_bounds__(NB_BLOCK) nlist_build(Consts c, Buf
             nb_start = b.cell_start[r];
             nb_len = b.cell_start[r + 1] - nb_start;
         }
+        // The force pass turns 16-bit entries back into atoms with this table.
+        b.nb_first[k * 27 + lane] = nb_start;
     }
     // Where cell t's candidates end in the stream (inclusive scan), and the stream's length.
     int nb_end = nb_len;
@@ -266,7 +281,8 @@ extern "C" __global__ void __launch_bounds__(NB_BLOCK) nlist_build(Consts c, Buf
     int total = __shfl_sync(full, nb_end, 31);
     if (lane < 28) {
         nb_shift[wib][lane] = lane < 27 ? make_real_f4(nb_sh[0], nb_sh[1], nb_sh[2]) : make_real_f4(0, 0, 0);
-        nb_span[wib][lane] = make_int2(nb_start - (nb_end - nb_len), lane < 27 ? nb_end : 0x7fffffff);
+        nb_span[wib][lane] =
+            make_int4(nb_start - (nb_end - nb_len), lane < 27 ? nb_end : 0x7fffffff, nb_end - nb_len, 0);
     }
     __syncwarp();
 #if PRECISION == 2
@@ -274,8 +290,6 @@ extern "C" __global__ void __launch_bounds__(NB_BLOCK) nlist_build(Consts c, Buf
 #else
     real_f rl2 = c.r_list_sq_f;
 #endif
-    size_t n = (size_t)c.n;
-    uint4* out = reinterpret_cast<uint4*>(b.nlist);
     for (int g0 = s; g0 < e; g0 += 32) {
         int ni = e - g0 < 32 ? e - g0 : 32;
         int i = g0 + lane;
@@ -290,7 +304,7 @@ extern "C" __global__ void __launch_bounds__(NB_BLOCK) nlist_build(Consts c, Buf
             // This lane's candidate: stream place c0 + lane (places only grow, so t only
             // moves forward). Padding past the stream is far from everything.
             int at = c0 + lane, j = -1;
-            int2 span = nb_span[wib][t];
+            int4 span = nb_span[wib][t];
             while (at >= span.y) span = nb_span[wib][++t];
             real_f px = (real_f)1e18, py = (real_f)1e18, pz = (real_f)1e18;
             if (at < total) {
@@ -302,7 +316,8 @@ extern "C" __global__ void __launch_bounds__(NB_BLOCK) nlist_build(Consts c, Buf
                 pz = q.z + h.z;
             }
             __syncwarp();
-            js[lane] = (unsigned int)j;
+            // The list entry: the atom, or its neighbour cell and place there.
+            js[lane] = c.list_wide ? (unsigned int)j : (unsigned int)(t << LIST16_SHIFT | (at - span.z));
             __syncwarp();
             // Bit ni - 1 - ii: this lane's candidate is within range of i-atom ii (the sign of
             // r^2 - range^2 shifted in, i-atom 0 first).
@@ -344,8 +359,7 @@ extern "C" __global__ void __launch_bounds__(NB_BLOCK) nlist_build(Consts c, Buf
                     unsigned int v[8];
                     #pragma unroll
                     for (int q = 0; q < 8; q++) v[q] = r[q * NB_BLOCK];
-                    size_t at8 = ((size_t)(flushed >> 3) * n + i) * 2;
-                    store_pack(out + at8, v);
+                    store_pack(c, b.nlist, flushed >> 3, i, v);
                     flushed += 8;
                     f += 8;
                 } while (f + 8 <= pend);
@@ -364,15 +378,18 @@ extern "C" __global__ void __launch_bounds__(NB_BLOCK) nlist_build(Consts c, Buf
             atomicMax(&b.flags[FLAG_MAX_NBRS_SEEN], most);
         }
         if (mine) {
-            // The last, partial pack, padded with the atom itself (max_nbrs is a multiple of 8).
+            // The last, partial pack, padded with the atom itself (max_nbrs is a multiple of 8):
+            // in 16-bit entries, place i - s of neighbour cell 13 (the cell itself).
             if (pend) {
+                unsigned int self = c.list_wide ? (unsigned int)i : (unsigned int)(13 << LIST16_SHIFT | (i - s));
                 unsigned int v[8];
                 #pragma unroll
-                for (int q = 0; q < 8; q++) v[q] = q < pend ? ring[q * NB_BLOCK + threadIdx.x] : (unsigned int)i;
-                size_t at8 = ((size_t)(flushed >> 3) * n + i) * 2;
-                store_pack(out + at8, v);
+                for (int q = 0; q < 8; q++) v[q] = q < pend ? ring[q * NB_BLOCK + threadIdx.x] : self;
+                store_pack(c, b.nlist, flushed >> 3, i, v);
             }
             b.ncount[i] = flushed + pend;
+            // From here to the next binning cell_of holds each (sorted) atom's cell.
+            b.cell_of[i] = k;
             b.pos_build[i] = b.pos[i];
         }
     }

@@ -40,6 +40,10 @@ typedef real_s real_a;
 #define FLAG_MAX_NBRS_SEEN 4
 #define FLAG_ALWAYS 5
 #define FLAG_ESCAPE 6
+#define FLAG_CELL_FULL 7
+// Places in a cell 16-bit list entries can name, and the shift of the neighbour-cell number.
+#define LIST16_PLACES 2048
+#define LIST16_SHIFT 11
 // An atom this far (sigma) beyond a wall plane has left the tank (sim::ESCAPE_MARGIN).
 #define ESCAPE_MARGIN 1.0
 // 64-bit blow-up step (atomicMin) lives in a separate u64 array.
@@ -127,7 +131,7 @@ struct Consts {
     double dof;
     unsigned long long seed;
     double runaway_sq;
-    int pad0;
+    int list_wide;        // neighbour-list entries of 32 bits (atom index), not 16 (see Bufs::nlist)
     // Tether: a spring k on atom tether_id (canonical index; 0xFFFFFFFF = none) toward
     // (tether_x, tether_y), the target moved into the box on periodic axes.
     unsigned int tether_id;
@@ -204,7 +208,11 @@ struct Bufs {
     int* cell_of;         // per atom: cell rank
     int* slot;            // per atom: arrival slot in its cell
     unsigned int* order;  // sorted position -> atom
-    unsigned int* nlist;  // packs of 8: neighbour k of atom i at ((k / 8) * n + i) * 8 + k % 8
+    // Packs of 8: neighbour k of atom i at ((k / 8) * n + i) * 8 + k % 8, as 16-bit entries
+    // (neighbour cell t of the atom's cell, 0..26, in bits 11..15 and the place in that cell
+    // in bits 0..10: the atom nb_first[cell * 27 + t] + place), or, with list_wide, 32-bit
+    // atom indices.
+    void* nlist;
     int* ncount;
     double* partials_ev;  // 4 per block
     double* partials_kin; // 4 per block
@@ -229,6 +237,7 @@ struct Bufs {
     double* tunnel_part;  // per block of tunnel_zone: px, py, pz, KE the zone gave this step (tunnel.cu)
     double* tunnel_sum;   // the zone's px, py, pz, KE summed since the last record
     double* tunnel_records; // per telemetry record: tunnel_sum as it was at the record's step
+    int* nb_first;        // per cell rank, 27: the first atom of each neighbour cell (nlist_build)
 };
 
 // A read-only load (the non-coherent path, which the compiler may move ahead of stores).

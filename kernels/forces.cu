@@ -321,8 +321,10 @@ __device__ void cell_scan(const Consts& c, const Bufs& a) {
 
 // Neighbour list: full list in packs of 8 (see Bufs::nlist), padded with the atom itself
 // (a zero distance adds nothing). c.tpa threads share an atom, taking every tpa-th pack, and
-// sum their forces with shuffles; each pack is two 16-byte loads, then eight independent
-// position loads, so many loads are in flight per thread.
+// sum their forces with shuffles; each pack is one 16-byte load of 16-bit entries (two of
+// 32-bit ones), then eight independent position loads, so many loads are in flight per
+// thread. A 16-bit entry is a neighbour cell of the atom's cell and a place in it: the atom
+// is that cell's first (the nb_first row of the atom's cell) plus the place.
 template <bool EV>
 __device__ void neighbor_list(const Consts& c, const Bufs& a) {
     int t = blockIdx.x * blockDim.x + threadIdx.x;
@@ -333,12 +335,24 @@ __device__ void neighbor_list(const Consts& c, const Bufs& a) {
         real_f4 pi = a.posf[i];
         int packs = (a.ncount[i] + 7) >> 3;
         const uint4* list = reinterpret_cast<const uint4*>(a.nlist);
+        const int* first = a.nb_first + (c.list_wide ? 0 : 27 * a.cell_of[i]);
         for (int p = lane; p < packs; p += tpa) {
-            size_t at = ((size_t)p * c.n + i) * 2;
+            size_t at = (size_t)p * c.n + i;
+            unsigned int js[8];
             // Streaming loads (evict first): the list is read once per step and is far larger
             // than the caches, which should keep the positions instead.
-            uint4 j0 = __ldcs(list + at), j1 = __ldcs(list + at + 1);
-            unsigned int js[8] = {j0.x, j0.y, j0.z, j0.w, j1.x, j1.y, j1.z, j1.w};
+            if (c.list_wide) {
+                uint4 j0 = __ldcs(list + 2 * at), j1 = __ldcs(list + 2 * at + 1);
+                js[0] = j0.x, js[1] = j0.y, js[2] = j0.z, js[3] = j0.w;
+                js[4] = j1.x, js[5] = j1.y, js[6] = j1.z, js[7] = j1.w;
+            } else {
+                uint4 w = __ldcs(list + at);
+                unsigned int e[8] = {w.x & 0xffffu, w.x >> 16, w.y & 0xffffu, w.y >> 16,
+                                     w.z & 0xffffu, w.z >> 16, w.w & 0xffffu, w.w >> 16};
+                #pragma unroll
+                for (int k = 0; k < 8; k++)
+                    js[k] = (unsigned int)__ldg(first + (e[k] >> LIST16_SHIFT)) + (e[k] & (LIST16_PLACES - 1));
+            }
             real_f4 pj[8];
             #pragma unroll
             for (int k = 0; k < 8; k++) pj[k] = ldg4(a.posf + js[k]);

@@ -15,6 +15,7 @@ use std::sync::Arc;
 
 use argon_sandbox::io::extxyz::read_extxyz;
 use argon_sandbox::io::thermo::read_thermo_csv;
+use argon_sandbox::physics::cutoff::Cutoff;
 use argon_sandbox::physics::obstacles::ObstacleField;
 use argon_sandbox::physics::params::{Algorithm, SimParams, Tether, Thermostat};
 use argon_sandbox::physics::real::Precision;
@@ -139,6 +140,41 @@ fn forces_energies_and_virials_match_the_cpu() {
                     );
                 }
             }
+        }
+    }
+}
+
+/// Cells fuller than 16-bit list entries can name (2,048 places): a 10 sigma cutoff in a box
+/// of two list cells per axis puts about 2,456 atoms in each. The counting build sees it and
+/// the list is built with 32-bit entries; forces, energy and virial still match the CPU (a
+/// wrongly named neighbour would not), before and after 10 steps that re-sort the atoms.
+#[test]
+fn cells_too_full_for_short_list_entries_take_wide_ones() {
+    if !gpu() {
+        return;
+    }
+    let (b, atoms) = jiggled_fluid([17, 17, 17], [false; 3], 0.1, &[], 9);
+    // Double only: its 1e-12 agreement leaves no room for a misnamed neighbour, and the test
+    // stays short (the GPU tests share one stream; the soak beside it counts its changes).
+    for precision in [Precision::Double] {
+        let p = SimParams { precision, cutoff: Cutoff::Absolute(10.0), ..SimParams::default() };
+        let mut gpu =
+            CudaBackend::new(b, SimParams { algorithm: Algorithm::Neighbors, ..p.clone() }, &atoms, None).unwrap();
+        assert_eq!(gpu.pair_search(), "neighbour list", "{precision:?}");
+        let tol = if precision == Precision::Double { 1e-12 } else { 1e-5 };
+        for round in 0..2 {
+            let state = gpu.snapshot().unwrap().atoms;
+            // The CPU's own list (its per-atom one in double, clusters in single): with 3,900
+            // neighbours an atom, all pairs would hold the CPU (and the tests beside it) for long.
+            let cp = SimParams { algorithm: Algorithm::Neighbors, ..p.clone() };
+            let mut cpu = CpuBackend::new(b, cp, &state, None).unwrap();
+            let (fc, tc) = (cpu.forces().unwrap(), cpu.measure().unwrap());
+            let (fg, tg) = (gpu.forces().unwrap(), gpu.measure().unwrap());
+            let (df, de, dw) =
+                (force_diff(&fg, &fc), rel(tg.potential_energy(), tc.potential_energy()), rel(tg.virial, tc.virial));
+            eprintln!("{precision:?} round {round}: force {df:.1e} energy {de:.1e} virial {dw:.1e}");
+            assert!(df < tol && de < tol && dw < tol, "{precision:?} round {round}: {df:e} {de:e} {dw:e}");
+            gpu.advance(10).unwrap();
         }
     }
 }

@@ -53,7 +53,10 @@ pub struct Consts {
     pub dof: f64,
     pub seed: u64,
     pub runaway_sq: f64,
-    pub pad0: i32,
+    /// Neighbour-list entries of 32 bits (the atom's index) instead of 16 (its neighbour
+    /// cell and place there, `nb_first`): set when some cell holds more atoms than 16-bit
+    /// entries can name (`flag::CELL_FULL`).
+    pub list_wide: i32,
     /// Canonical index of the tethered atom; [`NO_TETHER`] when there is none (or it is out
     /// of range).
     pub tether_id: u32,
@@ -316,6 +319,7 @@ pub struct Bufs {
     pub tunnel_part: u64,
     pub tunnel_sum: u64,
     pub tunnel_records: u64,
+    pub nb_first: u64,
 }
 
 // SAFETY: plain old data with the C layout the kernels expect.
@@ -330,6 +334,7 @@ pub mod flag {
     pub const MAX_NBRS_SEEN: usize = 4;
     pub const ALWAYS: i32 = 5;
     pub const ESCAPE: usize = 6;
+    pub const CELL_FULL: usize = 7;
     pub const COUNT: usize = 8;
 }
 
@@ -371,7 +376,7 @@ mod layout_tests {
             offset_of!(Consts, target_t),
             offset_of!(Consts, seed),
             offset_of!(Consts, runaway_sq),
-            offset_of!(Consts, pad0),
+            offset_of!(Consts, list_wide),
             offset_of!(Consts, tether_id),
             offset_of!(Consts, tether_x),
             offset_of!(Consts, tether_y),
@@ -403,6 +408,6 @@ mod layout_tests {
                 568, 592, 604, 616, 640, 644, 648, 688, 696, 784, 788, 792, 796, 824, 840, 848, 864, 872, 880
             ]
         );
-        assert_eq!(std::mem::size_of::<Bufs>(), 376);
+        assert_eq!(std::mem::size_of::<Bufs>(), 384);
     }
 }

@@ -267,6 +267,10 @@ impl Engine {
         // The list is sized by a counting build at the end (size_list); until then it has no room.
         c.max_nbrs = 0;
         self.a.nlist = None;
+        self.a.nb_first = match (&self.cells, self.algorithm) {
+            (Some(cs), Algorithm::Neighbors) => Some(alloc(dev, cs.rank.len() * 27 * 4, "allocating cell neighbours")?),
+            _ => None,
+        };
         self.configure_piston(dev, params)?;
         self.set_flow_arrays(dev, c.flow_bins.max(0) as usize)?;
         self.consts = c;
@@ -284,18 +288,31 @@ impl Engine {
 
     /// Sizes the neighbour list by need: a rebuild with no room counts every atom's neighbours
     /// (and sorts the atoms, as any rebuild does), the list gets `list_room` of the largest
-    /// count, and the first step builds it.
+    /// count (entries of 16 bits unless some cell is too full for them), and the first step
+    /// builds it.
     fn size_list(&mut self, dev: &Device) -> Result<(), SimError> {
         self.consts.max_nbrs = 0;
         self.write_flag(dev, flag::MAX_NBRS_SEEN, 0)?;
+        self.write_flag(dev, flag::CELL_FULL, 0)?;
         self.request_rebuild(dev)?;
         self.refresh_bufs(dev);
         self.queue_lists(dev)?;
         let (flags, _) = self.read_flags(dev)?;
-        let max_nbrs = list_room(flags[flag::MAX_NBRS_SEEN].max(0) as usize);
         self.write_flag(dev, flag::OVERFLOW, 0)?;
+        self.resize_list(dev, flags[flag::MAX_NBRS_SEEN].max(0) as usize, flags[flag::CELL_FULL] != 0, "allocating")
+    }
+
+    /// A list with `list_room(seen)` entries per atom, 32-bit ones from now on when `wide`,
+    /// built at the next step.
+    fn resize_list(&mut self, dev: &Device, seen: usize, wide: bool, verb: &str) -> Result<(), SimError> {
+        let max_nbrs = list_room(seen);
+        if wide {
+            self.consts.list_wide = 1;
+        }
+        let bytes = if self.consts.list_wide != 0 { 4 } else { 2 };
         self.consts.max_nbrs = max_nbrs as i32;
-        self.a.nlist = Some(alloc(dev, self.n * max_nbrs * 4, "allocating the neighbour list")?);
+        self.a.nlist = None;
+        self.a.nlist = Some(alloc(dev, self.n * max_nbrs * bytes, &format!("{verb} the neighbour list"))?);
         self.request_rebuild(dev)?;
         self.refresh_bufs(dev);
         Ok(())
@@ -446,8 +463,9 @@ impl Engine {
             });
         }
         if flags[flag::OVERFLOW] != 0 {
-            // Some list was cut short: redo the whole call with room for the largest seen.
-            let max_nbrs = list_room(flags[flag::MAX_NBRS_SEEN].max(self.consts.max_nbrs) as usize);
+            // Some list was cut short, or a cell grew too full for 16-bit entries: redo the
+            // whole call with room for the largest count seen (in 32-bit entries for the latter).
+            let seen = flags[flag::MAX_NBRS_SEEN].max(self.consts.max_nbrs) as usize;
             self.restore_backup(dev)?;
             self.restore_bodies(dev)?;
             self.restore_tunnel(dev)?;
@@ -455,11 +473,8 @@ impl Engine {
                 f.restore(dev)?;
             }
             self.sync_posf(dev)?;
-            self.consts.max_nbrs = max_nbrs as i32;
-            self.a.nlist = Some(alloc(dev, self.n * max_nbrs * 4, "growing the neighbour list")?);
             self.write_flag(dev, flag::OVERFLOW, 0)?;
-            self.write_flag(dev, flag::REBUILD as usize, 1)?;
-            self.refresh_bufs(dev);
+            self.resize_list(dev, seen, flags[flag::CELL_FULL] != 0, "growing")?;
             self.step = step0;
             self.time = time0;
             self.forces_valid = valid0;

@@ -69,6 +69,8 @@ pub(super) struct Arrays {
     pub(super) tunnel_sum: Option<CudaSlice<u8>>,
     pub(super) tunnel_sum_bak: Option<CudaSlice<u8>>,
     pub(super) tunnel_records: Option<CudaSlice<u8>>,
+    /// Per cell, the first atom of each of its 27 neighbour cells (16-bit list entries).
+    pub(super) nb_first: Option<CudaSlice<u8>>,
     // Copies taken at the start of an advance, to redo it after a list overflow.
     pub(super) pos_bak: Option<CudaSlice<u8>>,
     pub(super) vel_bak: Option<CudaSlice<u8>>,
@@ -83,7 +85,7 @@ pub(super) type Slot = Option<CudaSlice<u8>>;
 impl Arrays {
     /// Bytes of every array allocated now.
     pub(super) fn bytes(&self) -> usize {
-        let all: [&Slot; 52] = [
+        let all: [&Slot; 53] = [
             &self.pos,
             &self.vel,
             &self.force,
@@ -131,6 +133,7 @@ impl Arrays {
             &self.tunnel_sum,
             &self.tunnel_sum_bak,
             &self.tunnel_records,
+            &self.nb_first,
             &self.pos_bak,
             &self.vel_bak,
             &self.ids_bak,
@@ -153,9 +156,10 @@ pub(super) fn real_sizes(p: Precision) -> (usize, usize) {
 /// Bytes the device arrays of `n` atoms need (for the memory check before allocating).
 fn bytes_needed(n: usize, precision: Precision, max_nbrs: usize, with_list: bool) -> usize {
     let (s, f) = real_sizes(precision);
-    // The last 32: per-atom obstacle forces, when there are obstacles.
-    let per_atom = 7 * 4 * s + 2 * 4 * f + if precision == Precision::Mixed { 16 } else { 0 } + 7 * 4 + 16 + 32;
-    n * per_atom + if with_list { n * max_nbrs * 4 } else { 0 } + (1 << 20)
+    // The last 32: per-atom obstacle forces, when there are obstacles; 8 for the cells'
+    // neighbour tables. List entries take 16 bits (32 only where a cell is too full).
+    let per_atom = 7 * 4 * s + 2 * 4 * f + if precision == Precision::Mixed { 16 } else { 0 } + 7 * 4 + 16 + 32 + 8;
+    n * per_atom + if with_list { n * max_nbrs * 2 } else { 0 } + (1 << 20)
 }
 
 /// Refuses `n` atoms when their arrays would not fit in 90% of `free_bytes`, naming the
@@ -335,6 +339,7 @@ impl Engine {
             tunnel_part: ptr(dev, &a.tunnel_part),
             tunnel_sum: ptr(dev, &a.tunnel_sum),
             tunnel_records: ptr(dev, &a.tunnel_records),
+            nb_first: ptr(dev, &a.nb_first),
         };
     }
 
