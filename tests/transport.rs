@@ -224,6 +224,10 @@ fn measure_json(args: &[&str]) -> serde_json::Value {
 /// `measure QUANTITY --json` on the LAMMPS references' state (4,000 fcc atoms at rho* 0.8,
 /// the default scene's T* 1), held by a weak CSVR (tau 10) as the references are.
 fn measure_lammps_state(quantity: &str, steps: &str, equilibrate: &str) -> serde_json::Value {
+    measure_lammps_state_on(quantity, steps, equilibrate, "cpu")
+}
+
+fn measure_lammps_state_on(quantity: &str, steps: &str, equilibrate: &str, backend: &str) -> serde_json::Value {
     let init = fcc_4000();
     measure_json(&[
         "measure",
@@ -237,7 +241,7 @@ fn measure_lammps_state(quantity: &str, steps: &str, equilibrate: &str) -> serde
         "--hold",
         "10",
         "--backend",
-        "cpu",
+        backend,
         "--json",
         "--quiet",
     ])
@@ -250,7 +254,68 @@ fn reference(path: &str) -> serde_json::Value {
 
 #[test]
 fn diffusion_matches_lammps_compute_msd() {
-    let j = measure_lammps_state("diffusion", "25400", "2000");
+    assert_diffusion_matches_lammps(measure_lammps_state("diffusion", "25400", "2000"));
+}
+
+/// The same measurement on the GPU (MSD and VACF kept on the device).
+#[test]
+fn diffusion_on_the_gpu_matches_lammps_compute_msd() {
+    if !common::gpu() {
+        return;
+    }
+    let j = measure_lammps_state_on("diffusion", "25400", "2000", "cuda");
+    assert_eq!(j["backend"].as_str(), Some("cuda"));
+    assert_diffusion_matches_lammps(j);
+}
+
+/// The CUDA backend's MSD and VACF records against the CPU backend's on the same double-
+/// precision trajectory (only force summation order differs, so 1e-9): the same (step,
+/// origin step) rows in the same order through list rebuilds and calls that end between
+/// samples, and, after atoms are removed, a fresh start (no origin before the removal).
+#[test]
+fn cuda_transport_records_match_the_cpu() {
+    if !common::gpu() {
+        return;
+    }
+    use argon_sandbox::sim::AtomSelection;
+    use argon_sandbox::sim::cuda::CudaBackend;
+    let (b, atoms) = common::jiggled_fluid([6, 6, 6], [false; 3], 0.1, &[], 4);
+    let p = double(Algorithm::Neighbors);
+    let spec = TransportSpec {
+        msd: Some(OriginSpec { every: 10, origin_every: 50, slots: 4 }),
+        vacf: Some(OriginSpec { every: 5, origin_every: 20, slots: 3 }),
+        stress_every: 0,
+    };
+    let mut cpu = CpuBackend::new(b, p.clone(), &atoms, None).unwrap();
+    let mut gpu = CudaBackend::new(b, p, &atoms, None).unwrap();
+    for sim in [&mut cpu as &mut dyn Backend, &mut gpu] {
+        sim.advance(7).unwrap();
+        sim.set_transport(Some(spec)).unwrap();
+        for chunk in [133, 1, 266] {
+            sim.advance(chunk).unwrap();
+        }
+    }
+    let (c, g) = (cpu.take_transport().unwrap(), gpu.take_transport().unwrap());
+    assert_eq!(c.species_counts, g.species_counts);
+    for (what, a, b) in [("msd", &c.msd, &g.msd), ("vacf", &c.vacf, &g.vacf)] {
+        assert!(a.len() > 20 && a.len() == b.len(), "{what}: {} CPU rows, {} GPU rows", a.len(), b.len());
+        for (x, y) in a.iter().zip(b) {
+            assert_eq!((x.step, x.origin_step), (y.step, y.origin_step), "{what}");
+            let scale = x.sums[0].abs().max(1e-3 * atoms.positions.len() as f64);
+            assert!((x.sums[0] - y.sums[0]).abs() < 1e-9 * scale, "{what} {x:?} vs {y:?}");
+        }
+    }
+    // Removing atoms starts the measurement afresh on both.
+    for sim in [&mut cpu as &mut dyn Backend, &mut gpu] {
+        let at = sim.step();
+        sim.remove_atoms(&AtomSelection::Disc { centre: [3.0, 3.0], radius: 1.5 }).unwrap();
+        sim.advance(100).unwrap();
+        let t = sim.take_transport().unwrap();
+        assert!(!t.msd.is_empty() && t.msd.iter().all(|r| r.origin_step > at), "{}", sim.info().kind);
+    }
+}
+
+fn assert_diffusion_matches_lammps(j: serde_json::Value) {
     let r = reference("diffusion_msd/reference.json");
     // LAMMPS over 1..20 tau: the lags our multiple-origin MSD covers (--lag 20).
     let (d_ref, d_ref_sem) = (r["D_1_to_20_tau"].as_f64().unwrap(), r["D_1_to_20_tau_sem"].as_f64().unwrap());
@@ -321,7 +386,9 @@ fn measure_json_has_the_keys() {
         assert!(j.get(key).is_some(), "missing {key}: {j}");
     }
     assert_eq!(j["quantity"], "diffusion");
-    assert_eq!(j["backend"], "cpu", "auto falls back to the CPU backend");
+    // Auto measures diffusion on the GPU where there is one, else on the CPU.
+    let expected = if common::gpu() { "cuda" } else { "cpu" };
+    assert_eq!(j["backend"], expected, "auto picks the GPU where there is one");
 }
 
 fn fails_with(args: &[&str], needles: &[&str]) {
@@ -377,7 +444,7 @@ fn measure_refuses_bad_input_naming_the_flag() {
         &["measure", "diffusion", "--init", p, "--steps", "30000", "--lag", "-1", "--backend", "cpu"],
         &["--lag"],
     );
-    // Without a GPU the CUDA backend does not open; with one it cannot measure transport yet:
+    // Without a GPU the CUDA backend does not open; with one it cannot measure viscosity yet:
     // either way a clear error that names it, and no fallback when it was asked for.
-    fails_with(&["measure", "diffusion", "--init", p, "--steps", "30000", "--backend", "cuda"], &["--backend cuda"]);
+    fails_with(&["measure", "viscosity", "--init", p, "--steps", "30000", "--backend", "cuda"], &["--backend cuda"]);
 }

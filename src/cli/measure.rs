@@ -160,15 +160,20 @@ fn check(args: &MeasureArgs, params: &SimParams, n: usize, spec: &TransportSpec)
     Ok(())
 }
 
-/// Opens the backend and checks it measures transport: `auto` falls back to the CPU backend
-/// (with a note) where the chosen one cannot, `cuda` fails with the reason.
-fn open(args: &MeasureArgs, setup: &SimSetup, field: Option<Arc<ObstacleField>>) -> Result<Box<dyn Backend>> {
+/// Opens the backend and checks it measures `spec` (the CUDA backend measures diffusion, not
+/// yet viscosity): `auto` falls back to the CPU backend (with a note) where the chosen one
+/// cannot, `cuda` fails with the reason.
+fn open(
+    args: &MeasureArgs,
+    setup: &SimSetup,
+    field: Option<Arc<ObstacleField>>,
+    spec: TransportSpec,
+) -> Result<Box<dyn Backend>> {
     let (sb, params, atoms) = (setup.sim_box, setup.params.clone(), &setup.atoms);
     let asked = args.backend.to_possible_value().map_or_else(String::new, |v| v.get_name().to_string());
     let (mut sim, why) = open_backend(args.backend, sb, params.clone(), atoms, field.clone())
         .map_err(|e| anyhow::anyhow!("--backend {asked}: {e}"))?;
-    let probe = plan::viscosity(params.dt);
-    if let Err(e) = sim.set_transport(Some(probe)) {
+    if let Err(e) = sim.set_transport(Some(spec)) {
         if args.backend != BackendChoice::Auto || sim.info().kind == "cpu" {
             bail!("--backend {}: {e}; use --backend cpu", sim.info().kind);
         }
@@ -273,7 +278,7 @@ pub fn run(args: &MeasureArgs) -> Result<()> {
         let dof = analysis::degrees_of_freedom(n, &setup.sim_box, &params, field.is_some());
         setup.atoms.velocities = maxwell_boltzmann(&masses, params.temperature, dof, params.seed, 0);
     }
-    let mut sim = open(args, &setup, field)?;
+    let mut sim = open(args, &setup, field, spec)?;
     let backend = sim.info().kind;
 
     // Equilibration under CSVR, then production under the scene's thermostat or --hold.

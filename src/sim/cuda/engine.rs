@@ -34,6 +34,7 @@ mod rdf;
 mod steps;
 mod telemetry;
 mod transfer;
+pub(super) mod transport;
 mod tunnel;
 use crate::physics::lj::{LjPair, PairCoeffs, Table};
 use crate::physics::obstacles::ObstacleField;

@@ -105,6 +105,31 @@ const _: () = assert!(std::mem::size_of::<RdfArgs>() == 104);
 // SAFETY: plain repr(C) data, mirrored by the kernel's struct.
 unsafe impl cudarc::driver::DeviceRepr for RdfArgs {}
 
+/// Arguments of the transport kernels (`struct TransportArgs` in kernels/transport.cu, field
+/// for field): device addresses, the slots holding origins, and each slot's record row.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct TransportArgs {
+    pub u: u64,
+    pub last: u64,
+    pub origins: u64,
+    pub partial: u64,
+    pub records: u64,
+    pub valid: u64,
+    pub slots: i32,
+    pub nsp: i32,
+    pub msd: i32,
+    pub new_slot: i32,
+    pub blocks: i32,
+    pub pad: i32,
+    pub rec_of: [i32; 64],
+}
+
+const _: () = assert!(std::mem::size_of::<TransportArgs>() == 328);
+
+// SAFETY: plain repr(C) data, mirrored by the kernel's struct.
+unsafe impl cudarc::driver::DeviceRepr for TransportArgs {}
+
 /// Launches kernels of one module on one stream with the current constants and buffers.
 pub struct Launcher<'a> {
     pub stream: &'a Arc<CudaStream>,
@@ -334,6 +359,32 @@ impl Launcher<'_> {
         l.arg(self.c).arg(self.b).arg(&bins);
         // SAFETY: (Consts, Bufs, int); b.hist holds `bins` counters.
         unsafe { l.launch(cfg) }.map(|_| ()).map_err(err(name))
+    }
+
+    /// A transport kernel (`kernels/transport.cu`): `transport_init` and `transport_sample`
+    /// over the atoms, `transport_reduce` one block per origin slot.
+    pub fn transport(&self, name: &'static str, a: &TransportArgs) -> Result<(), SimError> {
+        let cfg = if name == "transport_reduce" {
+            LaunchConfig {
+                grid_dim: (a.slots.max(1) as u32, 1, 1),
+                block_dim: (self.module.block, 1, 1),
+                shared_mem_bytes: 0,
+            }
+        } else {
+            let Some(cfg) = self.config(Over::Atoms, 0) else { return Ok(()) };
+            cfg
+        };
+        let mut l = self.stream.launch_builder(self.func(name));
+        l.arg(self.c).arg(self.b).arg(a);
+        // SAFETY: (Consts, Bufs, TransportArgs); its arrays hold n (origins: slots x n) rows of
+        // 4 doubles by canonical index, `blocks` x slots x nsp partials (blocks: the atom
+        // launch's grid) and the record rows `rec_of` names.
+        unsafe { l.launch(cfg) }.map(|_| ()).map_err(err(name))
+    }
+
+    /// Blocks of an atom launch (`transport_sample`'s partial sums).
+    pub fn atom_blocks(&self) -> u32 {
+        self.config(Over::Atoms, 0).map_or(0, |c| c.grid_dim.0)
     }
 
     pub fn publish(&self, colour: i32) -> Result<(), SimError> {

@@ -17,6 +17,7 @@ use std::sync::Arc;
 use self::device::Device;
 use self::engine::Engine;
 use self::engine::fields::DeviceFields;
+use self::engine::transport::{DeviceTransport, MAX_SPECIES};
 use super::{
     AtomSelection, AtomState, Backend, BackendInfo, CaughtAtoms, ColourScalar, PairSearch, PositionTarget, SimError,
     Snapshot, Telemetry,
@@ -29,6 +30,7 @@ use crate::physics::sim_box::SimBox;
 use crate::sim::edit;
 use crate::sim::fields::FieldSampler;
 use crate::sim::{check_atoms, check_tunnel};
+use crate::transport::{TransportSamples, TransportSpec};
 
 /// The CUDA backend.
 pub struct CudaBackend {
@@ -50,6 +52,52 @@ pub struct CudaBackend {
     step_graphs: bool,
     /// Flow-field sampling while on: the windows on the host, the sums on the device.
     fields: Option<(FieldSampler, DeviceFields)>,
+    /// Transport sampling while on (MSD and VACF; the records stay on the device until taken).
+    transport: Option<DeviceTransport>,
+}
+
+impl CudaBackend {
+    /// Starts any transport measurement afresh at the current state (every origin and record
+    /// dropped), as after adding or removing atoms, a restore or a rollback.
+    fn restart_transport(&mut self) -> Result<(), SimError> {
+        let Some(spec) = self.transport.take().map(|t| t.spec()) else { return Ok(()) };
+        self.set_transport(Some(spec))
+    }
+}
+
+/// Advances `steps` steps; with flow fields on, the engine samples on the device between its
+/// step launches, and a call ends where a window fills, whose sums then come back once.
+fn advance_sampling_fields(
+    engine: &mut Engine,
+    dev: &Device,
+    params: &SimParams,
+    dof: f64,
+    out: &mut Vec<Telemetry>,
+    fields: &mut Option<(FieldSampler, DeviceFields)>,
+    steps: u64,
+) -> Result<(), SimError> {
+    let Some((sampler, sums)) = fields.as_mut() else {
+        return engine.advance(dev, steps, params, dof, out, None);
+    };
+    let every = sampler.spec.every;
+    let mut left = steps;
+    while left > 0 {
+        let step0 = engine.step;
+        let first = step0 + sampler.steps_to_next(step0);
+        let closing = first + (sampler.per_window - sampler.taken() - 1) * every;
+        let chunk = (closing - step0).min(left);
+        engine.advance(dev, chunk, params, dof, out, Some((&mut *sums, every)))?;
+        left -= chunk;
+        let mut s = first;
+        while s <= engine.step {
+            let time = engine.time - (engine.step - s) as f64 * params.dt;
+            if sampler.count_sample(time) {
+                close_window(dev, sampler, sums, time)?;
+            }
+            s += every;
+        }
+    }
+    Ok(())
 }
 
 fn colour_code(colour: ColourScalar) -> i32 {
@@ -112,6 +160,7 @@ impl CudaBackend {
             fault_at: std::env::var("ARGON_FAULT_GPU_AT_STEP").ok().and_then(|v| v.trim().parse().ok()),
             step_graphs,
             fields: None,
+            transport: None,
         })
     }
 
@@ -182,7 +231,8 @@ impl Backend for CudaBackend {
     fn device_bytes(&self) -> Option<usize> {
         let checkpoints: usize = self.checkpoints.iter().map(|c| c.bytes()).sum();
         let fields = self.fields.as_ref().map_or(0, |(_, d)| d.bytes());
-        Some(self.engine.array_bytes() + checkpoints + fields)
+        let transport = self.transport.as_ref().map_or(0, |t| t.bytes());
+        Some(self.engine.array_bytes() + checkpoints + fields + transport)
     }
 
     fn n_atoms(&self) -> usize {
@@ -247,28 +297,16 @@ impl Backend for CudaBackend {
         }
         let dof = self.dof();
         let (engine, dev, params, fields) = (&mut self.engine, &self.dev, &self.params, &mut self.fields);
+        let transport = &mut self.transport;
         super::timed_advance(steps, &mut self.telemetry, |out| {
-            let Some((sampler, sums)) = fields.as_mut() else {
-                return engine.advance(dev, steps, params, dof, out, None);
-            };
-            // The engine samples on the device between its step launches; a call ends where a
-            // window fills, whose sums then come back once.
-            let every = sampler.spec.every;
+            // With transport sampling, a call stops on each of its sample steps.
             let mut left = steps;
             while left > 0 {
-                let step0 = engine.step;
-                let first = step0 + sampler.steps_to_next(step0);
-                let closing = first + (sampler.per_window - sampler.taken() - 1) * every;
-                let chunk = (closing - step0).min(left);
-                engine.advance(dev, chunk, params, dof, out, Some((&mut *sums, every)))?;
+                let chunk = transport.as_ref().map_or(left, |t| t.steps_to_next(engine.step).min(left));
+                advance_sampling_fields(engine, dev, params, dof, out, fields, chunk)?;
                 left -= chunk;
-                let mut s = first;
-                while s <= engine.step {
-                    let time = engine.time - (engine.step - s) as f64 * params.dt;
-                    if sampler.count_sample(time) {
-                        close_window(dev, sampler, sums, time)?;
-                    }
-                    s += every;
+                if let Some(t) = transport.as_mut() {
+                    engine.transport_sample(dev, t)?;
                 }
             }
             Ok(())
@@ -298,6 +336,35 @@ impl Backend for CudaBackend {
             close_window(&self.dev, sampler, sums, self.engine.time)?;
         }
         sampler.take()
+    }
+
+    fn set_transport(&mut self, spec: Option<TransportSpec>) -> Result<(), SimError> {
+        self.transport = None;
+        let Some(spec) = spec else { return Ok(()) };
+        spec.validate(self.params.dt).map_err(SimError::Invalid)?;
+        if spec.stress_every > 0 {
+            return Err(SimError::Invalid(
+                "the CUDA backend does not sample the pressure tensor (shear viscosity) yet: measure it on the CPU \
+                 backend (--backend cpu)"
+                    .into(),
+            ));
+        }
+        let n_species = self.params.species.len();
+        if n_species > MAX_SPECIES {
+            return Err(SimError::Invalid(format!(
+                "the CUDA backend measures transport for up to {MAX_SPECIES} species; this system has {n_species}: \
+                 measure it on the CPU backend (--backend cpu)"
+            )));
+        }
+        self.transport = Some(self.engine.transport_start(&self.dev, spec, n_species)?);
+        Ok(())
+    }
+
+    fn take_transport(&mut self) -> Result<TransportSamples, SimError> {
+        match self.transport.as_mut() {
+            Some(t) => t.take(&self.dev),
+            None => Ok(TransportSamples::default()),
+        }
     }
 
     fn hmc_parts(&mut self) -> (&mut crate::sim::hmc::HmcState, &mut Vec<Telemetry>) {
@@ -337,7 +404,8 @@ impl Backend for CudaBackend {
         check_atoms(atoms, &self.params)?;
         let mut snap = self.engine.snapshot(&self.dev)?;
         snap.atoms.extend(atoms);
-        self.rebuild(&snap)
+        self.rebuild(&snap)?;
+        self.restart_transport()
     }
 
     fn remove_atoms(&mut self, which: &AtomSelection) -> Result<usize, SimError> {
@@ -346,6 +414,7 @@ impl Backend for CudaBackend {
         let removed = edit::remove(&mut snap.atoms, which);
         if removed > 0 {
             self.rebuild(&snap)?;
+            self.restart_transport()?;
         }
         Ok(removed)
     }
@@ -363,7 +432,8 @@ impl Backend for CudaBackend {
         self.params.validate(&snapshot.sim_box)?;
         check_atoms(&snapshot.atoms, &self.params)?;
         check_tunnel(&self.params, &snapshot.sim_box, &snapshot.atoms.types)?;
-        self.rebuild(snapshot)
+        self.rebuild(snapshot)?;
+        self.restart_transport()
     }
 
     fn copy_state(&mut self) -> Result<Snapshot, SimError> {
@@ -388,6 +458,7 @@ impl Backend for CudaBackend {
             let snap = self.engine.checkpoint_state(&self.dev, cp)?;
             self.rebuild(&snap)?;
         }
+        self.restart_transport()?;
         Ok(Some(self.engine.step))
     }
 

@@ -5,7 +5,7 @@
 use crate::physics::real::Precision;
 
 /// (file name, text) of every kernel source, in the order they are concatenated.
-const SOURCES: [(&str, &str); 20] = [
+const SOURCES: [(&str, &str); 21] = [
     ("common.cuh", include_str!("../../../kernels/common.cuh")),
     ("cells.cuh", include_str!("../../../kernels/cells.cuh")),
     ("lj.cuh", include_str!("../../../kernels/lj.cuh")),
@@ -26,6 +26,7 @@ const SOURCES: [(&str, &str); 20] = [
     ("flow_profile.cu", include_str!("../../../kernels/flow_profile.cu")),
     ("bodies.cu", include_str!("../../../kernels/bodies.cu")),
     ("tunnel.cu", include_str!("../../../kernels/tunnel.cu")),
+    ("transport.cu", include_str!("../../../kernels/transport.cu")),
 ];
 
 /// Every kernel entry point, for loading and for error messages.
@@ -62,7 +63,7 @@ pub const KERNELS: [&str; 26] = [
 pub const RDF_KERNELS: [&str; 3] = ["rdf_bin", "rdf_scatter", "rdf_cells"];
 
 /// Kernels beyond [`KERNELS`] (kept separate so the array length stays readable).
-pub const EXTRA_KERNELS: [&str; 15] = [
+pub const EXTRA_KERNELS: [&str; 18] = [
     "publish",
     "step_tick",
     "allpairs_finish_noev",
@@ -78,6 +79,9 @@ pub const EXTRA_KERNELS: [&str; 15] = [
     "friction_pass",
     "tunnel_zone",
     "tunnel_latch",
+    "transport_init",
+    "transport_sample",
+    "transport_reduce",
 ];
 
 /// The conditional-node kernel (`kernels/graph.cu`), compiled as a module of its own.

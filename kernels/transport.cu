@@ -1,0 +1,109 @@
+// Transport sampling on the device (src/sim/cuda/engine/transport.rs; the contract is
+// src/transport/spec.rs, mirrored from src/sim/cpu/transport.rs): unwrapped positions and
+// the stored MSD and VACF origins are kept by canonical index, so re-sorting is invisible.
+// transport_sample carries the unwrapped positions forward (minimum image since the last
+// sample on periodic axes), stores a new origin when one is due, and leaves per-block,
+// per-species sums of |u - u0|^2 (MSD) or v . v0 (VACF) for every stored origin;
+// transport_reduce adds the blocks in a fixed order into one record row per origin. Nothing
+// crosses to the host until the records are taken.
+#include "common.cuh"
+#include "reduce.cuh"
+
+#define MAX_TSLOTS 64
+
+struct TransportArgs {
+    double* u;                // per canonical index: unwrapped x, y, z, unused
+    double* last;             // per canonical index: the wrapped position at the last MSD sample
+    double* origins;          // slots x n x 4: the stored states by canonical index
+    double* partial;          // blocks x slots x nsp: transport_sample's block sums
+    double* records;          // rows x nsp: one row per (sample, origin)
+    unsigned long long valid; // bit s: slot s holds an origin (this sample's new one included)
+    int slots;
+    int nsp;                  // species
+    int msd;                  // 1: unwrapped positions (MSD), 0: velocities (VACF)
+    int new_slot;             // the slot this sample stores its state in; -1: none
+    int blocks;               // blocks of transport_sample
+    int pad;
+    int rec_of[MAX_TSLOTS];   // per slot: the record row its sums go to
+};
+
+// The unwrapped positions and the last sampled ones start as the wrapped positions now.
+extern "C" __global__ void __launch_bounds__(BLOCK) transport_init(Consts c, Bufs b, TransportArgs t) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= c.n) return;
+    size_t id = b.ids[i];
+    real_s4 x = b.pos[i];
+    double p[3] = {(double)x.x, (double)x.y, (double)x.z};
+    #pragma unroll
+    for (int k = 0; k < 3; k++) {
+        t.u[4 * id + k] = p[k];
+        t.last[4 * id + k] = p[k];
+    }
+}
+
+extern "C" __global__ void __launch_bounds__(BLOCK) transport_sample(Consts c, Bufs b, TransportArgs t) {
+    __shared__ double scratch[32];
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    bool live = i < c.n;
+    double now[3] = {0.0, 0.0, 0.0};
+    int sp = -1;
+    size_t id = 0;
+    if (live) {
+        id = b.ids[i];
+        real_s4 x = b.pos[i];
+        sp = type_of(x.w);
+        if (t.msd) {
+            double p[3] = {(double)x.x, (double)x.y, (double)x.z};
+            #pragma unroll
+            for (int k = 0; k < 3; k++) {
+                // inv_len is 0 on walled axes: the plain difference there.
+                double d = p[k] - t.last[4 * id + k];
+                d -= c.len[k] * rint(d * c.inv_len[k]);
+                now[k] = t.u[4 * id + k] + d;
+                t.u[4 * id + k] = now[k];
+                t.last[4 * id + k] = p[k];
+            }
+        } else {
+            real_s4 v = b.vel[i];
+            now[0] = (double)v.x;
+            now[1] = (double)v.y;
+            now[2] = (double)v.z;
+        }
+        if (t.new_slot >= 0) {
+            double* o = t.origins + ((size_t)t.new_slot * c.n + id) * 4;
+            o[0] = now[0];
+            o[1] = now[1];
+            o[2] = now[2];
+        }
+    }
+    for (int s = 0; s < t.slots; s++) {
+        if (!((t.valid >> s) & 1ull)) continue;
+        double term = 0.0;
+        if (live) {
+            const double* o = t.origins + ((size_t)s * c.n + id) * 4;
+            if (t.msd) {
+                double dx = now[0] - o[0], dy = now[1] - o[1], dz = now[2] - o[2];
+                term = dx * dx + dy * dy + dz * dz;
+            } else {
+                term = now[0] * o[0] + now[1] * o[1] + now[2] * o[2];
+            }
+        }
+        for (int q = 0; q < t.nsp; q++) {
+            double tot = block_sum(sp == q ? term : 0.0, scratch);
+            if (threadIdx.x == 0) t.partial[((size_t)blockIdx.x * t.slots + s) * t.nsp + q] = tot;
+        }
+    }
+}
+
+// One block per slot: its blocks' sums added in a fixed order into its record row.
+extern "C" __global__ void __launch_bounds__(BLOCK) transport_reduce(Consts c, Bufs b, TransportArgs t) {
+    __shared__ double scratch[32];
+    int s = blockIdx.x;
+    if (!((t.valid >> s) & 1ull)) return;
+    for (int q = 0; q < t.nsp; q++) {
+        double acc = 0.0;
+        for (int k = threadIdx.x; k < t.blocks; k += blockDim.x) acc += t.partial[((size_t)k * t.slots + s) * t.nsp + q];
+        double tot = block_sum(acc, scratch);
+        if (threadIdx.x == 0) t.records[(size_t)t.rec_of[s] * t.nsp + q] = tot;
+    }
+}
