@@ -391,6 +391,37 @@ fn measure_json_has_the_keys() {
     assert_eq!(j["backend"], expected, "auto picks the GPU where there is one");
 }
 
+/// `bench --transport` times the steps while a measurement samples (the cost of measuring).
+#[test]
+fn bench_times_steps_while_measuring() {
+    for q in ["diffusion", "viscosity"] {
+        let out = run_binary(&[
+            "bench",
+            "--backend",
+            "cpu",
+            "--n",
+            "500",
+            "--steps",
+            "40",
+            "--repeats",
+            "1",
+            "--warmup",
+            "0",
+            "--precision",
+            "single",
+            "--transport",
+            q,
+            "--json",
+        ]);
+        let text = output_text(&out);
+        assert!(out.status.success(), "{text}");
+        let j: serde_json::Value = serde_json::from_str(text.lines().find(|l| l.starts_with('{')).unwrap()).unwrap();
+        assert_eq!(j["transport"], q, "{text}");
+        assert!(j["ms_per_step"].as_f64().unwrap() > 0.0);
+    }
+    fails_with(&["bench", "--backend", "cpu", "--transport", "conductivity"], &["--transport"]);
+}
+
 fn fails_with(args: &[&str], needles: &[&str]) {
     let out = run_binary(args);
     let text = output_text(&out);

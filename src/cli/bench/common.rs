@@ -88,6 +88,11 @@ pub struct BenchArgs {
     /// Flow view's sampling interval.
     #[arg(long, value_name = "STEPS", conflicts_with_all = ["render", "publish"])]
     pub field_every: Option<u64>,
+    /// Measure a transport coefficient while timing (the sampling `measure` does: diffusion's
+    /// MSD and VACF origins for lags to 20 tau, or viscosity's pressure tensor every 2 steps),
+    /// to measure what it costs.
+    #[arg(long, value_enum, value_name = "QUANTITY", conflicts_with_all = ["render", "interactive", "publish", "rdf"])]
+    pub transport: Option<crate::cli::measure::Quantity>,
     /// Neighbour-list skins to measure (sigma; default: in.lj's 0.3, or the scene's own).
     #[arg(long, num_args = 1.., value_name = "SIGMA", conflicts_with_all = ["render", "interactive", "publish", "rdf"])]
     pub skin: Option<Vec<f64>>,

@@ -24,6 +24,7 @@ use anyhow::{Context, Result};
 use super::common::{
     BenchArgs, in_lj_params, in_lj_system, median, peak_rss_mb, reset_peak_rss, rss_bytes, scene_setup,
 };
+use crate::cli::measure::Quantity;
 use crate::flow::FieldSpec;
 use crate::physics::params::{Algorithm, SimParams};
 use crate::sim::{BackendChoice, open_backend};
@@ -99,12 +100,22 @@ pub fn run(args: &BenchArgs) -> Result<()> {
                             let spec = FieldSpec { every, ..FieldSpec::default() };
                             sim.set_fields(Some(spec)).context("--field-every")?;
                         }
+                        if let Some(q) = args.transport {
+                            let dt = sim.params().dt;
+                            let spec = match q {
+                                Quantity::Diffusion => crate::transport::plan::diffusion(dt, 20.0),
+                                Quantity::Viscosity => crate::transport::plan::viscosity(dt),
+                            };
+                            sim.set_transport(Some(spec)).map_err(|e| anyhow::anyhow!("--transport: {e}"))?;
+                        }
                         let info = sim.info();
                         sim.advance(args.warmup).context("warm-up steps")?;
                         let mut times = Vec::with_capacity(args.repeats);
                         for _ in 0..args.repeats {
                             let t0 = Instant::now();
                             sim.advance(args.steps).context("timed steps")?;
+                            // The records cross to the host, as a measurement takes them.
+                            sim.take_transport().context("taking transport records")?;
                             times.push(t0.elapsed().as_secs_f64() / args.steps as f64);
                         }
                         let fastest = times.iter().copied().fold(f64::INFINITY, f64::min);
@@ -143,6 +154,7 @@ pub fn run(args: &BenchArgs) -> Result<()> {
                                 "pair_interactions_per_s": pairs,
                                 "peak_rss_mb": peak_rss_mb(),
                                 "field_every": args.field_every,
+                                "transport": args.transport.map(|q| format!("{q:?}").to_lowercase()),
                                 "skin": used_skin,
                                 "device_bytes_per_atom": dev_bytes,
                                 "host_bytes_per_atom": host_bytes,
@@ -165,8 +177,11 @@ pub fn run(args: &BenchArgs) -> Result<()> {
                                 per_atom(dev_bytes),
                                 per_atom(host_bytes),
                                 info.device,
-                                search
+                                search,
                             );
+                            if let Some(q) = args.transport {
+                                println!("  (measuring {} while timing)", format!("{q:?}").to_lowercase());
+                            }
                         }
                     }
                 }
