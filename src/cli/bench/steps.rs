@@ -20,6 +20,7 @@
 use std::time::Instant;
 
 use anyhow::{Context, Result};
+use clap::ValueEnum;
 
 use super::common::{
     BenchArgs, in_lj_params, in_lj_system, median, peak_rss_mb, reset_peak_rss, rss_bytes, scene_setup,
@@ -51,6 +52,8 @@ pub fn run(args: &BenchArgs) -> Result<()> {
             "host B/at"
         );
     }
+    // What is measured while timing (--transport), by its flag value.
+    let transport = args.transport.and_then(|q| q.to_possible_value()).map(|v| v.get_name().to_string());
     // The skins asked, or None: each system's own.
     let skins: Vec<Option<f64>> = match &args.skin {
         Some(v) => v.iter().map(|&s| Some(s)).collect(),
@@ -154,7 +157,7 @@ pub fn run(args: &BenchArgs) -> Result<()> {
                                 "pair_interactions_per_s": pairs,
                                 "peak_rss_mb": peak_rss_mb(),
                                 "field_every": args.field_every,
-                                "transport": args.transport.map(|q| format!("{q:?}").to_lowercase()),
+                                "transport": transport,
                                 "skin": used_skin,
                                 "device_bytes_per_atom": dev_bytes,
                                 "host_bytes_per_atom": host_bytes,
@@ -179,8 +182,8 @@ pub fn run(args: &BenchArgs) -> Result<()> {
                                 info.device,
                                 search,
                             );
-                            if let Some(q) = args.transport {
-                                println!("  (measuring {} while timing)", format!("{q:?}").to_lowercase());
+                            if let Some(q) = &transport {
+                                println!("  (measuring {q} while timing)");
                             }
                         }
                     }

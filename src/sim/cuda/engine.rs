@@ -287,16 +287,13 @@ impl Engine {
         Ok(())
     }
 
-    /// Sizes the neighbour list by need: a rebuild with no room counts every atom's neighbours
-    /// (and sorts the atoms, as any rebuild does), the list gets `list_room` of the largest
-    /// count (entries of 16 bits unless some cell is too full for them), and the first step
-    /// builds it.
+    /// Sizes the neighbour list by need, at the end of `configure` (which left it without room
+    /// and requested a rebuild): a rebuild with no room counts every atom's neighbours (and
+    /// sorts the atoms, as any rebuild does), the list gets `list_room` of the largest count
+    /// (entries of 16 bits unless some cell is too full for them), and the first step builds it.
     fn size_list(&mut self, dev: &Device) -> Result<(), SimError> {
-        self.consts.max_nbrs = 0;
         self.write_flag(dev, flag::MAX_NBRS_SEEN, 0)?;
         self.write_flag(dev, flag::CELL_FULL, 0)?;
-        self.request_rebuild(dev)?;
-        self.refresh_bufs(dev);
         self.queue_lists(dev)?;
         let (flags, _) = self.read_flags(dev)?;
         self.write_flag(dev, flag::OVERFLOW, 0)?;
@@ -312,6 +309,7 @@ impl Engine {
         }
         let bytes = if self.consts.list_wide != 0 { 4 } else { 2 };
         self.consts.max_nbrs = max_nbrs as i32;
+        // The old list goes first, so the two never hold device memory at once.
         self.a.nlist = None;
         self.a.nlist = Some(alloc(dev, self.n * max_nbrs * bytes, &format!("{verb} the neighbour list"))?);
         self.request_rebuild(dev)?;

@@ -28,6 +28,20 @@ pub(super) fn canonical(n: usize, s: usize, pos: &[u8], vel: &[u8], ids: &[u8]) 
 }
 
 impl Engine {
+    /// Atoms of each of `n_species` species (only the positions, which carry the species,
+    /// are read back).
+    pub fn species_counts(&self, dev: &Device, n_species: usize) -> Result<Vec<usize>, SimError> {
+        let (s, _) = real_sizes(self.precision);
+        let pos = unpack(&download(dev, &self.a.pos, self.n * 4 * s, "reading positions")?, s);
+        let mut counts = vec![0usize; n_species];
+        for p in pos.chunks_exact(4) {
+            if let Some(c) = counts.get_mut(p[3] as usize) {
+                *c += 1;
+            }
+        }
+        Ok(counts)
+    }
+
     fn ids(&self, dev: &Device) -> Result<Vec<usize>, SimError> {
         let raw = download(dev, &self.a.ids, self.n * 4, "reading atom ids")?;
         Ok(raw.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]) as usize).collect())

@@ -110,13 +110,7 @@ impl Engine {
     ) -> Result<DeviceTransport, SimError> {
         let n = self.n;
         let nsp = n_species.max(1);
-        let types = self.snapshot(dev)?.atoms.types;
-        let mut counts = vec![0usize; nsp];
-        for t in types {
-            if let Some(c) = counts.get_mut(t as usize) {
-                *c += 1;
-            }
-        }
+        let counts = self.species_counts(dev, nsp)?;
         let what = "allocating transport sampling";
         let origins = |o: Option<OriginSpec>| -> Result<Option<Origins>, SimError> {
             o.map(|spec| {
@@ -160,15 +154,19 @@ impl Engine {
         }
         let blocks = self.launcher(dev).atom_blocks().max(1) as usize;
         for msd in [true, false] {
-            let Some(o) = (if msd { t.msd.as_ref() } else { t.vacf.as_ref() }) else { continue };
-            if !step.is_multiple_of(o.spec.every) {
+            let due = match if msd { &t.msd } else { &t.vacf } {
+                Some(o) => step.is_multiple_of(o.spec.every),
+                None => false,
+            };
+            if !due {
                 continue;
             }
-            let slots = o.spec.slots;
+            let slots = if msd { &t.msd } else { &t.vacf }.as_ref().map_or(0, |o| o.spec.slots);
             if t.rows.len() + slots > RECORD_ROWS {
                 t.drain(dev)?;
             }
-            let o = if msd { t.msd.as_mut() } else { t.vacf.as_mut() }.expect("checked above");
+            let DeviceTransport { msd: m, vacf: v, rows, .. } = t;
+            let Some(o) = (if msd { m.as_mut() } else { v.as_mut() }) else { continue };
             let new_slot = if step.is_multiple_of(o.spec.origin_every) {
                 let slot = ((step / o.spec.origin_every) % slots as u64) as usize;
                 o.taken[slot] = Some(step);
@@ -183,10 +181,10 @@ impl Engine {
             let mut rec_of = [0i32; 64];
             let mut valid = 0u64;
             for (k, &(_, s)) in held.iter().enumerate() {
-                rec_of[s] = (t.rows.len() + k) as i32;
+                rec_of[s] = (rows.len() + k) as i32;
                 valid |= 1 << s;
             }
-            t.rows.extend(held.iter().map(|&(origin_step, _)| Row { msd, step, origin_step }));
+            rows.extend(held.iter().map(|&(origin_step, _)| Row { msd, step, origin_step }));
             let states = o.states.device_ptr(&dev.stream).0;
             let mut a = self.transport_args(dev, t, states, slots, new_slot, blocks);
             a.msd = msd as i32;
