@@ -238,6 +238,8 @@ struct Bufs {
     double* tunnel_sum;   // the zone's px, py, pz, KE summed since the last record
     double* tunnel_records; // per telemetry record: tunnel_sum as it was at the record's step
     int* nb_first;        // per cell rank, 27: the first atom of each neighbour cell (nlist_build)
+    double* partials_stress; // 6 per force block, then 6 per atom block (stress.cu), while stress is sampled
+    double* stress_records;  // pressure-tensor records, 8 doubles each (stress.cu)
 };
 
 // A read-only load (the non-coherent path, which the compiler may move ahead of stores).

@@ -4,6 +4,9 @@
 // friction by friction_pass, friction.cu, just before). One thread per atom; every pair is visited from both sides (full lists), so
 // energies and virials take half of each pair. With EV, per-block sums of
 // (pair energy, pair virial, external energy, external virial) go to partials[4 * block ..].
+// The STRESS mode (transport sampling, src/sim/cuda/engine/stress.rs) does what EV does and
+// also sums the virial tensor W_ab (pair plus walls and obstacles; xx, yy, zz, xy, xz, yz)
+// per block into partials_stress[6 * block ..]; stress.cu adds the kinetic part.
 #include "common.cuh"
 #include "lj.cuh"
 #include "wall.cuh"
@@ -12,13 +15,32 @@
 #include "reduce.cuh"
 #include "cells.cuh"
 
+// What a force pass sums besides the forces: nothing, energies and the virial (telemetry),
+// or those and the virial tensor (pressure-tensor samples).
+#define MODE_NOEV 0
+#define MODE_EV 1
+#define MODE_STRESS 2
+
 struct Acc {
     real_f fx, fy, fz;
     real_a e, w;
+    real_a s[6]; // the virial tensor (MODE_STRESS only)
 };
 
+// Adds half of pair (i, j)'s virial tensor (its f_ij/r_ij and separation) to s.
+__device__ __forceinline__ void add_tensor(real_a s[6], real_a h, real_f dx, real_f dy, real_f dz) {
+    real_a x = (real_a)dx, y = (real_a)dy, z = (real_a)dz;
+    s[0] += h * x * x;
+    s[1] += h * y * y;
+    s[2] += h * z * z;
+    s[3] += h * x * y;
+    s[4] += h * x * z;
+    s[5] += h * y * z;
+}
+
+template <int MODE>
 __device__ __forceinline__ void pair_accumulate(const Consts& c, const Bufs& a, const real_f4& pi, const real_f4& pj,
-                                                Acc& acc, bool ev) {
+                                                Acc& acc) {
     real_f dx = NEAREST(c, pi.x - pj.x, 0);
     real_f dy = NEAREST(c, pi.y - pj.y, 1);
     real_f dz = NEAREST(c, pi.z - pj.z, 2);
@@ -30,17 +52,20 @@ __device__ __forceinline__ void pair_accumulate(const Consts& c, const Bufs& a, 
         acc.fx += dx * fd;
         acc.fy += dy * fd;
         acc.fz += dz * fd;
-        if (ev) {
+        if (MODE >= MODE_EV) {
             acc.e += (real_a)0.5 * (real_a)en;
             acc.w += (real_a)0.5 * (real_a)(rsq * fd);
         }
+        if (MODE == MODE_STRESS) add_tensor(acc.s, (real_a)0.5 * (real_a)fd, dx, dy, dz);
     }
 }
 
 // Adds walls, obstacles, gravity, drive and the tether for the atom in slot i at state
 // position x; the walls' pushes go to wb[2 * axis + hi] too (for the body forces).
+// With `xt`, the external virial tensor too (walls on the diagonal; an obstacle's along its
+// force, W_ab = w f_a f_b / |f|^2 with w its scalar virial, as External::virial_tensor).
 __device__ __forceinline__ void external_forces(const Consts& c, const Bufs& a, int i, const real_s4& x, Acc& acc,
-                                                real_a& ext_e, real_a& ext_w, bool ev, double wb[6]) {
+                                                real_a& ext_e, real_a& ext_w, bool ev, double wb[6], double* xt) {
     double p[3] = {(double)x.x, (double)x.y, (double)x.z};
     double m = a.masses[type_of(x.w)];
     double f[3] = {0.0, 0.0, 0.0};
@@ -58,7 +83,9 @@ __device__ __forceinline__ void external_forces(const Consts& c, const Bufs& a, 
             wb[2 * k] = (double)fl;
             wb[2 * k + 1] = (double)fh;
             e += (double)el + (double)eh;
-            w += (p[k] - c.lo[k]) * (double)fl + (hi - p[k]) * (double)fh;
+            double wk = (p[k] - c.lo[k]) * (double)fl + (hi - p[k]) * (double)fh;
+            w += wk;
+            if (xt) xt[k] += wk;
             if (k == 1 && c.piston_on) a.piston_part[i] = (double)fh;
         }
     }
@@ -69,6 +96,18 @@ __device__ __forceinline__ void external_forces(const Consts& c, const Bufs& a, 
         f[1] += o.y;
         e += o.z;
         w += o.w;
+        if (xt && o.w != 0.0) {
+            double f2 = o.x * o.x + o.y * o.y;
+            if (f2 > 0.0) {
+                xt[0] += o.w * o.x * o.x / f2;
+                xt[1] += o.w * o.y * o.y / f2;
+                xt[3] += o.w * o.x * o.y / f2;
+            } else {
+                // No direction: keep the trace (an atom exactly on a medial point).
+                xt[0] += 0.5 * o.w;
+                xt[1] += 0.5 * o.w;
+            }
+        }
     }
     if (c.friction_range > 0.0) {
         // Surface friction from friction_pass, launched just before (no energy, no virial).
@@ -104,13 +143,27 @@ __device__ __forceinline__ void external_forces(const Consts& c, const Bufs& a, 
     }
 }
 
+// Sums the pair tensor `s` plus the external one `xt` over the block into
+// partials_stress[6 * part ..] (thread 0 writes).
+__device__ __forceinline__ void block_sum_tensor(const Bufs& a, const real_a s[6], const double xt[6], int part) {
+    __shared__ double scratch[32];
+    #pragma unroll
+    for (int k = 0; k < 6; k++) {
+        double t = block_sum((double)s[k] + xt[k], scratch);
+        if (threadIdx.x == 0) a.partials_stress[6 * part + k] = t;
+    }
+}
+
 // Stores the force of atom i (if valid), adds the walls' reactions to the body forces (every
 // lane of every warp gets here) and, with EV, the block's sums into partial `part`.
-__device__ __forceinline__ void epilogue(const Consts& c, const Bufs& a, int i, Acc acc, bool ev, int part) {
+template <int MODE>
+__device__ __forceinline__ void epilogue(const Consts& c, const Bufs& a, int i, Acc acc, int part) {
+    const bool ev = MODE >= MODE_EV;
     real_a ext_e = 0, ext_w = 0;
     double wb[6] = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
+    double xt[6] = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
     if (i < c.n) {
-        external_forces(c, a, i, a.pos[i], acc, ext_e, ext_w, ev, wb);
+        external_forces(c, a, i, a.pos[i], acc, ext_e, ext_w, ev, wb, MODE == MODE_STRESS ? xt : nullptr);
         real_f4 f;
         f.x = acc.fx;
         f.y = acc.fy;
@@ -120,25 +173,28 @@ __device__ __forceinline__ void epilogue(const Consts& c, const Bufs& a, int i, 
     }
     if (c.n_bodies > 0) bodies_add_walls(c, a, wb);
     if (ev) block_sum4((double)acc.e, (double)acc.w, (double)ext_e, (double)ext_w, a.partials_ev + 4 * part);
+    if (MODE == MODE_STRESS) block_sum_tensor(a, acc.s, xt, part);
 }
 
 __device__ __forceinline__ Acc zero_acc() {
     Acc acc;
     acc.fx = acc.fy = acc.fz = (real_f)0;
     acc.e = acc.w = (real_a)0;
+    #pragma unroll
+    for (int k = 0; k < 6; k++) acc.s[k] = (real_a)0;
     return acc;
 }
 
 // All pairs, every partner read from global memory (the seed paper's GLOBAL kernel).
-template <bool EV>
+template <int MODE>
 __device__ void allpairs_global(const Consts& c, const Bufs& a) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     Acc acc = zero_acc();
     if (i < c.n) {
         real_f4 pi = a.posf[i];
-        for (int j = 0; j < c.n; j++) pair_accumulate(c, a, pi, a.posf[j], acc, EV);
+        for (int j = 0; j < c.n; j++) pair_accumulate<MODE>(c, a, pi, a.posf[j], acc);
     }
-    epilogue(c, a, i, acc, EV, blockIdx.x);
+    epilogue<MODE>(c, a, i, acc, blockIdx.x);
 }
 
 // All pairs, partners staged through shared memory one block-sized tile at a time (the
@@ -169,7 +225,7 @@ __device__ __forceinline__ T image_dist2(T dx, T dy, T dz, const T wl[3]) {
 
 __device__ __forceinline__ long long to_fixed(real_f v) { return (long long)llrint((double)v * FIXED_SCALE); }
 
-template <bool EV>
+template <int MODE>
 __device__ void allpairs_tiled(const Consts& c, const Bufs& a, int segs) {
     __shared__ real_f4 tile[BLOCK];
     real_f wl[3];
@@ -206,12 +262,12 @@ __device__ void allpairs_tiled(const Consts& c, const Bufs& a, int segs) {
             for (int k = 0; k < count; k++) {
                 float4 q = tilef[k];
                 if (!(image_dist2(pif.x - q.x, pif.y - q.y, pif.z - q.z, wlf) < rc2f)) continue;
-                pair_accumulate(c, a, pi, tile[k], acc, EV);
+                pair_accumulate<MODE>(c, a, pi, tile[k], acc);
             }
         }
         __syncthreads();
     }
-    epilogue(c, a, i, acc, EV, blockIdx.x);
+    epilogue<MODE>(c, a, i, acc, blockIdx.x);
 #else
     __shared__ unsigned long long fj[3][BLOCK];
     int tiles = (c.n + BLOCK - 1) / BLOCK;
@@ -223,6 +279,7 @@ __device__ void allpairs_tiled(const Consts& c, const Bufs& a, int segs) {
     real_f4 pi = a.posf[live ? i : 0];
     real_f fx = 0, fy = 0, fz = 0;
     real_a e = 0, w = 0;
+    real_a st[6] = {0, 0, 0, 0, 0, 0};
     for (int d = d0; d < d1; d++) {
         // With an even tile count the pair (I, I + tiles / 2) is met from both ends: keep one.
         if (d == half && d > 0 && tiles % 2 == 0 && I >= half) continue;
@@ -254,10 +311,11 @@ __device__ void allpairs_tiled(const Consts& c, const Bufs& a, int segs) {
                 atomicAdd(&fj[0][k], (unsigned long long)to_fixed(-dx * fd));
                 atomicAdd(&fj[1][k], (unsigned long long)to_fixed(-dy * fd));
                 atomicAdd(&fj[2][k], (unsigned long long)to_fixed(-dz * fd));
-                if (EV) {
+                if (MODE >= MODE_EV) {
                     e += (real_a)en;
                     w += (real_a)(rsq * fd);
                 }
+                if (MODE == MODE_STRESS) add_tensor(st, (real_a)fd, dx, dy, dz);
             }
         }
         __syncthreads();
@@ -271,14 +329,18 @@ __device__ void allpairs_tiled(const Consts& c, const Bufs& a, int segs) {
         atomicAdd(&a.pair_acc[4 * i + 1], (unsigned long long)to_fixed(fy));
         atomicAdd(&a.pair_acc[4 * i + 2], (unsigned long long)to_fixed(fz));
     }
-    if (EV) block_sum4((double)e, (double)w, 0.0, 0.0, a.partials_ev + 4 * blockIdx.x);
+    if (MODE >= MODE_EV) block_sum4((double)e, (double)w, 0.0, 0.0, a.partials_ev + 4 * blockIdx.x);
+    if (MODE == MODE_STRESS) {
+        const double none[6] = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
+        block_sum_tensor(a, st, none, blockIdx.x);
+    }
 #endif
 }
 
 // The symmetric all-pairs kernel's second half: each atom's fixed-point pair force (reset to
 // zero for the next call) plus the one-body forces, stored; with EV the one-body sums go to
 // the partials after the pair kernel's (`part0` of them).
-template <bool EV>
+template <int MODE>
 __device__ void allpairs_finish(const Consts& c, const Bufs& a, int part0) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     Acc acc = zero_acc();
@@ -289,12 +351,12 @@ __device__ void allpairs_finish(const Consts& c, const Bufs& a, int part0) {
         acc.fz = (real_f)((double)(long long)s[2] / FIXED_SCALE);
         s[0] = s[1] = s[2] = 0ull;
     }
-    epilogue(c, a, i, acc, EV, part0 + blockIdx.x);
+    epilogue<MODE>(c, a, i, acc, part0 + blockIdx.x);
 }
 
 // Cell list: atoms are sorted by cell; each atom scans the 27 surrounding cells (each
 // distinct cell once).
-template <bool EV>
+template <int MODE>
 __device__ void cell_scan(const Consts& c, const Bufs& a) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     Acc acc = zero_acc();
@@ -313,10 +375,10 @@ __device__ void cell_scan(const Consts& c, const Bufs& a) {
                     int r = neighbour_cell(c, a.cell_rank, cc, dx, dy, dz);
                     if (r < 0) continue;
                     int end = a.cell_start[r + 1];
-                    for (int j = a.cell_start[r]; j < end; j++) pair_accumulate(c, a, pi, a.posf[j], acc, EV);
+                    for (int j = a.cell_start[r]; j < end; j++) pair_accumulate<MODE>(c, a, pi, a.posf[j], acc);
                 }
     }
-    epilogue(c, a, i, acc, EV, blockIdx.x);
+    epilogue<MODE>(c, a, i, acc, blockIdx.x);
 }
 
 // Neighbour list: full list in packs of 8 (see Bufs::nlist), padded with the atom itself
@@ -325,7 +387,7 @@ __device__ void cell_scan(const Consts& c, const Bufs& a) {
 // 32-bit ones), then eight independent position loads, so many loads are in flight per
 // thread. A 16-bit entry is a neighbour cell of the atom's cell and a place in it: the atom
 // is that cell's first (the nb_first row of the atom's cell) plus the place.
-template <bool EV>
+template <int MODE>
 __device__ void neighbor_list(const Consts& c, const Bufs& a) {
     int t = blockIdx.x * blockDim.x + threadIdx.x;
     int tpa = c.tpa;
@@ -357,7 +419,7 @@ __device__ void neighbor_list(const Consts& c, const Bufs& a) {
             #pragma unroll
             for (int k = 0; k < 8; k++) pj[k] = ldg4(a.posf + js[k]);
             #pragma unroll
-            for (int k = 0; k < 8; k++) pair_accumulate(c, a, pi, pj[k], acc, EV);
+            for (int k = 0; k < 8; k++) pair_accumulate<MODE>(c, a, pi, pj[k], acc);
         }
     }
     for (int off = tpa >> 1; off > 0; off >>= 1) {
@@ -365,26 +427,21 @@ __device__ void neighbor_list(const Consts& c, const Bufs& a) {
         acc.fy += __shfl_xor_sync(0xffffffffu, acc.fy, off);
         acc.fz += __shfl_xor_sync(0xffffffffu, acc.fz, off);
     }
-    epilogue(c, a, lane == 0 ? i : c.n, acc, EV, blockIdx.x);
+    epilogue<MODE>(c, a, lane == 0 ? i : c.n, acc, blockIdx.x);
 }
 
-#define FORCE_KERNELS(name, body)                                                          \
-    extern "C" __global__ void __launch_bounds__(BLOCK) name##_noev(Consts c, Bufs a) { body<false>(c, a); }     \
-    extern "C" __global__ void __launch_bounds__(BLOCK) name##_ev(Consts c, Bufs a) { body<true>(c, a); }
+#define FORCE_KERNELS(name, body)                                                                                \
+    extern "C" __global__ void __launch_bounds__(BLOCK) name##_noev(Consts c, Bufs a) { body<MODE_NOEV>(c, a); }     \
+    extern "C" __global__ void __launch_bounds__(BLOCK) name##_ev(Consts c, Bufs a) { body<MODE_EV>(c, a); }         \
+    extern "C" __global__ void __launch_bounds__(BLOCK) name##_stress(Consts c, Bufs a) { body<MODE_STRESS>(c, a); }
+#define FORCE_KERNELS_ARG(name, body)                                                                            \
+    extern "C" __global__ void __launch_bounds__(BLOCK) name##_noev(Consts c, Bufs a, int x) { body<MODE_NOEV>(c, a, x); } \
+    extern "C" __global__ void __launch_bounds__(BLOCK) name##_ev(Consts c, Bufs a, int x) { body<MODE_EV>(c, a, x); }     \
+    extern "C" __global__ void __launch_bounds__(BLOCK) name##_stress(Consts c, Bufs a, int x) { body<MODE_STRESS>(c, a, x); }
 
 FORCE_KERNELS(forces_allpairs_global, allpairs_global)
-extern "C" __global__ void __launch_bounds__(BLOCK) forces_allpairs_tiled_noev(Consts c, Bufs a, int segs) {
-    allpairs_tiled<false>(c, a, segs);
-}
-extern "C" __global__ void __launch_bounds__(BLOCK) forces_allpairs_tiled_ev(Consts c, Bufs a, int segs) {
-    allpairs_tiled<true>(c, a, segs);
-}
-extern "C" __global__ void __launch_bounds__(BLOCK) allpairs_finish_noev(Consts c, Bufs a, int part0) {
-    allpairs_finish<false>(c, a, part0);
-}
-extern "C" __global__ void __launch_bounds__(BLOCK) allpairs_finish_ev(Consts c, Bufs a, int part0) {
-    allpairs_finish<true>(c, a, part0);
-}
+FORCE_KERNELS_ARG(forces_allpairs_tiled, allpairs_tiled)
+FORCE_KERNELS_ARG(allpairs_finish, allpairs_finish)
 FORCE_KERNELS(forces_cells, cell_scan)
 FORCE_KERNELS(forces_neighbors, neighbor_list)
 

@@ -320,6 +320,8 @@ pub struct Bufs {
     pub tunnel_sum: u64,
     pub tunnel_records: u64,
     pub nb_first: u64,
+    pub partials_stress: u64,
+    pub stress_records: u64,
 }
 
 // SAFETY: plain old data with the C layout the kernels expect.
@@ -408,6 +410,6 @@ mod layout_tests {
                 568, 592, 604, 616, 640, 644, 648, 688, 696, 784, 788, 792, 796, 824, 840, 848, 864, 872, 880
             ]
         );
-        assert_eq!(std::mem::size_of::<Bufs>(), 384);
+        assert_eq!(std::mem::size_of::<Bufs>(), 400);
     }
 }

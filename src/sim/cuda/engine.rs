@@ -32,6 +32,7 @@ pub(super) mod checkpoint;
 pub(super) mod fields;
 mod rdf;
 mod steps;
+pub(super) mod stress;
 mod telemetry;
 mod transfer;
 pub(super) mod transport;
@@ -151,6 +152,8 @@ pub struct Engine {
     piston_seed: Option<PistonState>,
     /// The bodies whose forces are summed (`engine/bodies.rs`); empty: none.
     bodies: crate::sim::bodies::BodyLayout,
+    /// Pressure-tensor samples every this many steps (`engine/stress.rs`); 0: none.
+    stress_every: u64,
 }
 
 impl Engine {
@@ -187,6 +190,7 @@ impl Engine {
             piston: None,
             piston_seed: snap.piston,
             bodies: Default::default(),
+            stress_every: 0,
         };
         e.check_memory(dev, params)?;
         e.upload_state(dev, &snap.atoms)?;
@@ -368,14 +372,11 @@ impl Engine {
     fn set_block_arrays(&mut self, dev: &Device) -> Result<(), SimError> {
         let blocks = self.n.div_ceil(self.module.block as usize).max(1);
         if blocks != self.n_blocks || self.a.partials_ev.is_none() {
-            // Up to 8 threads per atom in the neighbour-list force kernel; up to 8 blocks per
-            // tile and one per tile more in the symmetric all-pairs kernels.
-            let ev_blocks = self.n.div_ceil(self.module.block as usize) * 9 + 16;
-            self.a.partials_ev = Some(alloc(dev, ev_blocks * 32, "allocating partial sums")?);
+            self.a.partials_ev = Some(alloc(dev, self.force_partials_cap() * 32, "allocating partial sums")?);
             self.a.partials_kin = Some(alloc(dev, blocks * 32, "allocating partial sums")?);
             self.n_blocks = blocks;
         }
-        Ok(())
+        self.alloc_stress_partials(dev)
     }
 
     /// Switches to another compiled module (block size); state is untouched.
@@ -425,24 +426,27 @@ impl Engine {
         if !self.forces_valid {
             self.queue_lists(dev)?;
             let l = self.launcher(dev);
-            self.launch_forces(&l, false)?;
+            self.launch_forces(&l, steps::Mode::NoEv)?;
         }
         let thermostat_on = matches!(params.thermostat, Thermostat::Berendsen { .. } | Thermostat::Csvr { .. });
         let mut record = 0i32;
         // Flow-field samples are nodes of the step graphs, after the steps they follow.
         let sample = fields.as_ref().map(|(f, e)| (f.grid_args(), f.sums_ptr(dev), *e));
         let sample_every = sample.map_or(0, |s| s.2);
+        let mut at = step0;
         for (k, ev_last, samples) in segments(step0, steps, every, sample_every) {
-            let shape = steps::Shape { steps: k, ev_last, thermostat_on, tunnel_on: self.tunnel_on(), samples };
+            let stress = steps::mask_every(at, k, self.stress_every);
+            let shape = steps::Shape { steps: k, ev_last, thermostat_on, tunnel_on: self.tunnel_on(), samples, stress };
             self.launch_steps(dev, shape, sample.as_ref().map(|(g, acc, _)| (g, *acc)))?;
             record += i32::from(ev_last);
+            at += k;
         }
         dev.stream.synchronize().map_err(|e| {
             SimError::Device(format!(
                 "running the step kernels (integrate_first, {}{}, integrate_second, finish_step) failed: {e}. \
                  Run with CUDA_LAUNCH_BLOCKING=1 to have the failing kernel named",
                 if self.consts.has_obstacles != 0 { "obstacle_pass, " } else { "" },
-                self.force_kernel(false).trim_end_matches("_noev"),
+                self.force_kernel(steps::Mode::NoEv).trim_end_matches("_noev"),
             ))
         })?;
         let (flags, blowup) = self.read_flags(dev)?;

@@ -187,8 +187,16 @@ impl CudaBackend {
         let p = &self.params;
         let module = launch::module(&self.dev, p.precision, p.block_size, p.species.len())?;
         let dof = dof_of(snap.atoms.len(), &snap.sim_box, p, &self.field);
+        if let Some(t) = self.transport.as_mut() {
+            t.drain_stress(&self.dev, &self.engine)?;
+        }
         self.engine = Engine::new(&self.dev, module, p, snap, self.field.as_deref(), dof)?;
         self.engine.use_graphs = self.step_graphs;
+        // A measurement of the pressure tensor goes on in the new engine (the caller restarts
+        // the whole measurement where the atoms changed).
+        if let Some(every) = self.transport.as_ref().map(|t| t.spec().stress_every) {
+            self.engine.set_stress(&self.dev, every)?;
+        }
         Ok(())
     }
 }
@@ -299,13 +307,16 @@ impl Backend for CudaBackend {
         let (engine, dev, params, fields) = (&mut self.engine, &self.dev, &self.params, &mut self.fields);
         let transport = &mut self.transport;
         super::timed_advance(steps, &mut self.telemetry, |out| {
-            // With transport sampling, a call stops on each of its sample steps.
+            // With MSD or VACF sampling, a call stops on each of its sample steps (pressure-
+            // tensor samples are nodes of the step graphs).
             let mut left = steps;
             while left > 0 {
                 let chunk = transport.as_ref().map_or(left, |t| t.steps_to_next(engine.step).min(left));
+                let from = engine.step;
                 advance_sampling_fields(engine, dev, params, dof, out, fields, chunk)?;
                 left -= chunk;
                 if let Some(t) = transport.as_mut() {
+                    t.note_advanced(from, engine.step, engine.n);
                     engine.transport_sample(dev, t)?;
                 }
             }
@@ -340,15 +351,9 @@ impl Backend for CudaBackend {
 
     fn set_transport(&mut self, spec: Option<TransportSpec>) -> Result<(), SimError> {
         self.transport = None;
+        self.engine.set_stress(&self.dev, 0)?;
         let Some(spec) = spec else { return Ok(()) };
         spec.validate(self.params.dt).map_err(SimError::Invalid)?;
-        if spec.stress_every > 0 {
-            return Err(SimError::Invalid(
-                "the CUDA backend does not sample the pressure tensor (shear viscosity) yet: measure it on the CPU \
-                 backend (--backend cpu)"
-                    .into(),
-            ));
-        }
         let n_species = self.params.species.len();
         if n_species > MAX_SPECIES {
             return Err(SimError::Invalid(format!(
@@ -362,7 +367,7 @@ impl Backend for CudaBackend {
 
     fn take_transport(&mut self) -> Result<TransportSamples, SimError> {
         match self.transport.as_mut() {
-            Some(t) => t.take(&self.dev),
+            Some(t) => t.take(&self.dev, &self.engine),
             None => Ok(TransportSamples::default()),
         }
     }

@@ -5,7 +5,7 @@
 use crate::physics::real::Precision;
 
 /// (file name, text) of every kernel source, in the order they are concatenated.
-const SOURCES: [(&str, &str); 21] = [
+const SOURCES: [(&str, &str); 22] = [
     ("common.cuh", include_str!("../../../kernels/common.cuh")),
     ("cells.cuh", include_str!("../../../kernels/cells.cuh")),
     ("lj.cuh", include_str!("../../../kernels/lj.cuh")),
@@ -27,10 +27,11 @@ const SOURCES: [(&str, &str); 21] = [
     ("bodies.cu", include_str!("../../../kernels/bodies.cu")),
     ("tunnel.cu", include_str!("../../../kernels/tunnel.cu")),
     ("transport.cu", include_str!("../../../kernels/transport.cu")),
+    ("stress.cu", include_str!("../../../kernels/stress.cu")),
 ];
 
 /// Every kernel entry point, for loading and for error messages.
-pub const KERNELS: [&str; 26] = [
+pub const KERNELS: [&str; 30] = [
     "integrate_first",
     "integrate_second",
     "integrate_fused",
@@ -38,12 +39,16 @@ pub const KERNELS: [&str; 26] = [
     "scale_velocities",
     "forces_allpairs_global_noev",
     "forces_allpairs_global_ev",
+    "forces_allpairs_global_stress",
     "forces_allpairs_tiled_noev",
     "forces_allpairs_tiled_ev",
+    "forces_allpairs_tiled_stress",
     "forces_cells_noev",
     "forces_cells_ev",
+    "forces_cells_stress",
     "forces_neighbors_noev",
     "forces_neighbors_ev",
+    "forces_neighbors_stress",
     "obstacle_pass",
     "cells_bin",
     "cells_scan_blocks",
@@ -63,11 +68,12 @@ pub const KERNELS: [&str; 26] = [
 pub const RDF_KERNELS: [&str; 3] = ["rdf_bin", "rdf_scatter", "rdf_cells"];
 
 /// Kernels beyond [`KERNELS`] (kept separate so the array length stays readable).
-pub const EXTRA_KERNELS: [&str; 18] = [
+pub const EXTRA_KERNELS: [&str; 21] = [
     "publish",
     "step_tick",
     "allpairs_finish_noev",
     "allpairs_finish_ev",
+    "allpairs_finish_stress",
     "piston_latch",
     "piston_step",
     "fields_sample",
@@ -82,6 +88,8 @@ pub const EXTRA_KERNELS: [&str; 18] = [
     "transport_init",
     "transport_sample",
     "transport_reduce",
+    "stress_kinetic",
+    "stress_finish",
 ];
 
 /// The conditional-node kernel (`kernels/graph.cu`), compiled as a module of its own.
@@ -214,7 +222,7 @@ mod tests {
         assert_eq!(tu.matches("struct Consts {").count(), 1);
         assert!(!tu.contains("#include \""));
         for k in KERNELS.iter().chain(EXTRA_KERNELS.iter()).chain(RDF_KERNELS.iter()) {
-            let name = k.trim_end_matches("_noev").trim_end_matches("_ev");
+            let name = k.trim_end_matches("_noev").trim_end_matches("_ev").trim_end_matches("_stress");
             assert!(tu.contains(name), "{k} is not in the sources");
         }
     }

@@ -71,6 +71,9 @@ pub(super) struct Arrays {
     pub(super) tunnel_records: Option<CudaSlice<u8>>,
     /// Per cell, the first atom of each of its 27 neighbour cells (16-bit list entries).
     pub(super) nb_first: Option<CudaSlice<u8>>,
+    // Pressure-tensor sampling (engine/stress.rs), only while it is on.
+    pub(super) partials_stress: Option<CudaSlice<u8>>,
+    pub(super) stress_records: Option<CudaSlice<u8>>,
     // Copies taken at the start of an advance, to redo it after a list overflow.
     pub(super) pos_bak: Option<CudaSlice<u8>>,
     pub(super) vel_bak: Option<CudaSlice<u8>>,
@@ -85,7 +88,7 @@ pub(super) type Slot = Option<CudaSlice<u8>>;
 impl Arrays {
     /// Bytes of every array allocated now.
     pub(super) fn bytes(&self) -> usize {
-        let all: [&Slot; 53] = [
+        let all: [&Slot; 55] = [
             &self.pos,
             &self.vel,
             &self.force,
@@ -134,6 +137,8 @@ impl Arrays {
             &self.tunnel_sum_bak,
             &self.tunnel_records,
             &self.nb_first,
+            &self.partials_stress,
+            &self.stress_records,
             &self.pos_bak,
             &self.vel_bak,
             &self.ids_bak,
@@ -340,6 +345,8 @@ impl Engine {
             tunnel_sum: ptr(dev, &a.tunnel_sum),
             tunnel_records: ptr(dev, &a.tunnel_records),
             nb_first: ptr(dev, &a.nb_first),
+            partials_stress: ptr(dev, &a.partials_stress),
+            stress_records: ptr(dev, &a.stress_records),
         };
     }
 

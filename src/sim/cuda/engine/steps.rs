@@ -41,19 +41,16 @@ pub(super) fn segments(step0: u64, steps: u64, every: u64, sample_every: u64) ->
         } else {
             ((end - cur).min(next_ev - 1 - cur).min(GRAPH_CHUNK).min(next_anchor - cur), false)
         };
-        let samples = match sample_every {
-            0 => 0,
-            se => (0..len).filter(|s| (cur + s + 1).is_multiple_of(se)).fold(0u32, |m, s| m | 1 << s),
-        };
-        out.push((len, ev, samples));
+        out.push((len, ev, mask_every(cur, len, sample_every)));
         cur += len;
     }
     out
 }
 
 /// A segment's graph shape (the graph cache's key): its steps, telemetry on the last, the
-/// rescaling thermostat on, the tunnel's inflow zone on, and the steps followed by a
-/// flow-field sample (bit s: step s + 1). The tunnel's values (and every other constant) are
+/// rescaling thermostat on, the tunnel's inflow zone on, the steps followed by a
+/// flow-field sample (bit s: step s + 1) and the pressure-tensor steps (bit s: step s + 1;
+/// `stress.rs`). The tunnel's values (and every other constant) are
 /// held by value in the graphs: `configure` empties the cache whenever they change.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 pub(super) struct Shape {
@@ -62,6 +59,37 @@ pub(super) struct Shape {
     pub thermostat_on: bool,
     pub tunnel_on: bool,
     pub samples: u32,
+    pub stress: u32,
+}
+
+/// What a force pass sums besides the forces (the kernels' `MODE_*`, kernels/forces.cu):
+/// nothing, energies and the virial (telemetry), or those and the virial tensor (a
+/// pressure-tensor sample).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(super) enum Mode {
+    NoEv,
+    Ev,
+    Stress,
+}
+
+impl Mode {
+    /// The suffix of the kernels of this mode.
+    fn suffix(self) -> &'static str {
+        match self {
+            Mode::NoEv => "noev",
+            Mode::Ev => "ev",
+            Mode::Stress => "stress",
+        }
+    }
+}
+
+/// Bit s set where step `step0 + s + 1` of a `len`-step segment is divisible by `every` (0:
+/// none).
+pub(super) fn mask_every(step0: u64, len: u64, every: u64) -> u32 {
+    if every == 0 {
+        return 0;
+    }
+    (0..len).filter(|s| (step0 + s + 1).is_multiple_of(every)).fold(0u32, |m, s| m | 1 << s)
 }
 
 /// Which kernels one step of a segment needs (see `Engine::add_step`).
@@ -71,6 +99,8 @@ struct StepKind {
     first: bool,
     /// Energies, virial and a telemetry record.
     ev: bool,
+    /// A pressure-tensor sample (`stress.rs`) after the step.
+    stress: bool,
     /// Berendsen or CSVR velocity scaling.
     thermostat_on: bool,
     /// The next step of the segment follows without telemetry or scaling in between.
@@ -119,7 +149,7 @@ impl Engine {
 
     /// The forces: the obstacle pass when there are obstacles, the surface friction pass
     /// when it is on, then the force kernel.
-    fn force_calls(&self, l: &Launcher, ev: bool) -> Vec<Call> {
+    fn force_calls(&self, l: &Launcher, mode: Mode) -> Vec<Call> {
         let mut calls = Vec::new();
         if self.consts.has_obstacles != 0 {
             calls.extend(l.plain_call("obstacle_pass", Over::Atoms));
@@ -129,13 +159,17 @@ impl Engine {
         }
         if let Some((tiles, segs)) = self.symmetric_tiles() {
             let segs32 = segs as i32;
-            calls.push(l.grid_call(self.force_kernel(ev), (tiles * segs) as u32).arg(&segs32));
+            calls.push(l.grid_call(self.force_kernel(mode), (tiles * segs) as u32).arg(&segs32));
             let part0 = (tiles * segs) as i32;
-            let finish = if ev { "allpairs_finish_ev" } else { "allpairs_finish_noev" };
+            let finish = match mode {
+                Mode::NoEv => "allpairs_finish_noev",
+                Mode::Ev => "allpairs_finish_ev",
+                Mode::Stress => "allpairs_finish_stress",
+            };
             calls.extend(l.plain_call(finish, Over::Atoms).map(|c| c.arg(&part0)));
         } else {
             let over = if self.algorithm == Algorithm::Neighbors { Over::Lanes } else { Over::Atoms };
-            let call = l.plain_call(self.force_kernel(ev), over);
+            let call = l.plain_call(self.force_kernel(mode), over);
             let tiled = self.algorithm == Algorithm::AllPairsTiled;
             calls.extend(call.map(|c| if tiled { c.arg(&1i32) } else { c }));
         }
@@ -168,7 +202,7 @@ impl Engine {
         cond: Option<(&cudarc::driver::CudaFunction, cudarc::driver::sys::CUcontext)>,
         kind: StepKind,
     ) -> Result<(), SimError> {
-        let StepKind { first, ev, thermostat_on, fuse_next, scale_first, scale_next } = kind;
+        let StepKind { first, ev, stress, thermostat_on, fuse_next, scale_first, scale_next } = kind;
         let track = i32::from(self.algorithm == Algorithm::Neighbors);
         if first {
             out.add(l.integrate_first_call(track, scale_first))?;
@@ -191,7 +225,14 @@ impl Engine {
                 }
             }
         }
-        for c in self.force_calls(l, ev) {
+        let mode = if stress {
+            Mode::Stress
+        } else if ev {
+            Mode::Ev
+        } else {
+            Mode::NoEv
+        };
+        for c in self.force_calls(l, mode) {
             out.add(Some(c))?;
         }
         out.add(self.body_latch_call(l, if ev { bodies::LATCH_RECORD } else { bodies::LATCH_ADD }))?;
@@ -222,6 +263,12 @@ impl Engine {
         for c in self.tunnel_calls(l, ev) {
             out.add(Some(c))?;
         }
+        // A pressure-tensor sample reads the step's final velocities, as the CPU's does.
+        if stress {
+            for c in self.stress_calls(l) {
+                out.add(Some(c))?;
+            }
+        }
         Ok(())
     }
 
@@ -235,7 +282,7 @@ impl Engine {
         shape: Shape,
         sample: Option<(u32, &FieldGridArgs, u64)>,
     ) -> Result<(), SimError> {
-        let Shape { steps, ev_last, thermostat_on, tunnel_on, .. } = shape;
+        let Shape { steps, ev_last, thermostat_on, tunnel_on, stress: stress_mask, .. } = shape;
         let l = self.launcher(dev);
         let cond = if self.algorithm == Algorithm::Neighbors && out.is_graph() {
             graph::conditional_kernel(dev)
@@ -248,6 +295,9 @@ impl Engine {
             let ev = ev_last && s + 1 == steps;
             // A flow-field sample reads the state at the step's end, as a segment's end does.
             let sampled = sample.is_some_and(|(mask, ..)| mask & (1 << s) != 0);
+            // A pressure-tensor sample too, and it needs the step's own kinetic part.
+            let stress = stress_mask & (1 << s) != 0;
+            let sampled = sampled || stress;
             // The tunnel's zone runs between a step's second kick and the next one's first, on
             // scaled velocities: with it on, steps are never fused and always scale themselves.
             let fuse_next = !ev && !thermostat_on && !tunnel_on && !sampled && s + 1 < steps;
@@ -255,8 +305,11 @@ impl Engine {
             // last step scales before the state can be read. Relative to the flow the factor
             // applies about each bin's mean, which only scale_relative does: every step scales.
             let scale_next = thermostat_on && !self.relative_to_flow() && !tunnel_on && !sampled && s + 1 < steps;
-            self.add_step(&l, out, cond, StepKind { first, ev, thermostat_on, fuse_next, scale_first, scale_next })?;
-            if let Some((_, grid, acc)) = sample.filter(|_| sampled) {
+            let kind = StepKind { first, ev, stress, thermostat_on, fuse_next, scale_first, scale_next };
+            self.add_step(&l, out, cond, kind)?;
+            if let Some((mask, grid, acc)) = sample
+                && mask & (1 << s) != 0
+            {
                 out.add(l.fields_sample_call(grid, acc))?;
             }
             first = !fuse_next;
@@ -339,23 +392,29 @@ impl Engine {
         Some((tiles, (2048 / tiles).clamp(1, 8)))
     }
 
-    pub(super) fn force_kernel(&self, ev: bool) -> &'static str {
-        match (self.algorithm, ev) {
-            (Algorithm::AllPairsGlobal, false) => "forces_allpairs_global_noev",
-            (Algorithm::AllPairsGlobal, true) => "forces_allpairs_global_ev",
-            (Algorithm::Cells, false) => "forces_cells_noev",
-            (Algorithm::Cells, true) => "forces_cells_ev",
-            (Algorithm::Neighbors, false) => "forces_neighbors_noev",
-            (Algorithm::Neighbors, true) => "forces_neighbors_ev",
-            (_, false) => "forces_allpairs_tiled_noev",
-            (_, true) => "forces_allpairs_tiled_ev",
-        }
+    /// The force kernel of this algorithm in `mode`.
+    pub(super) fn force_kernel(&self, mode: Mode) -> &'static str {
+        const NAMES: [[&str; 3]; 4] = [
+            ["forces_allpairs_global_noev", "forces_allpairs_global_ev", "forces_allpairs_global_stress"],
+            ["forces_cells_noev", "forces_cells_ev", "forces_cells_stress"],
+            ["forces_neighbors_noev", "forces_neighbors_ev", "forces_neighbors_stress"],
+            ["forces_allpairs_tiled_noev", "forces_allpairs_tiled_ev", "forces_allpairs_tiled_stress"],
+        ];
+        let row = match self.algorithm {
+            Algorithm::AllPairsGlobal => 0,
+            Algorithm::Cells => 1,
+            Algorithm::Neighbors => 2,
+            _ => 3,
+        };
+        let name = NAMES[row][mode as usize];
+        debug_assert!(name.ends_with(mode.suffix()));
+        name
     }
 
     /// Launches the forces now (outside the step loop: the body forces of this pass are
     /// dropped).
-    pub(super) fn launch_forces(&self, l: &Launcher, ev: bool) -> Result<(), SimError> {
-        for c in self.force_calls(l, ev) {
+    pub(super) fn launch_forces(&self, l: &Launcher, mode: Mode) -> Result<(), SimError> {
+        for c in self.force_calls(l, mode) {
             l.run(Some(c))?;
         }
         l.run(self.body_latch_call(l, bodies::LATCH_DISCARD))

@@ -51,7 +51,7 @@ impl Engine {
     pub fn forces(&mut self, dev: &Device) -> Result<Vec<[f64; 3]>, SimError> {
         self.set_clock(dev, self.step)?;
         self.queue_lists(dev)?;
-        self.launch_forces(&self.launcher(dev), false)?;
+        self.launch_forces(&self.launcher(dev), super::steps::Mode::NoEv)?;
         self.forces_valid = true;
         let (_, f) = real_sizes(self.precision);
         let raw = unpack(&download(dev, &self.a.force, self.n * 4 * f, "reading forces")?, f);

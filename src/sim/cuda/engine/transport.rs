@@ -4,14 +4,17 @@
 //! launches `transport_sample` and `transport_reduce` per quantity, which leave one row of
 //! per-species sums per stored origin in a device record buffer. The host keeps only which
 //! (step, origin step) each row is, and copies the rows back when they are taken (or when
-//! the buffer fills). `CudaBackend::advance_md` stops on every sample step.
+//! the buffer fills). `CudaBackend::advance_md` stops on every MSD or VACF sample step.
 //!
-//! The pressure tensor (shear viscosity) is not sampled on the device yet.
+//! The pressure tensor is sampled inside the step graphs (`stress.rs`); the host only keeps
+//! the steps sampled since the last read ([`DeviceTransport::note_advanced`]) and reads their
+//! records when they are taken or when half the device ring holds unread records.
 
 use cudarc::driver::{CudaSlice, DevicePtr};
 
 use super::Engine;
 use super::arrays::{alloc, download, unpack};
+use super::stress::STRESS_ROWS;
 use crate::sim::SimError;
 use crate::sim::cuda::device::Device;
 use crate::sim::cuda::launch::TransportArgs;
@@ -52,16 +55,49 @@ pub struct DeviceTransport {
     rows: Vec<Row>,
     msd: Option<Origins>,
     vacf: Option<Origins>,
+    /// Pressure-tensor steps sampled on the device and not read yet.
+    stress_pending: Vec<u64>,
     out: TransportSamples,
 }
 
 impl DeviceTransport {
-    /// Steps from `step` to the next step anything is sampled at.
+    /// Steps from `step` to the next step the host must act at: an MSD or VACF sample, or
+    /// where the unread pressure-tensor records would fill half the device ring.
     pub fn steps_to_next(&self, step: u64) -> u64 {
         let to = |k: u64| k - step % k;
         let msd = self.spec.msd.map_or(u64::MAX, |m| to(m.every));
         let vacf = self.spec.vacf.map_or(u64::MAX, |v| to(v.every));
-        msd.min(vacf)
+        let stress = match self.spec.stress_every {
+            0 => u64::MAX,
+            e => ((STRESS_ROWS / 2).saturating_sub(self.stress_pending.len()).max(1) as u64) * e,
+        };
+        msd.min(vacf).min(stress)
+    }
+
+    /// Notes that the engine advanced from step `from` to `to` with `n` atoms: the
+    /// pressure-tensor steps in between were sampled on the device.
+    pub fn note_advanced(&mut self, from: u64, to: u64, n: usize) {
+        let every = self.spec.stress_every;
+        if every == 0 || n == 0 {
+            return;
+        }
+        let mut s = (from.max(self.start) / every + 1) * every;
+        while s <= to {
+            self.stress_pending.push(s);
+            s += every;
+        }
+    }
+
+    /// Reads the pending pressure-tensor records into the host records (before the engine
+    /// that holds them is replaced).
+    pub fn drain_stress(&mut self, dev: &Device, engine: &Engine) -> Result<(), SimError> {
+        if self.stress_pending.is_empty() {
+            return Ok(());
+        }
+        let recs = engine.read_stress(dev, &self.stress_pending)?;
+        self.out.stress.extend(recs);
+        self.stress_pending.clear();
+        Ok(())
     }
 
     /// What is sampled.
@@ -92,18 +128,19 @@ impl DeviceTransport {
     }
 
     /// The records since the last take (the species counts stay).
-    pub fn take(&mut self, dev: &Device) -> Result<TransportSamples, SimError> {
+    pub fn take(&mut self, dev: &Device, engine: &Engine) -> Result<TransportSamples, SimError> {
         self.drain(dev)?;
+        self.drain_stress(dev, engine)?;
         let counts = self.out.species_counts.clone();
         Ok(std::mem::replace(&mut self.out, TransportSamples { species_counts: counts, ..Default::default() }))
     }
 }
 
 impl Engine {
-    /// Starts `spec` (validated; no pressure tensor) at the current step for `n_species`
-    /// species (at most [`MAX_SPECIES`]).
+    /// Starts `spec` (validated) at the current step for `n_species` species (at most
+    /// [`MAX_SPECIES`]); the pressure tensor is sampled from the next step on when asked.
     pub fn transport_start(
-        &self,
+        &mut self,
         dev: &Device,
         spec: TransportSpec,
         n_species: usize,
@@ -135,8 +172,10 @@ impl Engine {
             rows: Vec::new(),
             msd: origins(spec.msd)?,
             vacf: origins(spec.vacf)?,
+            stress_pending: Vec::new(),
             out: TransportSamples { species_counts: counts, ..Default::default() },
         };
+        self.set_stress(dev, spec.stress_every)?;
         if spec.msd.is_some() {
             t.unwrapped = Some(alloc(dev, n.max(1) * 32, what)?);
             t.last = Some(alloc(dev, n.max(1) * 32, what)?);
@@ -146,8 +185,12 @@ impl Engine {
         Ok(t)
     }
 
-    /// Samples whatever is due at the current step (nothing at or before the start).
+    /// Samples whatever is due at the current step (nothing at or before the start), and
+    /// reads the pressure-tensor records once half the device ring holds unread ones.
     pub fn transport_sample(&self, dev: &Device, t: &mut DeviceTransport) -> Result<(), SimError> {
+        if t.stress_pending.len() >= STRESS_ROWS / 2 {
+            t.drain_stress(dev, self)?;
+        }
         let step = self.step;
         if step <= t.start || t.n != self.n {
             return Ok(());
