@@ -27,7 +27,8 @@ struct Acc {
     real_a s[6]; // the virial tensor (MODE_STRESS only)
 };
 
-// Adds half of pair (i, j)'s virial tensor (its f_ij/r_ij and separation) to s.
+// Adds h times the dyadic product of the separation to s (a whole pair's virial tensor with
+// h = f_ij/r_ij).
 __device__ __forceinline__ void add_tensor(real_a s[6], real_a h, real_f dx, real_f dy, real_f dz) {
     real_a x = (real_a)dx, y = (real_a)dy, z = (real_a)dz;
     s[0] += h * x * x;
@@ -49,14 +50,26 @@ __device__ __forceinline__ void pair_accumulate(const Consts& c, const Bufs& a, 
     if (rsq < p.rcut_sq && rsq > (real_f)0) {
         real_f fd, en;
         lj_eval(rsq, p, fd, en);
-        acc.fx += dx * fd;
-        acc.fy += dy * fd;
-        acc.fz += dz * fd;
-        if (MODE >= MODE_EV) {
-            acc.e += (real_a)0.5 * (real_a)en;
-            acc.w += (real_a)0.5 * (real_a)(rsq * fd);
+        if (MODE == MODE_STRESS) {
+            // The pair's force once, then its products with the separation: six sums of
+            // whole pairs, halved once in the epilogue (the scalar virial is their trace).
+            real_f fx = dx * fd, fy = dy * fd, fz = dz * fd;
+            acc.fx += fx;
+            acc.fy += fy;
+            acc.fz += fz;
+            acc.s[0] += (real_a)(fx * dx);
+            acc.s[1] += (real_a)(fy * dy);
+            acc.s[2] += (real_a)(fz * dz);
+            acc.s[3] += (real_a)(fx * dy);
+            acc.s[4] += (real_a)(fx * dz);
+            acc.s[5] += (real_a)(fy * dz);
+        } else {
+            acc.fx += dx * fd;
+            acc.fy += dy * fd;
+            acc.fz += dz * fd;
         }
-        if (MODE == MODE_STRESS) add_tensor(acc.s, (real_a)0.5 * (real_a)fd, dx, dy, dz);
+        if (MODE >= MODE_EV) acc.e += (real_a)0.5 * (real_a)en;
+        if (MODE == MODE_EV) acc.w += (real_a)0.5 * (real_a)(rsq * fd);
     }
 }
 
@@ -172,6 +185,12 @@ __device__ __forceinline__ void epilogue(const Consts& c, const Bufs& a, int i, 
         a.force[i] = f;
     }
     if (c.n_bodies > 0) bodies_add_walls(c, a, wb);
+    if (MODE == MODE_STRESS) {
+        // Every pair was summed from both sides (full lists): half of each.
+        #pragma unroll
+        for (int k = 0; k < 6; k++) acc.s[k] *= (real_a)0.5;
+        acc.w = acc.s[0] + acc.s[1] + acc.s[2];
+    }
     if (ev) block_sum4((double)acc.e, (double)acc.w, (double)ext_e, (double)ext_w, a.partials_ev + 4 * part);
     if (MODE == MODE_STRESS) block_sum_tensor(a, acc.s, xt, part);
 }
@@ -311,10 +330,8 @@ __device__ void allpairs_tiled(const Consts& c, const Bufs& a, int segs) {
                 atomicAdd(&fj[0][k], (unsigned long long)to_fixed(-dx * fd));
                 atomicAdd(&fj[1][k], (unsigned long long)to_fixed(-dy * fd));
                 atomicAdd(&fj[2][k], (unsigned long long)to_fixed(-dz * fd));
-                if (MODE >= MODE_EV) {
-                    e += (real_a)en;
-                    w += (real_a)(rsq * fd);
-                }
+                if (MODE >= MODE_EV) e += (real_a)en;
+                if (MODE == MODE_EV) w += (real_a)(rsq * fd);
                 if (MODE == MODE_STRESS) add_tensor(st, (real_a)fd, dx, dy, dz);
             }
         }
@@ -329,6 +346,7 @@ __device__ void allpairs_tiled(const Consts& c, const Bufs& a, int segs) {
         atomicAdd(&a.pair_acc[4 * i + 1], (unsigned long long)to_fixed(fy));
         atomicAdd(&a.pair_acc[4 * i + 2], (unsigned long long)to_fixed(fz));
     }
+    if (MODE == MODE_STRESS) w = st[0] + st[1] + st[2];
     if (MODE >= MODE_EV) block_sum4((double)e, (double)w, 0.0, 0.0, a.partials_ev + 4 * blockIdx.x);
     if (MODE == MODE_STRESS) {
         const double none[6] = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
@@ -430,14 +448,17 @@ __device__ void neighbor_list(const Consts& c, const Bufs& a) {
     epilogue<MODE>(c, a, lane == 0 ? i : c.n, acc, blockIdx.x);
 }
 
+// The STRESS variants keep the occupancy of the others (at most 64 registers at 1024 threads
+// per SM): their six more sums would otherwise cost the gather loops a third of their warps.
+#define STRESS_MIN_BLOCKS (1024 / BLOCK)
 #define FORCE_KERNELS(name, body)                                                                                \
     extern "C" __global__ void __launch_bounds__(BLOCK) name##_noev(Consts c, Bufs a) { body<MODE_NOEV>(c, a); }     \
     extern "C" __global__ void __launch_bounds__(BLOCK) name##_ev(Consts c, Bufs a) { body<MODE_EV>(c, a); }         \
-    extern "C" __global__ void __launch_bounds__(BLOCK) name##_stress(Consts c, Bufs a) { body<MODE_STRESS>(c, a); }
+    extern "C" __global__ void __launch_bounds__(BLOCK, STRESS_MIN_BLOCKS) name##_stress(Consts c, Bufs a) { body<MODE_STRESS>(c, a); }
 #define FORCE_KERNELS_ARG(name, body)                                                                            \
     extern "C" __global__ void __launch_bounds__(BLOCK) name##_noev(Consts c, Bufs a, int x) { body<MODE_NOEV>(c, a, x); } \
     extern "C" __global__ void __launch_bounds__(BLOCK) name##_ev(Consts c, Bufs a, int x) { body<MODE_EV>(c, a, x); }     \
-    extern "C" __global__ void __launch_bounds__(BLOCK) name##_stress(Consts c, Bufs a, int x) { body<MODE_STRESS>(c, a, x); }
+    extern "C" __global__ void __launch_bounds__(BLOCK, STRESS_MIN_BLOCKS) name##_stress(Consts c, Bufs a, int x) { body<MODE_STRESS>(c, a, x); }
 
 FORCE_KERNELS(forces_allpairs_global, allpairs_global)
 FORCE_KERNELS_ARG(forces_allpairs_tiled, allpairs_tiled)

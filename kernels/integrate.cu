@@ -104,9 +104,23 @@ extern "C" __global__ void __launch_bounds__(BLOCK) integrate_first(Consts c, Bu
     kick_drift(c, b, i, x, v, b.force[i], b.masses[type_of(x.w)], step, track);
 }
 
+// With kin_off >= 0 (a pressure-tensor step, stress.cu): the block's sums of m v_a v_b of the
+// full-step velocities into partials_stress[6 * (kin_off + block) ..]. Every thread of the
+// block must call it.
+__device__ __forceinline__ void kinetic_tensor(const Bufs& b, int kin_off, double m, const real_s4& v) {
+    __shared__ double scratch[32];
+    double u[3] = {(double)v.x, (double)v.y, (double)v.z};
+    const int ia[6] = {0, 1, 2, 0, 0, 1}, ib[6] = {0, 1, 2, 1, 2, 2};
+    #pragma unroll
+    for (int k = 0; k < 6; k++) {
+        double t = block_sum(m * u[ia[k]] * u[ib[k]], scratch);
+        if (threadIdx.x == 0) b.partials_stress[6 * ((size_t)kin_off + blockIdx.x) + k] = t;
+    }
+}
+
 // Second half kick (when `kick`), Langevin velocity update, and per-block sums of
-// (m v^2, m v) into partials[4 * block ..].
-extern "C" __global__ void __launch_bounds__(BLOCK) integrate_second(Consts c, Bufs b, int kick) {
+// (m v^2, m v) into partials[4 * block ..]; with kin_off >= 0 the kinetic tensor too.
+extern "C" __global__ void __launch_bounds__(BLOCK) integrate_second(Consts c, Bufs b, int kick, int kin_off) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     unsigned long long step = b.clock[0];
     double ke2 = 0.0, px = 0.0, py = 0.0, pz = 0.0;
@@ -129,26 +143,35 @@ extern "C" __global__ void __launch_bounds__(BLOCK) integrate_second(Consts c, B
         pz = m * vz;
     }
     block_sum4(ke2, px, py, pz, b.partials_kin + 4 * blockIdx.x);
+    if (kin_off >= 0) {
+        // The masses and velocities again rather than kept live through the sums above.
+        real_s4 v = i < c.n ? b.vel[i] : real_s4{};
+        double m = i < c.n ? b.masses[type_of(b.pos[i].w)] : 0.0;
+        kinetic_tensor(b, kin_off, m, v);
+    }
 }
 
 // The end of the clock's step and the start of the next in one pass, for steps with neither
 // telemetry nor a velocity-scaling thermostat: second kick (and Langevin) of step s, then
 // the first kick and drift of step s + 1, the same arithmetic as integrate_second followed
-// by integrate_first without the kinetic sums.
-extern "C" __global__ void __launch_bounds__(BLOCK) integrate_fused(Consts c, Bufs b, int track) {
+// by integrate_first without the kinetic sums. With kin_off >= 0 (a pressure-tensor step),
+// the kinetic tensor of step s's full-step velocities as integrate_second leaves it.
+extern "C" __global__ void __launch_bounds__(BLOCK) integrate_fused(Consts c, Bufs b, int track, int kin_off) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= c.n) return;
-    unsigned long long step = b.clock[0];
-    real_s4 x = b.pos[i];
-    // Forces and build positions are read once here; positions and velocities stay cached.
-    real_f4 f = ldcs4(b.force + i);
-    double m = b.masses[type_of(x.w)];
-    real_s4 v = second_kick(c, b, i, b.vel[i], f, m, step);
-    if (b.flags[FLAG_BLOWUP]) {
-        b.vel[i] = v;
-        return;
+    if (kin_off < 0 && i >= c.n) return;
+    real_s4 v{};
+    double m = 0.0;
+    if (i < c.n) {
+        unsigned long long step = b.clock[0];
+        real_s4 x = b.pos[i];
+        // Forces and build positions are read once here; positions and velocities stay cached.
+        real_f4 f = ldcs4(b.force + i);
+        m = b.masses[type_of(x.w)];
+        v = second_kick(c, b, i, b.vel[i], f, m, step);
+        if (b.flags[FLAG_BLOWUP]) b.vel[i] = v;
+        else kick_drift(c, b, i, x, v, f, m, step + 1, track);
     }
-    kick_drift(c, b, i, x, v, f, m, step + 1, track);
+    if (kin_off >= 0) kinetic_tensor(b, kin_off, m, v);
 }
 
 // One block: totals the kinetic partials, computes the thermostat's velocity factor into

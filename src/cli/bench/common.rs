@@ -89,7 +89,7 @@ pub struct BenchArgs {
     #[arg(long, value_name = "STEPS", conflicts_with_all = ["render", "publish"])]
     pub field_every: Option<u64>,
     /// Measure a transport coefficient while timing (the sampling `measure` does: diffusion's
-    /// MSD and VACF origins for lags to 20 tau, or viscosity's pressure tensor every 2 steps),
+    /// MSD and VACF origins for lags to 20 tau, or viscosity's pressure tensor every 5 steps),
     /// to measure what it costs.
     #[arg(long, value_enum, value_name = "QUANTITY", conflicts_with_all = ["render", "interactive", "publish", "rdf"])]
     pub transport: Option<crate::cli::measure::Quantity>,

@@ -269,13 +269,15 @@ impl Launcher<'_> {
     }
 
     /// Second kick of the clock's step and first kick and drift of the next, in one pass.
-    pub fn integrate_fused_call(&self, track: i32) -> Option<Call> {
-        self.call("integrate_fused", Over::Atoms).map(|c| c.arg(&track))
+    /// `kin_off` >= 0: the kinetic tensor's partials from there (a pressure-tensor step).
+    pub fn integrate_fused_call(&self, track: i32, kin_off: i32) -> Option<Call> {
+        self.call("integrate_fused", Over::Atoms).map(|c| c.arg(&track).arg(&kin_off))
     }
 
     /// Second kick of the clock's step (with `kick`; else only the kinetic sums).
-    pub fn integrate_second_call(&self, kick: i32) -> Option<Call> {
-        self.call("integrate_second", Over::Atoms).map(|c| c.arg(&kick))
+    /// `kin_off` >= 0: the kinetic tensor's partials from there (a pressure-tensor step).
+    pub fn integrate_second_call(&self, kick: i32, kin_off: i32) -> Option<Call> {
+        self.call("integrate_second", Over::Atoms).map(|c| c.arg(&kick).arg(&kin_off))
     }
 
     /// Thermostat factor and (with `want`) the telemetry record of the clock's step.

@@ -101,6 +101,8 @@ struct StepKind {
     ev: bool,
     /// A pressure-tensor sample (`stress.rs`) after the step.
     stress: bool,
+    /// Its kinetic tensor from a pass of its own at the step's end (not from the integrator).
+    stress_separate: bool,
     /// Berendsen or CSVR velocity scaling.
     thermostat_on: bool,
     /// The next step of the segment follows without telemetry or scaling in between.
@@ -202,7 +204,8 @@ impl Engine {
         cond: Option<(&cudarc::driver::CudaFunction, cudarc::driver::sys::CUcontext)>,
         kind: StepKind,
     ) -> Result<(), SimError> {
-        let StepKind { first, ev, stress, thermostat_on, fuse_next, scale_first, scale_next } = kind;
+        let StepKind { first, ev, stress, stress_separate, thermostat_on, fuse_next, scale_first, scale_next } = kind;
+        let kin_off = if stress && !stress_separate { self.stress_kin_off() } else { -1 };
         let track = i32::from(self.algorithm == Algorithm::Neighbors);
         if first {
             out.add(l.integrate_first_call(track, scale_first))?;
@@ -238,10 +241,17 @@ impl Engine {
         out.add(self.body_latch_call(l, if ev { bodies::LATCH_RECORD } else { bodies::LATCH_ADD }))?;
         if fuse_next {
             out.add(self.piston_call(l, true, true))?;
-            return out.add(l.integrate_fused_call(track));
+            out.add(l.integrate_fused_call(track, kin_off))?;
+            if stress {
+                // No thermostat factor here: fused steps have no velocity-scaling thermostat.
+                for c in self.stress_calls(l, false, false) {
+                    out.add(Some(c))?;
+                }
+            }
+            return Ok(());
         }
         out.add(self.piston_call(l, true, false))?;
-        out.add(l.integrate_second_call(1))?;
+        out.add(l.integrate_second_call(1, kin_off))?;
         let relative = thermostat_on && self.relative_to_flow();
         if relative {
             // The bins' mass and momentum, then their means and sum |P|^2 / M for finish_step.
@@ -263,9 +273,10 @@ impl Engine {
         for c in self.tunnel_calls(l, ev) {
             out.add(Some(c))?;
         }
-        // A pressure-tensor sample reads the step's final velocities, as the CPU's does.
+        // A pressure-tensor sample of the step's final velocities, as the CPU's: the
+        // integrator's sums times the thermostat's factor squared, or a pass of their own.
         if stress {
-            for c in self.stress_calls(l) {
+            for c in self.stress_calls(l, stress_separate, thermostat_on) {
                 out.add(Some(c))?;
             }
         }
@@ -295,9 +306,12 @@ impl Engine {
             let ev = ev_last && s + 1 == steps;
             // A flow-field sample reads the state at the step's end, as a segment's end does.
             let sampled = sample.is_some_and(|(mask, ..)| mask & (1 << s) != 0);
-            // A pressure-tensor sample too, and it needs the step's own kinetic part.
+            // A pressure-tensor step whose velocities change after its integrator other than
+            // by a uniform factor (relative to the flow, the tunnel's zone) sums its kinetic
+            // tensor at its end: like a sample, it ends its fused pass and scales itself.
             let stress = stress_mask & (1 << s) != 0;
-            let sampled = sampled || stress;
+            let stress_separate = stress && (tunnel_on || (thermostat_on && self.relative_to_flow()));
+            let sampled = sampled || stress_separate;
             // The tunnel's zone runs between a step's second kick and the next one's first, on
             // scaled velocities: with it on, steps are never fused and always scale themselves.
             let fuse_next = !ev && !thermostat_on && !tunnel_on && !sampled && s + 1 < steps;
@@ -305,7 +319,8 @@ impl Engine {
             // last step scales before the state can be read. Relative to the flow the factor
             // applies about each bin's mean, which only scale_relative does: every step scales.
             let scale_next = thermostat_on && !self.relative_to_flow() && !tunnel_on && !sampled && s + 1 < steps;
-            let kind = StepKind { first, ev, stress, thermostat_on, fuse_next, scale_first, scale_next };
+            let kind =
+                StepKind { first, ev, stress, stress_separate, thermostat_on, fuse_next, scale_first, scale_next };
             self.add_step(&l, out, cond, kind)?;
             if let Some((mask, grid, acc)) = sample
                 && mask & (1 << s) != 0

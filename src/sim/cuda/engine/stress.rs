@@ -2,9 +2,12 @@
 //! is `transport::spec`, the CPU's counterpart `sim/cpu/stress.rs`). While it is sampled
 //! (`Engine::set_stress`), every step divisible by the interval is a stress step inside the
 //! step graphs: its force pass runs in the STRESS mode (the pair virial tensor, walls and
-//! obstacles included, per block), it is never fused with the next step, and after its
-//! thermostat `stress_kinetic` and `stress_finish` write one record into a ring of
-//! [`STRESS_ROWS`] rows on the device, the row given by the step alone. Nothing crosses to
+//! obstacles included, per block), its integrator (fused with the next step's first half or
+//! not) also sums the kinetic tensor, and after its thermostat `stress_finish` scales that by
+//! the thermostat's factor squared and writes one record into a ring of [`STRESS_ROWS`] rows
+//! on the device, the row given by the step alone. Where velocities change after the
+//! integrator in other ways (a thermostat relative to the flow, the tunnel's zone), the step
+//! is not fused and `stress_kinetic` sums them at its end instead. Nothing crosses to
 //! the host per sample: the host reads the rows of the steps it knows were sampled when the
 //! records are taken, or when the ring is half full (`transport.rs`).
 
@@ -20,6 +23,8 @@ use cudarc::driver::CudaSlice;
 pub const STRESS_ROWS: usize = 16384;
 /// Bytes of one record: step, six components, unused.
 const ROW_BYTES: usize = 64;
+/// Blocks of `stress_finish` (each sums a share of the partials; the last adds their rows).
+const FINISH_BLOCKS: usize = 32;
 
 impl Engine {
     /// Capacity of the force passes' partial sums (blocks), which the kinetic partials follow.
@@ -51,27 +56,46 @@ impl Engine {
         if self.stress_every == 0 {
             return Ok(());
         }
-        let blocks = self.force_partials_cap() + self.n.div_ceil(self.module.block as usize).max(1);
-        let bytes = blocks * 6 * 8;
-        if self.a.partials_stress.as_ref().is_none_or(|p| p.len() < bytes) {
+        // The force and kinetic partials, the finishing blocks' rows and their counter.
+        let bytes = (self.stress_level2_off() as usize + FINISH_BLOCKS) * 6 * 8 + 8;
+        if self.a.partials_stress.as_ref().is_none_or(|p| p.len() != bytes) {
+            // Exactly this size: the counter at its end starts at zero.
             self.a.partials_stress = Some(alloc(dev, bytes, "allocating the stress partial sums")?);
         }
         Ok(())
     }
 
-    /// The kernels closing a stress step: the kinetic tensor and the record.
-    pub(super) fn stress_calls(&self, l: &Launcher) -> Vec<Call> {
-        let kin_off = self.force_partials_cap() as i32;
+    /// Where the kinetic tensor's partials start in `partials_stress` (after the force
+    /// passes').
+    pub(super) fn stress_kin_off(&self) -> i32 {
+        self.force_partials_cap() as i32
+    }
+
+    /// Where the finishing blocks' rows start in `partials_stress` (after the kinetic
+    /// partials of an atom launch).
+    fn stress_level2_off(&self) -> i32 {
+        self.stress_kin_off() + self.n.div_ceil(self.module.block as usize).max(1) as i32
+    }
+
+    /// The kernels closing a stress step: with `separate`, the kinetic tensor from the
+    /// velocities as they are now (else the step's integrator left it, and `scaled` says
+    /// whether the thermostat's factor is still to be applied to it), then the record.
+    pub(super) fn stress_calls(&self, l: &Launcher, separate: bool, scaled: bool) -> Vec<Call> {
+        let kin_off = self.stress_kin_off();
         let n_kin = l.atom_blocks() as i32;
-        let mut calls: Vec<Call> =
-            l.plain_call("stress_kinetic", Over::Atoms).map(|c| c.arg(&kin_off)).into_iter().collect();
+        let mut calls = Vec::new();
+        if separate {
+            calls.extend(l.plain_call("stress_kinetic", Over::Atoms).map(|c| c.arg(&kin_off)));
+        }
         calls.push(
-            l.grid_call("stress_finish", 1)
+            l.grid_call("stress_finish", FINISH_BLOCKS as u32)
                 .arg(&self.stress_every)
                 .arg(&(STRESS_ROWS as i32))
                 .arg(&self.ev_blocks())
                 .arg(&kin_off)
-                .arg(&n_kin),
+                .arg(&n_kin)
+                .arg(&i32::from(scaled && !separate))
+                .arg(&self.stress_level2_off()),
         );
         calls
     }

@@ -72,7 +72,7 @@ impl Engine {
         self.queue_lists(dev)?;
         let l = self.launcher(dev);
         self.launch_forces(&l, super::steps::Mode::Ev)?;
-        l.run(l.integrate_second_call(0))?;
+        l.run(l.integrate_second_call(0, -1))?;
         l.run(Some(l.finish_step_call(self.n_blocks as i32, self.ev_blocks(), 1, 0)))?;
         let raw = download(dev, &self.a.records, RECORD_BYTES, "reading telemetry")?;
         self.forces_valid = true;
