@@ -14,7 +14,8 @@
 struct TransportArgs {
     double* u;                // per canonical index: unwrapped x, y, z, unused
     double* last;             // per canonical index: the wrapped position at the last MSD sample
-    double* origins;          // slots x n x 4: the stored states by canonical index
+    double* origins;          // slots x n: the stored states by canonical index (MSD: 4 doubles;
+                              // VACF: the velocity as the state keeps it, real_s4)
     double* partial;          // blocks x slots x nsp: transport_sample's block sums
     double* records;          // rows x nsp: one row per (sample, origin)
     unsigned long long valid; // bit s: slot s holds an origin (this sample's new one included)
@@ -70,22 +71,29 @@ extern "C" __global__ void __launch_bounds__(BLOCK) transport_sample(Consts c, B
             now[2] = (double)v.z;
         }
         if (t.new_slot >= 0) {
-            double* o = t.origins + ((size_t)t.new_slot * c.n + id) * 4;
-            o[0] = now[0];
-            o[1] = now[1];
-            o[2] = now[2];
+            if (t.msd) {
+                double* o = t.origins + ((size_t)t.new_slot * c.n + id) * 4;
+                o[0] = now[0];
+                o[1] = now[1];
+                o[2] = now[2];
+            } else {
+                // Velocities in the state's own precision: exact, and half the bytes in single.
+                real_s4* o = reinterpret_cast<real_s4*>(t.origins) + (size_t)t.new_slot * c.n + id;
+                *o = b.vel[i];
+            }
         }
     }
     for (int s = 0; s < t.slots; s++) {
         if (!((t.valid >> s) & 1ull)) continue;
         double term = 0.0;
         if (live) {
-            const double* o = t.origins + ((size_t)s * c.n + id) * 4;
             if (t.msd) {
+                const double* o = t.origins + ((size_t)s * c.n + id) * 4;
                 double dx = now[0] - o[0], dy = now[1] - o[1], dz = now[2] - o[2];
                 term = dx * dx + dy * dy + dz * dz;
             } else {
-                term = now[0] * o[0] + now[1] * o[1] + now[2] * o[2];
+                real_s4 o = ldcs4(reinterpret_cast<const real_s4*>(t.origins) + (size_t)s * c.n + id);
+                term = now[0] * (double)o.x + now[1] * (double)o.y + now[2] * (double)o.z;
             }
         }
         for (int q = 0; q < t.nsp; q++) {

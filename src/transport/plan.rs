@@ -3,7 +3,7 @@
 //!
 //! Diffusion: MSD samples every ~0.1 tau (within the unwrapping bound of
 //! [`super::spec::MAX_MSD_INTERVAL_TAU`]), an origin every ~1 tau, lags to `max_lag`; VACF
-//! samples every ~0.025 tau, an origin every ~0.5 tau, lags to half of `max_lag`. Viscosity:
+//! samples every ~0.025 tau, an origin every ~1 tau, lags to half of `max_lag`. Viscosity:
 //! the pressure tensor every ~0.025 tau (5 steps at dt 0.005, the interval of LAMMPS's
 //! `examples/VISCOSITY` Green-Kubo inputs). Both correlation functions are even in time, so
 //! the trapezoid rule over their lags has no h^2 error term from t = 0, and samples much
@@ -16,7 +16,7 @@ use super::spec::{MAX_SLOTS, OriginSpec, TransportSpec};
 pub const MSD_EVERY_TAU: f64 = 0.1;
 pub const MSD_ORIGIN_TAU: f64 = 1.0;
 pub const VACF_EVERY_TAU: f64 = 0.025;
-pub const VACF_ORIGIN_TAU: f64 = 0.5;
+pub const VACF_ORIGIN_TAU: f64 = 1.0;
 pub const STRESS_EVERY_TAU: f64 = 0.025;
 
 /// Steps nearest to `tau` at time step `dt`, at least 1.

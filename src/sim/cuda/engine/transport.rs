@@ -26,8 +26,9 @@ const RECORD_ROWS: usize = 4096;
 /// Species the device sampler sums separately at most.
 pub const MAX_SPECIES: usize = 8;
 
-/// One quantity's origins: the stored states (slots x n x 4 doubles by canonical index) and
-/// the step each slot was taken at.
+/// One quantity's origins: the stored states (slots x n by canonical index: 4 doubles for
+/// the MSD, the velocity in the state's precision for the VACF) and the step each slot was
+/// taken at.
 struct Origins {
     spec: OriginSpec,
     states: CudaSlice<u8>,
@@ -149,11 +150,13 @@ impl Engine {
         let nsp = n_species.max(1);
         let counts = self.species_counts(dev, nsp)?;
         let what = "allocating transport sampling";
-        let origins = |o: Option<OriginSpec>| -> Result<Option<Origins>, SimError> {
+        // MSD origins: 4 doubles an atom; VACF origins: the velocity in the state precision.
+        let vel_bytes = if self.precision == crate::physics::real::Precision::Single { 16 } else { 32 };
+        let origins = |o: Option<OriginSpec>, bytes: usize| -> Result<Option<Origins>, SimError> {
             o.map(|spec| {
                 Ok(Origins {
                     spec,
-                    states: alloc(dev, spec.slots * n.max(1) * 32, what)?,
+                    states: alloc(dev, spec.slots * n.max(1) * bytes, what)?,
                     taken: vec![None; spec.slots],
                 })
             })
@@ -170,8 +173,8 @@ impl Engine {
             partial: alloc(dev, blocks * MAX_SLOTS * nsp * 8, what)?,
             records: Some(alloc(dev, RECORD_ROWS * nsp * 8, what)?),
             rows: Vec::new(),
-            msd: origins(spec.msd)?,
-            vacf: origins(spec.vacf)?,
+            msd: origins(spec.msd, 32)?,
+            vacf: origins(spec.vacf, vel_bytes)?,
             stress_pending: Vec::new(),
             out: TransportSamples { species_counts: counts, ..Default::default() },
         };
