@@ -1,15 +1,17 @@
 // Transport sampling on the device (src/sim/cuda/engine/transport.rs; the contract is
 // src/transport/spec.rs, mirrored from src/sim/cpu/transport.rs): unwrapped positions and
 // the stored MSD and VACF origins are kept by canonical index, so re-sorting is invisible.
-// transport_sample carries the unwrapped positions forward (minimum image since the last
-// sample on periodic axes), stores a new origin when one is due, and leaves per-block,
-// per-species sums of |u - u0|^2 (MSD) or v . v0 (VACF) for every stored origin;
-// transport_reduce adds the blocks in a fixed order into one record row per origin. Nothing
-// crosses to the host until the records are taken.
+// The kernels are nodes of the step graphs, launched after the steps divisible by `every`;
+// everything that changes from sample to sample follows from the step (b.clock[0]) and
+// constants: the slot a new origin goes to, which slots hold an origin and since which step
+// (origin_of), and the record rows. transport_sample carries the unwrapped positions forward
+// (minimum image since the last sample on periodic axes), stores a new origin when one is
+// due, and leaves per-block, per-species sums of |u - u0|^2 (MSD) or v . v0 (VACF) for
+// every held origin; transport_reduce adds the blocks in a fixed order into the record of
+// (sample, slot) in a ring of `rows` samples. Nothing crosses to the host until the records
+// are read.
 #include "common.cuh"
 #include "reduce.cuh"
-
-#define MAX_TSLOTS 64
 
 struct TransportArgs {
     double* u;                // per canonical index: unwrapped x, y, z, unused
@@ -17,16 +19,29 @@ struct TransportArgs {
     double* origins;          // slots x n: the stored states by canonical index (MSD: 4 doubles;
                               // VACF: the velocity as the state keeps it, real_s4)
     double* partial;          // blocks x slots x nsp: transport_sample's block sums
-    double* records;          // rows x nsp: one row per (sample, origin)
-    unsigned long long valid; // bit s: slot s holds an origin (this sample's new one included)
+    double* records;          // rows x slots x nsp: the sums of (sample, slot)
+    unsigned long long start; // the step sampling started at (no origin at or before it)
+    unsigned long long every; // sample interval
+    unsigned long long origin_every;
     int slots;
     int nsp;                  // species
     int msd;                  // 1: unwrapped positions (MSD), 0: velocities (VACF)
-    int new_slot;             // the slot this sample stores its state in; -1: none
     int blocks;               // blocks of transport_sample
+    int rows;                 // samples the record ring holds
     int pad;
-    int rec_of[MAX_TSLOTS];   // per slot: the record row its sums go to
 };
+
+// The origin step slot k holds at sample step `step` (a new origin at `step` included), or
+// -1 when it holds none: origins are taken at multiples m of origin_every after the start,
+// into slot m % slots.
+__device__ __forceinline__ long long origin_of(const TransportArgs& t, unsigned long long step, int k) {
+    unsigned long long m_max = step / t.origin_every;
+    unsigned long long back = (m_max % (unsigned long long)t.slots + (unsigned long long)(t.slots - k)) %
+                              (unsigned long long)t.slots;
+    if (back > m_max) return -1;
+    unsigned long long o = (m_max - back) * t.origin_every;
+    return o > t.start ? (long long)o : -1;
+}
 
 // The unwrapped positions and the last sampled ones start as the wrapped positions now.
 extern "C" __global__ void __launch_bounds__(BLOCK) transport_init(Consts c, Bufs b, TransportArgs t) {
@@ -44,6 +59,8 @@ extern "C" __global__ void __launch_bounds__(BLOCK) transport_init(Consts c, Buf
 
 extern "C" __global__ void __launch_bounds__(BLOCK) transport_sample(Consts c, Bufs b, TransportArgs t) {
     __shared__ double scratch[32];
+    unsigned long long step = b.clock[0];
+    int new_slot = step % t.origin_every == 0 ? (int)((step / t.origin_every) % (unsigned long long)t.slots) : -1;
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     bool live = i < c.n;
     double now[3] = {0.0, 0.0, 0.0};
@@ -70,21 +87,21 @@ extern "C" __global__ void __launch_bounds__(BLOCK) transport_sample(Consts c, B
             now[1] = (double)v.y;
             now[2] = (double)v.z;
         }
-        if (t.new_slot >= 0) {
+        if (new_slot >= 0) {
             if (t.msd) {
-                double* o = t.origins + ((size_t)t.new_slot * c.n + id) * 4;
+                double* o = t.origins + ((size_t)new_slot * c.n + id) * 4;
                 o[0] = now[0];
                 o[1] = now[1];
                 o[2] = now[2];
             } else {
                 // Velocities in the state's own precision: exact, and half the bytes in single.
-                real_s4* o = reinterpret_cast<real_s4*>(t.origins) + (size_t)t.new_slot * c.n + id;
+                real_s4* o = reinterpret_cast<real_s4*>(t.origins) + (size_t)new_slot * c.n + id;
                 *o = b.vel[i];
             }
         }
     }
     for (int s = 0; s < t.slots; s++) {
-        if (!((t.valid >> s) & 1ull)) continue;
+        if (origin_of(t, step, s) < 0) continue;
         double term = 0.0;
         if (live) {
             if (t.msd) {
@@ -103,15 +120,17 @@ extern "C" __global__ void __launch_bounds__(BLOCK) transport_sample(Consts c, B
     }
 }
 
-// One block per slot: its blocks' sums added in a fixed order into its record row.
+// One block per slot: its blocks' sums added in a fixed order into its record.
 extern "C" __global__ void __launch_bounds__(BLOCK) transport_reduce(Consts c, Bufs b, TransportArgs t) {
     __shared__ double scratch[32];
+    unsigned long long step = b.clock[0];
     int s = blockIdx.x;
-    if (!((t.valid >> s) & 1ull)) return;
+    if (origin_of(t, step, s) < 0) return;
+    size_t row = (size_t)((step / t.every) % (unsigned long long)t.rows) * t.slots + s;
     for (int q = 0; q < t.nsp; q++) {
         double acc = 0.0;
         for (int k = threadIdx.x; k < t.blocks; k += blockDim.x) acc += t.partial[((size_t)k * t.slots + s) * t.nsp + q];
         double tot = block_sum(acc, scratch);
-        if (threadIdx.x == 0) t.records[(size_t)t.rec_of[s] * t.nsp + q] = tot;
+        if (threadIdx.x == 0) t.records[row * t.nsp + q] = tot;
     }
 }

@@ -154,6 +154,8 @@ pub struct Engine {
     bodies: crate::sim::bodies::BodyLayout,
     /// Pressure-tensor samples every this many steps (`engine/stress.rs`); 0: none.
     stress_every: u64,
+    /// The MSD and VACF sampling nodes the step graphs add (`engine/transport.rs`).
+    transport_nodes: Option<transport::TransportNodes>,
 }
 
 impl Engine {
@@ -191,6 +193,7 @@ impl Engine {
             piston_seed: snap.piston,
             bodies: Default::default(),
             stress_every: 0,
+            transport_nodes: None,
         };
         e.check_memory(dev, params)?;
         e.upload_state(dev, &snap.atoms)?;
@@ -436,7 +439,10 @@ impl Engine {
         let mut at = step0;
         for (k, ev_last, samples) in segments(step0, steps, every, sample_every) {
             let stress = steps::mask_every(at, k, self.stress_every);
-            let shape = steps::Shape { steps: k, ev_last, thermostat_on, tunnel_on: self.tunnel_on(), samples, stress };
+            let (msd_every, vacf_every) = self.transport_every();
+            let (msd, vacf) = (steps::mask_every(at, k, msd_every), steps::mask_every(at, k, vacf_every));
+            let tunnel_on = self.tunnel_on();
+            let shape = steps::Shape { steps: k, ev_last, thermostat_on, tunnel_on, samples, stress, msd, vacf };
             self.launch_steps(dev, shape, sample.as_ref().map(|(g, acc, _)| (g, *acc)))?;
             record += i32::from(ev_last);
             at += k;

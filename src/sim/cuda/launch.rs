@@ -106,26 +106,28 @@ const _: () = assert!(std::mem::size_of::<RdfArgs>() == 104);
 unsafe impl cudarc::driver::DeviceRepr for RdfArgs {}
 
 /// Arguments of the transport kernels (`struct TransportArgs` in kernels/transport.cu, field
-/// for field): device addresses, the slots holding origins, and each slot's record row.
+/// for field): device addresses and the sampling constants; what changes from sample to
+/// sample the kernels derive from the step.
 #[repr(C)]
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct TransportArgs {
     pub u: u64,
     pub last: u64,
     pub origins: u64,
     pub partial: u64,
     pub records: u64,
-    pub valid: u64,
+    pub start: u64,
+    pub every: u64,
+    pub origin_every: u64,
     pub slots: i32,
     pub nsp: i32,
     pub msd: i32,
-    pub new_slot: i32,
     pub blocks: i32,
+    pub rows: i32,
     pub pad: i32,
-    pub rec_of: [i32; 64],
 }
 
-const _: () = assert!(std::mem::size_of::<TransportArgs>() == 328);
+const _: () = assert!(std::mem::size_of::<TransportArgs>() == 88);
 
 // SAFETY: plain repr(C) data, mirrored by the kernel's struct.
 unsafe impl cudarc::driver::DeviceRepr for TransportArgs {}
@@ -363,25 +365,15 @@ impl Launcher<'_> {
         unsafe { l.launch(cfg) }.map(|_| ()).map_err(err(name))
     }
 
-    /// A transport kernel (`kernels/transport.cu`): `transport_init` and `transport_sample`
-    /// over the atoms, `transport_reduce` one block per origin slot.
-    pub fn transport(&self, name: &'static str, a: &TransportArgs) -> Result<(), SimError> {
-        let cfg = if name == "transport_reduce" {
-            LaunchConfig {
-                grid_dim: (a.slots.max(1) as u32, 1, 1),
-                block_dim: (self.module.block, 1, 1),
-                shared_mem_bytes: 0,
-            }
-        } else {
-            let Some(cfg) = self.config(Over::Atoms, 0) else { return Ok(()) };
-            cfg
-        };
-        let mut l = self.stream.launch_builder(self.func(name));
-        l.arg(self.c).arg(self.b).arg(a);
-        // SAFETY: (Consts, Bufs, TransportArgs); its arrays hold n (origins: slots x n) rows of
-        // 4 doubles by canonical index, `blocks` x slots x nsp partials (blocks: the atom
-        // launch's grid) and the record rows `rec_of` names.
-        unsafe { l.launch(cfg) }.map(|_| ()).map_err(err(name))
+    /// A transport kernel's call (`kernels/transport.cu`): `transport_init` and
+    /// `transport_sample` over the atoms, `transport_reduce` one block per origin slot. Its
+    /// arrays hold n (origins: slots x n) entries by canonical index, `blocks` x slots x nsp
+    /// partials (blocks: the atom launch's grid) and `rows` x slots x nsp records.
+    pub fn transport_call(&self, name: &'static str, a: &TransportArgs) -> Option<Call> {
+        if name == "transport_reduce" {
+            return Some(self.grid_call(name, a.slots.max(1) as u32).arg(a));
+        }
+        self.call(name, Over::Atoms).map(|c| c.arg(a))
     }
 
     /// Blocks of an atom launch (`transport_sample`'s partial sums).

@@ -194,8 +194,9 @@ impl CudaBackend {
         self.engine.use_graphs = self.step_graphs;
         // A measurement of the pressure tensor goes on in the new engine (the caller restarts
         // the whole measurement where the atoms changed).
-        if let Some(every) = self.transport.as_ref().map(|t| t.spec().stress_every) {
-            self.engine.set_stress(&self.dev, every)?;
+        if let Some(t) = self.transport.as_ref() {
+            self.engine.set_stress(&self.dev, t.spec().stress_every)?;
+            self.engine.set_transport_nodes(Some(t.nodes(&self.dev)));
         }
         Ok(())
     }
@@ -307,8 +308,9 @@ impl Backend for CudaBackend {
         let (engine, dev, params, fields) = (&mut self.engine, &self.dev, &self.params, &mut self.fields);
         let transport = &mut self.transport;
         super::timed_advance(steps, &mut self.telemetry, |out| {
-            // With MSD or VACF sampling, a call stops on each of its sample steps (pressure-
-            // tensor samples are nodes of the step graphs).
+            // Transport samples are nodes of the step graphs; with them on, calls to the
+            // engine end on origin steps and where the device rings would fill
+            // (`engine/transport.rs`).
             let mut left = steps;
             while left > 0 {
                 let chunk = transport.as_ref().map_or(left, |t| t.steps_to_next(engine.step).min(left));
@@ -317,7 +319,7 @@ impl Backend for CudaBackend {
                 left -= chunk;
                 if let Some(t) = transport.as_mut() {
                     t.note_advanced(from, engine.step, engine.n);
-                    engine.transport_sample(dev, t)?;
+                    t.drain_if_full(dev, engine)?;
                 }
             }
             Ok(())
@@ -352,6 +354,7 @@ impl Backend for CudaBackend {
     fn set_transport(&mut self, spec: Option<TransportSpec>) -> Result<(), SimError> {
         self.transport = None;
         self.engine.set_stress(&self.dev, 0)?;
+        self.engine.set_transport_nodes(None);
         let Some(spec) = spec else { return Ok(()) };
         spec.validate(self.params.dt).map_err(SimError::Invalid)?;
         let n_species = self.params.species.len();

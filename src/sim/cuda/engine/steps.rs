@@ -49,8 +49,8 @@ pub(super) fn segments(step0: u64, steps: u64, every: u64, sample_every: u64) ->
 
 /// A segment's graph shape (the graph cache's key): its steps, telemetry on the last, the
 /// rescaling thermostat on, the tunnel's inflow zone on, the steps followed by a
-/// flow-field sample (bit s: step s + 1) and the pressure-tensor steps (bit s: step s + 1;
-/// `stress.rs`). The tunnel's values (and every other constant) are
+/// flow-field sample (bit s: step s + 1), the pressure-tensor steps (`stress.rs`) and the
+/// MSD and VACF sample steps (`transport.rs`), each bit s for step s + 1. The tunnel's values (and every other constant) are
 /// held by value in the graphs: `configure` empties the cache whenever they change.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 pub(super) struct Shape {
@@ -60,6 +60,8 @@ pub(super) struct Shape {
     pub tunnel_on: bool,
     pub samples: u32,
     pub stress: u32,
+    pub msd: u32,
+    pub vacf: u32,
 }
 
 /// What a force pass sums besides the forces (the kernels' `MODE_*`, kernels/forces.cu):
@@ -293,7 +295,7 @@ impl Engine {
         shape: Shape,
         sample: Option<(u32, &FieldGridArgs, u64)>,
     ) -> Result<(), SimError> {
-        let Shape { steps, ev_last, thermostat_on, tunnel_on, stress: stress_mask, .. } = shape;
+        let Shape { steps, ev_last, thermostat_on, tunnel_on, stress: stress_mask, msd, vacf, .. } = shape;
         let l = self.launcher(dev);
         let cond = if self.algorithm == Algorithm::Neighbors && out.is_graph() {
             graph::conditional_kernel(dev)
@@ -311,7 +313,9 @@ impl Engine {
             // tensor at its end: like a sample, it ends its fused pass and scales itself.
             let stress = stress_mask & (1 << s) != 0;
             let stress_separate = stress && (tunnel_on || (thermostat_on && self.relative_to_flow()));
-            let sampled = sampled || stress_separate;
+            // MSD and VACF samples read the step's final state, as a flow-field sample does.
+            let (msd_now, vacf_now) = (msd & (1 << s) != 0, vacf & (1 << s) != 0);
+            let sampled = sampled || stress_separate || msd_now || vacf_now;
             // The tunnel's zone runs between a step's second kick and the next one's first, on
             // scaled velocities: with it on, steps are never fused and always scale themselves.
             let fuse_next = !ev && !thermostat_on && !tunnel_on && !sampled && s + 1 < steps;
@@ -322,6 +326,13 @@ impl Engine {
             let kind =
                 StepKind { first, ev, stress, stress_separate, thermostat_on, fuse_next, scale_first, scale_next };
             self.add_step(&l, out, cond, kind)?;
+            for (on, is_msd) in [(msd_now, true), (vacf_now, false)] {
+                if on {
+                    for c in self.transport_calls(&l, is_msd) {
+                        out.add(Some(c))?;
+                    }
+                }
+            }
             if let Some((mask, grid, acc)) = sample
                 && mask & (1 << s) != 0
             {

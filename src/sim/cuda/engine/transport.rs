@@ -1,46 +1,66 @@
 //! Transport sampling on the device (`kernels/transport.cu`; the contract is
 //! `transport::spec`, the CPU's counterpart `sim/cpu/transport.rs`): unwrapped positions and
-//! the stored MSD and VACF origins, by canonical index, live on the device; each sample step
-//! launches `transport_sample` and `transport_reduce` per quantity, which leave one row of
-//! per-species sums per stored origin in a device record buffer. The host keeps only which
-//! (step, origin step) each row is, and copies the rows back when they are taken (or when
-//! the buffer fills). `CudaBackend::advance_md` stops on every MSD or VACF sample step.
+//! the stored MSD and VACF origins, by canonical index, live on the device. The samples are
+//! nodes of the step graphs (`Shape::msd`, `Shape::vacf`): after each step divisible by a
+//! quantity's interval, `transport_sample` and `transport_reduce` leave one record of
+//! per-species sums per held origin in a ring of [`RING_SAMPLES`] samples, where the slot,
+//! the origins held and the row all follow from the step. The host keeps only the sample
+//! steps since the last read ([`DeviceTransport::note_advanced`]), works out the same
+//! (step, origin step) of each row ([`origin_of`]), and reads the rows when the records are
+//! taken or when half a ring is unread.
 //!
-//! The pressure tensor is sampled inside the step graphs (`stress.rs`); the host only keeps
-//! the steps sampled since the last read ([`DeviceTransport::note_advanced`]) and reads their
-//! records when they are taken or when half the device ring holds unread records.
+//! `CudaBackend::advance_md` ends its calls to the engine on origin steps: a call redone
+//! after a list overflow then never finds a slot overwritten by a later origin of the same
+//! call (its last step writes the same origin again), and the unwrapped positions, carried
+//! by minimum image, come back from the call's end to its start within an origin interval.
+//!
+//! The pressure tensor is sampled inside the step graphs too (`stress.rs`); its sampled
+//! steps are kept here and its records read with the others.
 
 use cudarc::driver::{CudaSlice, DevicePtr};
 
 use super::Engine;
-use super::arrays::{alloc, download, unpack};
+use super::arrays::{alloc, unpack};
 use super::stress::STRESS_ROWS;
 use crate::sim::SimError;
 use crate::sim::cuda::device::Device;
 use crate::sim::cuda::launch::TransportArgs;
-use crate::transport::spec::MAX_SLOTS;
 use crate::transport::{OriginRecord, OriginSpec, TransportSamples, TransportSpec};
 
-/// Record rows the device buffer holds before they are copied back.
-const RECORD_ROWS: usize = 4096;
+/// Samples each quantity's record ring holds.
+pub const RING_SAMPLES: usize = 512;
 /// Species the device sampler sums separately at most.
 pub const MAX_SPECIES: usize = 8;
+/// The smallest block size a module has: the partial sums are sized for its block count.
+const MIN_BLOCK: usize = 32;
 
-/// One quantity's origins: the stored states (slots x n by canonical index: 4 doubles for
-/// the MSD, the velocity in the state's precision for the VACF) and the step each slot was
-/// taken at.
+/// The origin step slot `k` holds at sample step `step` (a new origin at `step` included):
+/// origins are taken at the multiples m of `origin_every` after `start`, into slot
+/// m % slots. Mirrors `origin_of` in kernels/transport.cu.
+pub fn origin_of(spec: &OriginSpec, start: u64, step: u64, k: usize) -> Option<u64> {
+    let slots = spec.slots as u64;
+    let m_max = step / spec.origin_every;
+    let back = (m_max % slots + slots - k as u64) % slots;
+    let o = m_max.checked_sub(back)? * spec.origin_every;
+    (o > start).then_some(o)
+}
+
+/// One quantity's origins on the device: the stored states (slots x n by canonical index: 4
+/// doubles for the MSD, the velocity in the state's precision for the VACF), the ring of
+/// records and the sample steps not read yet.
 struct Origins {
     spec: OriginSpec,
     states: CudaSlice<u8>,
-    taken: Vec<Option<u64>>,
+    records: CudaSlice<u8>,
+    pending: Vec<u64>,
 }
 
-/// Which quantity and (step, origin step) a device record row holds.
-#[derive(Clone, Copy)]
-struct Row {
-    msd: bool,
-    step: u64,
-    origin_step: u64,
+/// The sampling nodes' arguments for the step graphs (the MSD's, the VACF's); `blocks` is
+/// set where the graph is built.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct TransportNodes {
+    pub msd: Option<TransportArgs>,
+    pub vacf: Option<TransportArgs>,
 }
 
 /// A transport measurement in progress on the device.
@@ -52,8 +72,6 @@ pub struct DeviceTransport {
     unwrapped: Option<CudaSlice<u8>>,
     last: Option<CudaSlice<u8>>,
     partial: CudaSlice<u8>,
-    records: Option<CudaSlice<u8>>,
-    rows: Vec<Row>,
     msd: Option<Origins>,
     vacf: Option<Origins>,
     /// Pressure-tensor steps sampled on the device and not read yet.
@@ -62,31 +80,104 @@ pub struct DeviceTransport {
 }
 
 impl DeviceTransport {
-    /// Steps from `step` to the next step the host must act at: an MSD or VACF sample, or
-    /// where the unread pressure-tensor records would fill half the device ring.
+    /// Steps from `step` to where the next call to the engine must end: an MSD or VACF
+    /// origin step, or where unread records would fill half a ring.
     pub fn steps_to_next(&self, step: u64) -> u64 {
         let to = |k: u64| k - step % k;
-        let msd = self.spec.msd.map_or(u64::MAX, |m| to(m.every));
-        let vacf = self.spec.vacf.map_or(u64::MAX, |v| to(v.every));
-        let stress = match self.spec.stress_every {
-            0 => u64::MAX,
-            e => ((STRESS_ROWS / 2).saturating_sub(self.stress_pending.len()).max(1) as u64) * e,
-        };
-        msd.min(vacf).min(stress)
+        let mut next = u64::MAX;
+        for o in [&self.msd, &self.vacf].into_iter().flatten() {
+            let room = (RING_SAMPLES / 2).saturating_sub(o.pending.len()).max(1) as u64 * o.spec.every;
+            next = next.min(to(o.spec.origin_every)).min(room);
+        }
+        if self.spec.stress_every > 0 {
+            let room = (STRESS_ROWS / 2).saturating_sub(self.stress_pending.len()).max(1) as u64;
+            next = next.min(room * self.spec.stress_every);
+        }
+        next
     }
 
-    /// Notes that the engine advanced from step `from` to `to` with `n` atoms: the
-    /// pressure-tensor steps in between were sampled on the device.
+    /// Notes that the engine advanced from step `from` to `to` with `n` atoms: the sample
+    /// steps in between were sampled on the device.
     pub fn note_advanced(&mut self, from: u64, to: u64, n: usize) {
-        let every = self.spec.stress_every;
-        if every == 0 || n == 0 {
+        if n == 0 || n != self.n {
             return;
         }
-        let mut s = (from.max(self.start) / every + 1) * every;
-        while s <= to {
-            self.stress_pending.push(s);
-            s += every;
+        let first = from.max(self.start);
+        let steps = |every: u64| ((first / every + 1) * every..=to).step_by(every as usize);
+        if self.spec.stress_every > 0 {
+            self.stress_pending.extend(steps(self.spec.stress_every));
         }
+        for o in [&mut self.msd, &mut self.vacf].into_iter().flatten() {
+            o.pending.extend(steps(o.spec.every));
+        }
+    }
+
+    /// What is sampled.
+    pub fn spec(&self) -> TransportSpec {
+        self.spec
+    }
+
+    /// Device bytes held.
+    pub fn bytes(&self) -> usize {
+        let o = |x: &Option<Origins>| x.as_ref().map_or(0, |o| o.states.len() + o.records.len());
+        let s = |x: &Option<CudaSlice<u8>>| x.as_ref().map_or(0, |s| s.len());
+        o(&self.msd) + o(&self.vacf) + s(&self.unwrapped) + s(&self.last) + self.partial.len()
+    }
+
+    /// The step-graph nodes' arguments.
+    pub fn nodes(&self, dev: &Device) -> TransportNodes {
+        let p = |s: Option<&CudaSlice<u8>>| s.map_or(0, |s| s.device_ptr(&dev.stream).0);
+        let args = |o: &Option<Origins>, msd: bool| {
+            o.as_ref().map(|o| TransportArgs {
+                u: p(self.unwrapped.as_ref()),
+                last: p(self.last.as_ref()),
+                origins: p(Some(&o.states)),
+                partial: p(Some(&self.partial)),
+                records: p(Some(&o.records)),
+                start: self.start,
+                every: o.spec.every,
+                origin_every: o.spec.origin_every,
+                slots: o.spec.slots as i32,
+                nsp: self.nsp as i32,
+                msd: i32::from(msd),
+                blocks: 0,
+                rows: RING_SAMPLES as i32,
+                pad: 0,
+            })
+        };
+        TransportNodes { msd: args(&self.msd, true), vacf: args(&self.vacf, false) }
+    }
+
+    /// Reads the unread MSD and VACF records into the host records, ordered by step, then by
+    /// origin step (as the CPU gives them).
+    fn drain(&mut self, dev: &Device) -> Result<(), SimError> {
+        let (start, nsp) = (self.start, self.nsp);
+        for (o, out) in [(&mut self.msd, &mut self.out.msd), (&mut self.vacf, &mut self.out.vacf)] {
+            let Some(o) = o.as_mut() else { continue };
+            let (Some(&first), Some(&last)) = (o.pending.first(), o.pending.last()) else { continue };
+            let row = |s: u64| ((s / o.spec.every) % RING_SAMPLES as u64) as usize;
+            let (r0, r1) = (row(first), row(last));
+            let (lo, hi) = if r0 <= r1 && o.pending.len() <= RING_SAMPLES { (r0, r1 + 1) } else { (0, RING_SAMPLES) };
+            let per_row = o.spec.slots * nsp * 8;
+            let what = "reading transport records";
+            let mut raw = vec![0u8; (hi - lo) * per_row];
+            dev.stream
+                .memcpy_dtoh(&o.records.slice(lo * per_row..hi * per_row), &mut raw)
+                .map_err(|e| SimError::Device(format!("{what}: {e}")))?;
+            dev.stream.synchronize().map_err(|e| SimError::Device(format!("{what}: {e}")))?;
+            let sums = unpack(&raw, 8);
+            for &step in &o.pending {
+                let mut held: Vec<(u64, usize)> =
+                    (0..o.spec.slots).filter_map(|k| origin_of(&o.spec, start, step, k).map(|s| (s, k))).collect();
+                held.sort_unstable();
+                for (origin_step, k) in held {
+                    let at = ((row(step) - lo) * o.spec.slots + k) * nsp;
+                    out.push(OriginRecord { step, origin_step, sums: sums[at..at + nsp].to_vec() });
+                }
+            }
+            o.pending.clear();
+        }
+        Ok(())
     }
 
     /// Reads the pending pressure-tensor records into the host records (before the engine
@@ -101,29 +192,14 @@ impl DeviceTransport {
         Ok(())
     }
 
-    /// What is sampled.
-    pub fn spec(&self) -> TransportSpec {
-        self.spec
-    }
-
-    /// Device bytes held.
-    pub fn bytes(&self) -> usize {
-        let o = |x: &Option<Origins>| x.as_ref().map_or(0, |o| o.states.len());
-        let s = |x: &Option<CudaSlice<u8>>| x.as_ref().map_or(0, |s| s.len());
-        o(&self.msd) + o(&self.vacf) + s(&self.unwrapped) + s(&self.last) + self.partial.len() + s(&self.records)
-    }
-
-    /// Copies the device rows back into the host records (oldest first) and empties them.
-    fn drain(&mut self, dev: &Device) -> Result<(), SimError> {
-        if self.rows.is_empty() {
-            return Ok(());
+    /// Reads whatever rings are half full (between calls to the engine).
+    pub fn drain_if_full(&mut self, dev: &Device, engine: &Engine) -> Result<(), SimError> {
+        let full = [&self.msd, &self.vacf].into_iter().flatten().any(|o| o.pending.len() >= RING_SAMPLES / 2);
+        if full {
+            self.drain(dev)?;
         }
-        let nsp = self.nsp;
-        let raw = download(dev, &self.records, self.rows.len() * nsp * 8, "reading transport records")?;
-        let sums = unpack(&raw, 8);
-        for (row, s) in self.rows.drain(..).zip(sums.chunks_exact(nsp)) {
-            let rec = OriginRecord { step: row.step, origin_step: row.origin_step, sums: s.to_vec() };
-            if row.msd { self.out.msd.push(rec) } else { self.out.vacf.push(rec) }
+        if self.stress_pending.len() >= STRESS_ROWS / 2 {
+            self.drain_stress(dev, engine)?;
         }
         Ok(())
     }
@@ -139,7 +215,8 @@ impl DeviceTransport {
 
 impl Engine {
     /// Starts `spec` (validated) at the current step for `n_species` species (at most
-    /// [`MAX_SPECIES`]); the pressure tensor is sampled from the next step on when asked.
+    /// [`MAX_SPECIES`]): the device arrays, the unwrapped positions' start, and the sampling
+    /// nodes of the step graphs (the pressure tensor's too, `stress.rs`).
     pub fn transport_start(
         &mut self,
         dev: &Device,
@@ -157,116 +234,84 @@ impl Engine {
                 Ok(Origins {
                     spec,
                     states: alloc(dev, spec.slots * n.max(1) * bytes, what)?,
-                    taken: vec![None; spec.slots],
+                    records: alloc(dev, RING_SAMPLES * spec.slots * nsp * 8, what)?,
+                    pending: Vec::new(),
                 })
             })
             .transpose()
         };
-        let blocks = self.launcher(dev).atom_blocks().max(1) as usize;
-        let mut t = DeviceTransport {
+        let most_slots = [spec.msd, spec.vacf].into_iter().flatten().map(|o| o.slots).max().unwrap_or(1);
+        let t = DeviceTransport {
             spec,
             start: self.step,
             n,
             nsp,
-            unwrapped: None,
-            last: None,
-            partial: alloc(dev, blocks * MAX_SLOTS * nsp * 8, what)?,
-            records: Some(alloc(dev, RECORD_ROWS * nsp * 8, what)?),
-            rows: Vec::new(),
+            unwrapped: spec.msd.map(|_| alloc(dev, n.max(1) * 32, what)).transpose()?,
+            last: spec.msd.map(|_| alloc(dev, n.max(1) * 32, what)).transpose()?,
+            partial: alloc(dev, n.div_ceil(MIN_BLOCK).max(1) * most_slots * nsp * 8, what)?,
             msd: origins(spec.msd, 32)?,
             vacf: origins(spec.vacf, vel_bytes)?,
             stress_pending: Vec::new(),
             out: TransportSamples { species_counts: counts, ..Default::default() },
         };
         self.set_stress(dev, spec.stress_every)?;
-        if spec.msd.is_some() {
-            t.unwrapped = Some(alloc(dev, n.max(1) * 32, what)?);
-            t.last = Some(alloc(dev, n.max(1) * 32, what)?);
-            let a = self.transport_args(dev, &t, 0, 0, -1, blocks);
-            self.launcher(dev).transport("transport_init", &a)?;
+        let nodes = t.nodes(dev);
+        if let Some(a) = nodes.msd {
+            let l = self.launcher(dev);
+            l.run(l.transport_call("transport_init", &a))?;
         }
+        self.set_transport_nodes(Some(nodes));
         Ok(t)
     }
 
-    /// Samples whatever is due at the current step (nothing at or before the start), and
-    /// reads the pressure-tensor records once half the device ring holds unread ones.
-    pub fn transport_sample(&self, dev: &Device, t: &mut DeviceTransport) -> Result<(), SimError> {
-        if t.stress_pending.len() >= STRESS_ROWS / 2 {
-            t.drain_stress(dev, self)?;
+    /// The sampling nodes the step graphs add (None: none); the graphs are rebuilt.
+    pub fn set_transport_nodes(&mut self, nodes: Option<TransportNodes>) {
+        if self.transport_nodes != nodes {
+            self.graphs.clear();
+            self.transport_nodes = nodes;
         }
-        let step = self.step;
-        if step <= t.start || t.n != self.n {
-            return Ok(());
-        }
-        let blocks = self.launcher(dev).atom_blocks().max(1) as usize;
-        for msd in [true, false] {
-            let due = match if msd { &t.msd } else { &t.vacf } {
-                Some(o) => step.is_multiple_of(o.spec.every),
-                None => false,
-            };
-            if !due {
-                continue;
-            }
-            let slots = if msd { &t.msd } else { &t.vacf }.as_ref().map_or(0, |o| o.spec.slots);
-            if t.rows.len() + slots > RECORD_ROWS {
-                t.drain(dev)?;
-            }
-            let DeviceTransport { msd: m, vacf: v, rows, .. } = t;
-            let Some(o) = (if msd { m.as_mut() } else { v.as_mut() }) else { continue };
-            let new_slot = if step.is_multiple_of(o.spec.origin_every) {
-                let slot = ((step / o.spec.origin_every) % slots as u64) as usize;
-                o.taken[slot] = Some(step);
-                slot as i32
-            } else {
-                -1
-            };
-            // Rows in order of origin step, as the CPU gives them.
-            let mut held: Vec<(u64, usize)> =
-                o.taken.iter().enumerate().filter_map(|(s, x)| x.map(|st| (st, s))).collect();
-            held.sort_unstable();
-            let mut rec_of = [0i32; 64];
-            let mut valid = 0u64;
-            for (k, &(_, s)) in held.iter().enumerate() {
-                rec_of[s] = (rows.len() + k) as i32;
-                valid |= 1 << s;
-            }
-            rows.extend(held.iter().map(|&(origin_step, _)| Row { msd, step, origin_step }));
-            let states = o.states.device_ptr(&dev.stream).0;
-            let mut a = self.transport_args(dev, t, states, slots, new_slot, blocks);
-            a.msd = msd as i32;
-            a.valid = valid;
-            a.rec_of = rec_of;
-            let l = self.launcher(dev);
-            l.transport("transport_sample", &a)?;
-            l.transport("transport_reduce", &a)?;
-        }
-        Ok(())
     }
 
-    fn transport_args(
+    /// The calls of one MSD (`msd`) or VACF sample after the clock's step.
+    pub(super) fn transport_calls(
         &self,
-        dev: &Device,
-        t: &DeviceTransport,
-        states: u64,
-        slots: usize,
-        new_slot: i32,
-        blocks: usize,
-    ) -> TransportArgs {
-        let p = |s: Option<&CudaSlice<u8>>| s.map_or(0, |s| s.device_ptr(&dev.stream).0);
-        TransportArgs {
-            u: p(t.unwrapped.as_ref()),
-            last: p(t.last.as_ref()),
-            origins: states,
-            partial: p(Some(&t.partial)),
-            records: p(t.records.as_ref()),
-            valid: 0,
-            slots: slots as i32,
-            nsp: t.nsp as i32,
-            msd: 1,
-            new_slot,
-            blocks: blocks as i32,
-            pad: 0,
-            rec_of: [0; 64],
+        l: &crate::sim::cuda::launch::Launcher,
+        msd: bool,
+    ) -> Vec<crate::sim::cuda::launch::Call> {
+        let nodes = self.transport_nodes.as_ref();
+        let Some(mut a) = nodes.and_then(|t| if msd { t.msd } else { t.vacf }) else { return Vec::new() };
+        a.blocks = l.atom_blocks().max(1) as i32;
+        ["transport_sample", "transport_reduce"].into_iter().filter_map(|k| l.transport_call(k, &a)).collect()
+    }
+
+    /// The intervals of the MSD and VACF samples (0: none).
+    pub(super) fn transport_every(&self) -> (u64, u64) {
+        let every = |a: Option<TransportArgs>| a.map_or(0, |a| a.every);
+        self.transport_nodes.map_or((0, 0), |t| (every(t.msd), every(t.vacf)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn origins_held_follow_the_cpu_rule() {
+        // The CPU's rule, step by step: at each multiple of origin_every after the start, slot
+        // (s / origin_every) % slots takes the origin s.
+        let spec = OriginSpec { every: 5, origin_every: 20, slots: 3 };
+        for start in [0u64, 7, 20, 33] {
+            let mut held = vec![None; spec.slots];
+            for step in (start + 1)..400 {
+                if step.is_multiple_of(spec.origin_every) {
+                    held[((step / spec.origin_every) % spec.slots as u64) as usize] = Some(step);
+                }
+                if step.is_multiple_of(spec.every) {
+                    for (k, h) in held.iter().enumerate() {
+                        assert_eq!(origin_of(&spec, start, step, k), *h, "start {start} step {step} slot {k}");
+                    }
+                }
+            }
         }
     }
 }
