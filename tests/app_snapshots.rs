@@ -78,7 +78,7 @@ fn whole_window_paused_default_scene() {
 #[test]
 fn every_control_panel() {
     let Some(r) = renderer() else { return };
-    let mut h = Harness::builder().with_size(egui::vec2(340.0, 2100.0)).renderer(r).build_ui_state(
+    let mut h = Harness::builder().with_size(egui::vec2(340.0, 2500.0)).renderer(r).build_ui_state(
         |ui, app: &mut App| {
             app.poll();
             for (title, _, panel) in argon_sandbox::ui::CONTROL_PANELS {

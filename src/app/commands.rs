@@ -108,6 +108,11 @@ pub enum SimCommand {
     Trajectory(Option<TrajectorySpec>),
     /// Sample flow fields with these settings (sigma, tau), or stop (None).
     Fields(Option<crate::flow::FieldSpec>),
+    /// Sample for a transport measurement with this plan from the current step on, or stop
+    /// (None). While it samples, edits that change the dynamics (parameters, obstacles, atoms
+    /// added or removed, a restore, a load, a backend switch, a rollback) restart it at the
+    /// step they happen, reported by [`SimReport::TransportStarted`].
+    Transport(Option<crate::transport::TransportSpec>),
     /// Publish positions into these shared GPU buffers (zero-copy), or back to host staging.
     UseSlots(Option<std::sync::Arc<crate::interop::SharedSlots>>),
     Shutdown,
@@ -175,4 +180,18 @@ pub enum SimReport {
     Fields(Box<crate::flow::Fields>),
     /// Flow-field sampling was refused and is off.
     FieldsOff,
+    /// Transport sampling (re)started at `step`: records from before it are void. `why` says
+    /// what restarted it (None: it was asked for).
+    TransportStarted {
+        step: u64,
+        why: Option<String>,
+    },
+    /// Transport records taken after a chunk (with the species counts), of the sampling that
+    /// started at `since`.
+    Transport {
+        since: u64,
+        samples: Box<crate::transport::TransportSamples>,
+    },
+    /// Transport sampling was refused or failed (the backend's reason) and is off.
+    TransportOff(String),
 }

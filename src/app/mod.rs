@@ -9,6 +9,8 @@
 //! - `actions.rs`: what UI gestures and keys do (parameters, tools, undo, files, captures).
 //! - `settings.rs` (persisted), `undo.rs`, `tools.rs`, `plots.rs`: state pieces.
 //! - `eos.rs`: the equation-of-state sweep's settings and its worker thread.
+//! - `measure.rs`: the Measure panel's transport measurement of the running simulation
+//!   (`measure_files.rs`: its text and CSV).
 //! - `capture.rs`: screenshots and recordings; `painter.rs`: egui + the view on a wgpu target.
 //!
 //! Must not touch backend internals (only `sim::Backend` through the thread) or GPU code
@@ -23,6 +25,8 @@ pub mod flow;
 pub mod force_plots;
 pub mod frames;
 pub mod headless;
+pub mod measure;
+pub mod measure_files;
 pub mod painter;
 pub mod plots;
 pub mod probe;
@@ -204,6 +208,8 @@ pub struct App {
     pub flow: flow::FlowState,
     /// The probe line, its profile's windows, the viscosity readout's data.
     pub probe: probe::ProbeState,
+    /// The Measure panel: its settings and the current or last transport measurement.
+    pub measure: measure::MeasureState,
 }
 
 /// Analysis (g(r), histograms) is refreshed this often while the plots show.
@@ -317,6 +323,7 @@ impl App {
             last_host_display: None,
             flow: flow::FlowState::default(),
             probe: probe::ProbeState::default(),
+            measure: measure::MeasureState::default(),
         };
         app.sync_flow_sampling();
         app.adopt_scene_view(app.scene.fields.clone(), app.scene.steps_per_frame);
@@ -351,6 +358,7 @@ impl App {
         for report in self.sim.drain() {
             self.handle_report(report);
         }
+        self.poll_measurement();
         if let Some(f) = self.sim.frames.take_latest() {
             if f.display {
                 self.frame_step = f.step;
@@ -406,9 +414,11 @@ impl App {
                 {
                     eprintln!("argon-sandbox: {}; positions: {} ({})", s.why, s.position_path, self.interop_note);
                 }
+                self.measure_status(&s);
                 self.status = Some(*s);
             }
             SimReport::Telemetry(t) => {
+                self.measure_telemetry(&t);
                 self.plots.add_telemetry(&t);
                 self.last_telemetry = t.last().cloned();
             }
@@ -432,6 +442,9 @@ impl App {
             }
             SimReport::Fields(f) => self.fields_arrived(*f),
             SimReport::FieldsOff => self.fields_off(),
+            SimReport::TransportStarted { step, why } => self.transport_started(step, why),
+            SimReport::Transport { since, samples } => self.transport_arrived(since, *samples),
+            SimReport::TransportOff(why) => self.transport_off(why),
             SimReport::NeedSlots(n) => {
                 self.need_slots = n;
                 self.interop_failed = false;

@@ -10,13 +10,16 @@
 //! - `safety.rs`: rollback checkpoints, host copies, blow-up rollback, the CPU hand-over;
 //! - `pacing.rs`: waiting for the next paced frame, the status reports;
 //! - `publish.rs`: publishing positions (host staging or zero-copy slots), trajectories;
-//! - `fields.rs`: flow-field sampling settings and sending finished windows.
+//! - `fields.rs`: flow-field sampling settings and sending finished windows;
+//! - `transport.rs`: transport sampling for a measurement, restarted by edits, and sending
+//!   its records.
 
 mod fields;
 mod handle_commands;
 mod pacing;
 mod publish;
 mod safety;
+mod transport;
 
 use std::sync::Arc;
 use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, channel};
@@ -73,6 +76,8 @@ impl SimHandle {
             host_state_due: Instant::now(),
             caught: CaughtAtoms::Remove,
             fields: None,
+            transport: None,
+            transport_since: 0,
         };
         let _ = tx.send(SimCommand::Load { scene: Box::new(scene), backend });
         let join = std::thread::Builder::new()
@@ -153,6 +158,9 @@ struct Worker {
     caught: CaughtAtoms,
     /// Flow-field sampling settings while the flow layer is on.
     fields: Option<crate::flow::FieldSpec>,
+    /// Transport sampling while a measurement runs, and the step it (re)started at.
+    transport: Option<crate::transport::TransportSpec>,
+    transport_since: u64,
 }
 
 /// Obstacle grid spacing (sigma): DESIGN.md asks for at most 0.1.
@@ -234,8 +242,14 @@ impl Worker {
         if let Err(e) = result {
             self.running = false;
             match e {
-                SimError::BlowUp { .. } => self.roll_back(&e),
-                SimError::Device(_) => self.continue_on_cpu(&e),
+                SimError::BlowUp { .. } => {
+                    self.roll_back(&e);
+                    self.restart_transport("rolled back after a blow-up");
+                }
+                SimError::Device(_) => {
+                    self.continue_on_cpu(&e);
+                    self.restart_transport("the GPU failed; continued on the CPU backend");
+                }
                 _ => self.report(SimReport::Error(format!("{e}. The simulation is paused."))),
             }
             self.publish();
@@ -244,6 +258,7 @@ impl Worker {
         }
         self.keep_good_state();
         self.send_fields();
+        self.send_transport();
         // When the display has not taken the last frame yet, copying a newer one out would only
         // slow the simulation down (16 MB per frame at a million atoms): skip it, unless this
         // chunk ends a run of steps and its state must be shown.

@@ -131,8 +131,8 @@ pub fn linear_regime(msd: &Curve) -> Result<std::ops::RangeInclusive<usize>, Str
 }
 
 /// Weighted least-squares line y = a + b x (weights 1/sigma^2; all 1 when any sigma is 0):
-/// returns b.
-fn weighted_slope(x: &[f64], y: &[f64], sigma: &[f64]) -> Option<f64> {
+/// returns (a, b).
+fn weighted_line(x: &[f64], y: &[f64], sigma: &[f64]) -> Option<(f64, f64)> {
     let unweighted = sigma.iter().any(|&s| s <= 0.0 || !s.is_finite());
     let w: Vec<f64> = sigma.iter().map(|&s| if unweighted { 1.0 } else { 1.0 / (s * s) }).collect();
     let sw: f64 = w.iter().sum();
@@ -140,15 +140,20 @@ fn weighted_slope(x: &[f64], y: &[f64], sigma: &[f64]) -> Option<f64> {
     let my = y.iter().zip(&w).map(|(a, w)| a * w).sum::<f64>() / sw;
     let sxx: f64 = x.iter().zip(&w).map(|(a, w)| w * (a - mx) * (a - mx)).sum();
     let sxy: f64 = x.iter().zip(y).zip(&w).map(|((a, b), w)| w * (a - mx) * (b - my)).sum();
-    (x.len() >= 2 && sxx > 0.0).then(|| sxy / sxx)
+    (x.len() >= 2 && sxx > 0.0).then(|| (my - sxy / sxx * mx, sxy / sxx))
 }
 
-/// D = slope / 6 of a weighted line through `c` over the lags in `range` (tau), using the
-/// lags present in `c`.
-fn einstein_slope(c: &Curve, from: f64, to: f64) -> Option<f64> {
+/// The weighted line MSD = a + b t through `c` over its lags from `from` to `to` (tau), as
+/// (a, b): the line the Einstein coefficient D = b / 6 comes from (and a plot draws).
+pub fn fit_line(c: &Curve, from: f64, to: f64) -> Option<(f64, f64)> {
     let idx: Vec<usize> = (0..c.lag.len()).filter(|&i| c.lag[i] >= from && c.lag[i] <= to).collect();
     let pick = |v: &[f64]| idx.iter().map(|&i| v[i]).collect::<Vec<f64>>();
-    weighted_slope(&pick(&c.lag), &pick(&c.mean), &pick(&c.stderr)).map(|b| b / 6.0)
+    weighted_line(&pick(&c.lag), &pick(&c.mean), &pick(&c.stderr))
+}
+
+/// D = slope / 6 of a weighted line through `c` over the lags from `from` to `to` (tau).
+fn einstein_slope(c: &Curve, from: f64, to: f64) -> Option<f64> {
+    fit_line(c, from, to).map(|(_, b)| b / 6.0)
 }
 
 /// Applies `estimate` to each of up to [`BLOCKS`] disjoint time blocks of the run, each at

@@ -7,12 +7,18 @@
 //! is host-side analysis here, pure functions of records: `diffusion.rs` (MSD and VACF
 //! averaged over origins, Einstein and Green-Kubo D with block errors, the Yeh-Hummer
 //! correction), `viscosity.rs` (Green-Kubo eta through the multiple-tau correlator, plateau
-//! rule, block errors) and `plan.rs` (the sampling a measurement asks for, the steps it
-//! needs). Must not import `sim` (which imports `spec`).
+//! rule, block errors), `plan.rs` (the sampling a measurement asks for, the steps it
+//! needs), `request.rs` (what a measurement asks for and the checks it must pass) and
+//! `report.rs` (the result as `measure` prints it and the app's Measure panel shows it).
+//! Must not import `sim` (which imports `spec`).
 
 pub mod diffusion;
 pub mod plan;
+pub mod report;
+pub mod request;
 pub mod spec;
 pub mod viscosity;
 
+pub use report::{Curves, Inputs, Report};
+pub use request::{Quantity, Refusal, Request};
 pub use spec::{OriginRecord, OriginSpec, StressRecord, TransportSamples, TransportSpec};

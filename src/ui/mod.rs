@@ -2,7 +2,7 @@
 //! read the [`App`] and call its actions; they never reach into a backend or the GPU.
 //!
 //! Layout: controls on the left (Simulation, Temperature, Forces, Piston and pressure, Tools,
-//! Flow, Display, Recording, Equation of state), plots on the right, the status bar at the bottom,
+//! Flow, Display, Recording, Equation of state, Measure), plots on the right, the status bar at the bottom,
 //! the 3D view in the middle, the help overlay on F1. H hides everything but the view.
 
 pub mod display;
@@ -11,6 +11,7 @@ pub mod fields;
 pub mod flow;
 pub mod forces;
 pub mod help;
+pub mod measure;
 pub mod piston;
 pub mod plots;
 pub mod recording;
@@ -140,7 +141,7 @@ pub fn app_ui(app: &mut App, ui: &mut egui::Ui) {
 pub type PanelUi = fn(&mut App, &mut egui::Ui);
 
 /// The control panels, top to bottom (the snapshot test draws the same list).
-pub const CONTROL_PANELS: [(&str, bool, PanelUi); 9] = [
+pub const CONTROL_PANELS: [(&str, bool, PanelUi); 10] = [
     ("Simulation", true, simulation::simulation_ui),
     ("Temperature", true, temperature::temperature_ui),
     ("Forces", true, forces::forces_ui),
@@ -150,6 +151,7 @@ pub const CONTROL_PANELS: [(&str, bool, PanelUi); 9] = [
     ("Display", false, display::display_ui),
     ("Recording and files", false, recording::recording_ui),
     ("Equation of state", false, eos::eos_ui),
+    ("Measure", false, measure::measure_ui),
 ];
 
 fn controls_ui(app: &mut App, ui: &mut egui::Ui) {

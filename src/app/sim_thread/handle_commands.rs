@@ -47,23 +47,35 @@ impl Worker {
                 self.publish();
             }
             SimCommand::Load { scene, backend } => {
-                // A new system ends the old one's trajectory.
+                // A new system ends the old one's trajectory, and restarts a measurement (after
+                // `Loaded`, so the UI checks it against the new system).
                 self.set_trajectory(None);
-                self.load(&scene, backend)
+                self.load(&scene, backend);
+                self.restart_transport("a scene was loaded");
             }
             SimCommand::Trajectory(spec) => {
                 self.set_trajectory(spec);
                 self.maybe_status(true);
             }
-            SimCommand::SwitchBackend(choice) => self.switch_backend(choice),
+            SimCommand::SwitchBackend(choice) => {
+                self.switch_backend(choice);
+                self.restart_transport("the backend switched");
+            }
             SimCommand::Fields(spec) => self.set_fields(spec),
+            SimCommand::Transport(spec) => self.set_transport(spec),
             other => {
                 let Some(b) = self.backend.as_mut() else {
                     self.report(SimReport::Error("no simulation is loaded".into()));
                     return Flow::Continue;
                 };
-                if let Err(e) = Self::edit(b.as_mut(), other, &mut self.shapes, &mut self.caught, &self.tx) {
-                    self.report(SimReport::Error(e.to_string()));
+                let restart = super::transport::restarts(&other, b.params());
+                match Self::edit(b.as_mut(), other, &mut self.shapes, &mut self.caught, &self.tx) {
+                    Ok(changed) => {
+                        if let Some(why) = restart.filter(|_| changed) {
+                            self.restart_transport(why);
+                        }
+                    }
+                    Err(e) => self.report(SimReport::Error(e.to_string())),
                 }
                 self.publish();
                 self.maybe_status(true);
@@ -72,14 +84,15 @@ impl Worker {
         Flow::Continue
     }
 
-    /// Commands that change the loaded system.
+    /// Commands that change the loaded system. Ok(false): an atom edit that found no atoms
+    /// to add or remove (the system is as it was).
     fn edit(
         b: &mut dyn Backend,
         cmd: SimCommand,
         shapes: &mut Vec<Shape>,
         caught_policy: &mut CaughtAtoms,
         tx: &Sender<SimReport>,
-    ) -> Result<(), SimError> {
+    ) -> Result<bool, SimError> {
         match cmd {
             SimCommand::SetParams(p) => b.set_params(*p)?,
             SimCommand::DragPiston(target) => b.drag_piston(target)?,
@@ -96,16 +109,15 @@ impl Worker {
                     let _ = tx.send(SimReport::Notice(format!("{n} atoms inside the shape were {what}")));
                 }
             }
-            SimCommand::RemoveAtoms(sel) => {
-                b.remove_atoms(&sel)?;
-            }
+            SimCommand::RemoveAtoms(sel) => return Ok(b.remove_atoms(&sel)? > 0),
             SimCommand::AddAtoms(atoms) => {
                 // The brush checked clearance against the last frame it saw; atoms have moved
                 // since, so the current state decides (an overlap would blow the run up).
                 let atoms = clear_of_current(b, atoms)?;
-                if !atoms.is_empty() {
-                    b.add_atoms(&atoms)?;
+                if atoms.is_empty() {
+                    return Ok(false);
                 }
+                b.add_atoms(&atoms)?;
             }
             SimCommand::Analyse(req) => {
                 let a = analyse(b, &req)?;
@@ -119,7 +131,7 @@ impl Worker {
             SimCommand::Restore(s) => b.restore(&s)?,
             _ => {}
         }
-        Ok(())
+        Ok(true)
     }
 
     fn load(&mut self, scene: &Scene, choice: BackendChoice) {
