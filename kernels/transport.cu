@@ -16,8 +16,8 @@
 struct TransportArgs {
     double* u;                // per canonical index: unwrapped x, y, z, unused
     double* last;             // per canonical index: the wrapped position at the last MSD sample
-    double* origins;          // slots x n: the stored states by canonical index (MSD: 4 doubles;
-                              // VACF: the velocity as the state keeps it, real_s4)
+    double* origins;          // slots x n: the stored states by canonical index, real_s4 (MSD: the
+                              // unwrapped position; VACF: the velocity)
     double* partial;          // blocks x slots x nsp: transport_sample's block sums
     double* records;          // rows x slots x nsp: the sums of (sample, slot)
     unsigned long long start; // the step sampling started at (no origin at or before it)
@@ -88,28 +88,21 @@ extern "C" __global__ void __launch_bounds__(BLOCK) transport_sample(Consts c, B
             now[2] = (double)v.z;
         }
         if (new_slot >= 0) {
-            if (t.msd) {
-                double* o = t.origins + ((size_t)new_slot * c.n + id) * 4;
-                o[0] = now[0];
-                o[1] = now[1];
-                o[2] = now[2];
-            } else {
-                // Velocities in the state's own precision: exact, and half the bytes in single.
-                real_s4* o = reinterpret_cast<real_s4*>(t.origins) + (size_t)new_slot * c.n + id;
-                *o = b.vel[i];
-            }
+            // In the state's precision: the velocity exactly; the unwrapped position to the
+            // state's own resolution (half the bytes in single).
+            real_s4* o = reinterpret_cast<real_s4*>(t.origins) + (size_t)new_slot * c.n + id;
+            *o = t.msd ? real_s4{(real_s)now[0], (real_s)now[1], (real_s)now[2], (real_s)0} : b.vel[i];
         }
     }
     for (int s = 0; s < t.slots; s++) {
         if (origin_of(t, step, s) < 0) continue;
         double term = 0.0;
         if (live) {
+            real_s4 o = ldcs4(reinterpret_cast<const real_s4*>(t.origins) + (size_t)s * c.n + id);
             if (t.msd) {
-                const double* o = t.origins + ((size_t)s * c.n + id) * 4;
-                double dx = now[0] - o[0], dy = now[1] - o[1], dz = now[2] - o[2];
+                double dx = now[0] - (double)o.x, dy = now[1] - (double)o.y, dz = now[2] - (double)o.z;
                 term = dx * dx + dy * dy + dz * dz;
             } else {
-                real_s4 o = ldcs4(reinterpret_cast<const real_s4*>(t.origins) + (size_t)s * c.n + id);
                 term = now[0] * (double)o.x + now[1] * (double)o.y + now[2] * (double)o.z;
             }
         }

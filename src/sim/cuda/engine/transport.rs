@@ -45,9 +45,9 @@ pub fn origin_of(spec: &OriginSpec, start: u64, step: u64, k: usize) -> Option<u
     (o > start).then_some(o)
 }
 
-/// One quantity's origins on the device: the stored states (slots x n by canonical index: 4
-/// doubles for the MSD, the velocity in the state's precision for the VACF), the ring of
-/// records and the sample steps not read yet.
+/// One quantity's origins on the device: the stored states (slots x n by canonical index in
+/// the state's precision: the unwrapped position for the MSD, the velocity for the VACF),
+/// the ring of records and the sample steps not read yet.
 struct Origins {
     spec: OriginSpec,
     states: CudaSlice<u8>,
@@ -227,8 +227,8 @@ impl Engine {
         let nsp = n_species.max(1);
         let counts = self.species_counts(dev, nsp)?;
         let what = "allocating transport sampling";
-        // MSD origins: 4 doubles an atom; VACF origins: the velocity in the state precision.
-        let vel_bytes = if self.precision == crate::physics::real::Precision::Single { 16 } else { 32 };
+        // Origins in the state's precision (the unwrapped position, the velocity).
+        let bytes = if self.precision == crate::physics::real::Precision::Single { 16 } else { 32 };
         let origins = |o: Option<OriginSpec>, bytes: usize| -> Result<Option<Origins>, SimError> {
             o.map(|spec| {
                 Ok(Origins {
@@ -249,8 +249,8 @@ impl Engine {
             unwrapped: spec.msd.map(|_| alloc(dev, n.max(1) * 32, what)).transpose()?,
             last: spec.msd.map(|_| alloc(dev, n.max(1) * 32, what)).transpose()?,
             partial: alloc(dev, n.div_ceil(MIN_BLOCK).max(1) * most_slots * nsp * 8, what)?,
-            msd: origins(spec.msd, 32)?,
-            vacf: origins(spec.vacf, vel_bytes)?,
+            msd: origins(spec.msd, bytes)?,
+            vacf: origins(spec.vacf, bytes)?,
             stress_pending: Vec::new(),
             out: TransportSamples { species_counts: counts, ..Default::default() },
         };
