@@ -268,50 +268,69 @@ fn diffusion_on_the_gpu_matches_lammps_compute_msd() {
     assert_diffusion_matches_lammps(j);
 }
 
-/// The CUDA backend's MSD and VACF records against the CPU backend's on the same double-
-/// precision trajectory (only force summation order differs, so 1e-9): the same (step,
-/// origin step) rows in the same order through list rebuilds and calls that end between
-/// samples, and, after atoms are removed, a fresh start (no origin before the removal).
+/// The CUDA backend's MSD and VACF records (sampled inside the step graphs) against the CPU
+/// backend's on the same double-precision trajectory (only force summation order differs, so
+/// 1e-9): the same (step, origin step) rows in the same order through list rebuilds and calls
+/// that end between samples, per species in an Ar-Kr mixture as for one species, and, after
+/// atoms are removed, a fresh start (no origin before the removal).
 #[test]
 fn cuda_transport_records_match_the_cpu() {
     if !common::gpu() {
         return;
     }
+    use argon_sandbox::physics::species::catalogue_species;
     use argon_sandbox::sim::AtomSelection;
     use argon_sandbox::sim::cuda::CudaBackend;
-    let (b, atoms) = common::jiggled_fluid([6, 6, 6], [false; 3], 0.1, &[], 4);
-    let p = double(Algorithm::Neighbors);
-    let spec = TransportSpec {
-        msd: Some(OriginSpec { every: 10, origin_every: 50, slots: 4 }),
-        vacf: Some(OriginSpec { every: 5, origin_every: 20, slots: 3 }),
-        stress_every: 0,
-    };
-    let mut cpu = CpuBackend::new(b, p.clone(), &atoms, None).unwrap();
-    let mut gpu = CudaBackend::new(b, p, &atoms, None).unwrap();
-    for sim in [&mut cpu as &mut dyn Backend, &mut gpu] {
-        sim.advance(7).unwrap();
-        sim.set_transport(Some(spec)).unwrap();
-        for chunk in [133, 1, 266] {
-            sim.advance(chunk).unwrap();
+    for mixture in [false, true] {
+        let (b, mut atoms) = common::jiggled_fluid([6, 6, 6], [false; 3], 0.1, &[], 4);
+        let mut p = double(Algorithm::Neighbors);
+        if mixture {
+            p.species = ["Ar", "Kr"].iter().map(|s| catalogue_species(s).unwrap()).collect();
+            atoms.types = (0..atoms.len() as u32).map(|i| i % 2).collect();
         }
-    }
-    let (c, g) = (cpu.take_transport().unwrap(), gpu.take_transport().unwrap());
-    assert_eq!(c.species_counts, g.species_counts);
-    for (what, a, b) in [("msd", &c.msd, &g.msd), ("vacf", &c.vacf, &g.vacf)] {
-        assert!(a.len() > 20 && a.len() == b.len(), "{what}: {} CPU rows, {} GPU rows", a.len(), b.len());
-        for (x, y) in a.iter().zip(b) {
-            assert_eq!((x.step, x.origin_step), (y.step, y.origin_step), "{what}");
-            let scale = x.sums[0].abs().max(1e-3 * atoms.positions.len() as f64);
-            assert!((x.sums[0] - y.sums[0]).abs() < 1e-9 * scale, "{what} {x:?} vs {y:?}");
+        let nsp = p.species.len();
+        let spec = TransportSpec {
+            msd: Some(OriginSpec { every: 10, origin_every: 50, slots: 4 }),
+            vacf: Some(OriginSpec { every: 5, origin_every: 20, slots: 3 }),
+            stress_every: 0,
+        };
+        let mut cpu = CpuBackend::new(b, p.clone(), &atoms, None).unwrap();
+        let mut gpu = CudaBackend::new(b, p, &atoms, None).unwrap();
+        for sim in [&mut cpu as &mut dyn Backend, &mut gpu] {
+            sim.advance(7).unwrap();
+            sim.set_transport(Some(spec)).unwrap();
+            for chunk in [133, 1, 266] {
+                sim.advance(chunk).unwrap();
+            }
         }
-    }
-    // Removing atoms starts the measurement afresh on both.
-    for sim in [&mut cpu as &mut dyn Backend, &mut gpu] {
-        let at = sim.step();
-        sim.remove_atoms(&AtomSelection::Disc { centre: [3.0, 3.0], radius: 1.5 }).unwrap();
-        sim.advance(100).unwrap();
-        let t = sim.take_transport().unwrap();
-        assert!(!t.msd.is_empty() && t.msd.iter().all(|r| r.origin_step > at), "{}", sim.info().kind);
+        let (c, g) = (cpu.take_transport().unwrap(), gpu.take_transport().unwrap());
+        assert_eq!(c.species_counts, g.species_counts);
+        assert_eq!(c.species_counts.len(), nsp);
+        for (what, a, b) in [("msd", &c.msd, &g.msd), ("vacf", &c.vacf, &g.vacf)] {
+            assert!(a.len() > 20 && a.len() == b.len(), "{what}: {} CPU rows, {} GPU rows", a.len(), b.len());
+            for (x, y) in a.iter().zip(b) {
+                assert_eq!((x.step, x.origin_step), (y.step, y.origin_step), "{what}");
+                assert_eq!((x.sums.len(), y.sums.len()), (nsp, nsp), "{what}");
+                for k in 0..nsp {
+                    let scale = x.sums[k].abs().max(1e-3 * atoms.len() as f64);
+                    assert!((x.sums[k] - y.sums[k]).abs() < 1e-9 * scale, "{what} species {k}: {x:?} vs {y:?}");
+                }
+            }
+        }
+        if mixture {
+            // The species' sums differ (Kr is heavier and slower): they are not one sum split.
+            let longest = c.msd.iter().max_by_key(|r| r.step - r.origin_step).unwrap();
+            assert!(longest.sums[0] > 1.1 * longest.sums[1], "Ar and Kr MSD sums: {longest:?}");
+            continue;
+        }
+        // Removing atoms starts the measurement afresh on both.
+        for sim in [&mut cpu as &mut dyn Backend, &mut gpu] {
+            let at = sim.step();
+            sim.remove_atoms(&AtomSelection::Disc { centre: [3.0, 3.0], radius: 1.5 }).unwrap();
+            sim.advance(100).unwrap();
+            let t = sim.take_transport().unwrap();
+            assert!(!t.msd.is_empty() && t.msd.iter().all(|r| r.origin_step > at), "{}", sim.info().kind);
+        }
     }
 }
 
