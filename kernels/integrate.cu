@@ -104,20 +104,6 @@ extern "C" __global__ void __launch_bounds__(BLOCK) integrate_first(Consts c, Bu
     kick_drift(c, b, i, x, v, b.force[i], b.masses[type_of(x.w)], step, track);
 }
 
-// With kin_off >= 0 (a pressure-tensor step, stress.cu): the block's sums of m v_a v_b of the
-// full-step velocities into partials_stress[6 * (kin_off + block) ..]. Every thread of the
-// block must call it.
-__device__ __forceinline__ void kinetic_tensor(const Bufs& b, int kin_off, double m, const real_s4& v) {
-    __shared__ double scratch[32];
-    double u[3] = {(double)v.x, (double)v.y, (double)v.z};
-    const int ia[6] = {0, 1, 2, 0, 0, 1}, ib[6] = {0, 1, 2, 1, 2, 2};
-    #pragma unroll
-    for (int k = 0; k < 6; k++) {
-        double t = block_sum(m * u[ia[k]] * u[ib[k]], scratch);
-        if (threadIdx.x == 0) b.partials_stress[6 * ((size_t)kin_off + blockIdx.x) + k] = t;
-    }
-}
-
 // Second half kick (when `kick`), Langevin velocity update, and per-block sums of
 // (m v^2, m v) into partials[4 * block ..]; with kin_off >= 0 the kinetic tensor too.
 extern "C" __global__ void __launch_bounds__(BLOCK) integrate_second(Consts c, Bufs b, int kick, int kin_off) {

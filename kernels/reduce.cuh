@@ -38,3 +38,17 @@ __device__ __forceinline__ void block_sum4(double a, double b, double c, double 
         out[3] = s3;
     }
 }
+
+// The block's sums of the kinetic tensor m v_a v_b (xx, yy, zz, xy, xz, yz; m = 0 for threads
+// without an atom) into partials_stress[6 * (kin_off + block) ..], for a pressure-tensor
+// step (stress.cu). Every thread of the block must call it.
+__device__ __forceinline__ void kinetic_tensor(const Bufs& b, int kin_off, double m, const real_s4& v) {
+    __shared__ double scratch[32];
+    double u[3] = {(double)v.x, (double)v.y, (double)v.z};
+    const int ia[6] = {0, 1, 2, 0, 0, 1}, ib[6] = {0, 1, 2, 1, 2, 2};
+    #pragma unroll
+    for (int k = 0; k < 6; k++) {
+        double t = block_sum(m * u[ia[k]] * u[ib[k]], scratch);
+        if (threadIdx.x == 0) b.partials_stress[6 * ((size_t)kin_off + blockIdx.x) + k] = t;
+    }
+}

@@ -14,22 +14,10 @@
 #include "reduce.cuh"
 
 extern "C" __global__ void __launch_bounds__(BLOCK) stress_kinetic(Consts c, Bufs b, int kin_off) {
-    __shared__ double scratch[32];
     int i = blockIdx.x * blockDim.x + threadIdx.x;
-    double v[3] = {0.0, 0.0, 0.0}, m = 0.0;
-    if (i < c.n) {
-        real_s4 u = b.vel[i];
-        m = b.masses[type_of(b.pos[i].w)];
-        v[0] = (double)u.x;
-        v[1] = (double)u.y;
-        v[2] = (double)u.z;
-    }
-    const int ia[6] = {0, 1, 2, 0, 0, 1}, ib[6] = {0, 1, 2, 1, 2, 2};
-    #pragma unroll
-    for (int k = 0; k < 6; k++) {
-        double t = block_sum(m * v[ia[k]] * v[ib[k]], scratch);
-        if (threadIdx.x == 0) b.partials_stress[6 * ((size_t)kin_off + blockIdx.x) + k] = t;
-    }
+    real_s4 v = i < c.n ? b.vel[i] : real_s4{};
+    double m = i < c.n ? b.masses[type_of(b.pos[i].w)] : 0.0;
+    kinetic_tensor(b, kin_off, m, v);
 }
 
 // FINISH_BLOCKS blocks: each adds its share of the force and kinetic partials (the latter

@@ -166,9 +166,9 @@ fn refusal_text(r: &Refusal, args: &MeasureArgs) -> String {
     }
 }
 
-/// Opens the backend and checks it measures `spec` (the CUDA backend measures diffusion, not
-/// yet viscosity): `auto` falls back to the CPU backend (with a note) where the chosen one
-/// cannot, `cuda` fails with the reason.
+/// Opens the backend and checks it measures `spec` (the CUDA backend sums at most 8
+/// species): `auto` falls back to the CPU backend (with a note) where the chosen one cannot,
+/// `cuda` fails with the reason.
 fn open(
     args: &MeasureArgs,
     setup: &SimSetup,

@@ -220,6 +220,28 @@ pub(super) fn download(dev: &Device, s: &Option<CudaSlice<u8>>, bytes: usize, wh
     Ok(out)
 }
 
+/// The rows of a device ring (`cap` rows of `row_bytes`) that samples `steps` (increasing,
+/// sample step s at row (s / every) % cap, at most `cap` of them) were written to: one copy of
+/// the span they cover, or of the whole ring when they wrap past its end. Returns the row
+/// each step's bytes start at in the copy, with the copy as f64 words.
+pub(super) fn download_ring(
+    dev: &Device,
+    ring: &CudaSlice<u8>,
+    (cap, row_bytes): (usize, usize),
+    steps: &[u64],
+    every: u64,
+    what: &str,
+) -> Result<(Vec<usize>, Vec<f64>), SimError> {
+    let row = |s: u64| ((s / every.max(1)) % cap as u64) as usize;
+    let (Some(&first), Some(&last)) = (steps.first(), steps.last()) else { return Ok((Vec::new(), Vec::new())) };
+    let (r0, r1) = (row(first), row(last));
+    let (lo, hi) = if r0 <= r1 && steps.len() <= cap { (r0, r1 + 1) } else { (0, cap) };
+    let mut raw = vec![0u8; (hi - lo) * row_bytes];
+    dev.stream.memcpy_dtoh(&ring.slice(lo * row_bytes..hi * row_bytes), &mut raw).map_err(dev_err(what))?;
+    dev.stream.synchronize().map_err(dev_err(what))?;
+    Ok((steps.iter().map(|&s| row(s) - lo).collect(), unpack(&raw, 8)))
+}
+
 fn ptr(dev: &Device, s: &Option<CudaSlice<u8>>) -> u64 {
     match s {
         Some(s) => s.device_ptr(&dev.stream).0,

@@ -12,12 +12,11 @@
 //! records are taken, or when the ring is half full (`transport.rs`).
 
 use super::Engine;
-use super::arrays::{alloc, unpack};
+use super::arrays::{alloc, download_ring};
 use crate::sim::SimError;
 use crate::sim::cuda::device::Device;
 use crate::sim::cuda::launch::{Call, Launcher, Over};
 use crate::transport::StressRecord;
-use cudarc::driver::CudaSlice;
 
 /// Rows of the device ring of pressure-tensor records.
 pub const STRESS_ROWS: usize = 16384;
@@ -103,25 +102,14 @@ impl Engine {
     /// The records of stress steps `steps` (each written since the ring last wrapped past it;
     /// increasing, at most [`STRESS_ROWS`] of them).
     pub fn read_stress(&self, dev: &Device, steps: &[u64]) -> Result<Vec<StressRecord>, SimError> {
-        let (Some(&first), Some(&last)) = (steps.first(), steps.last()) else { return Ok(Vec::new()) };
-        let every = self.stress_every.max(1);
-        let row = |s: u64| ((s / every) % STRESS_ROWS as u64) as usize;
-        let (r0, r1) = (row(first), row(last));
-        // One contiguous range, or the whole ring when the rows wrap around its end.
-        let (lo, hi) = if r0 <= r1 && steps.len() <= STRESS_ROWS { (r0, r1 + 1) } else { (0, STRESS_ROWS) };
         let what = "reading the stress records";
-        let s: &CudaSlice<u8> =
-            self.a.stress_records.as_ref().ok_or_else(|| SimError::Device(format!("{what}: not allocated")))?;
-        let mut raw = vec![0u8; (hi - lo) * ROW_BYTES];
-        dev.stream
-            .memcpy_dtoh(&s.slice(lo * ROW_BYTES..hi * ROW_BYTES), &mut raw)
-            .map_err(|e| SimError::Device(format!("{what}: {e}")))?;
-        dev.stream.synchronize().map_err(|e| SimError::Device(format!("{what}: {e}")))?;
-        let words = unpack(&raw, 8);
+        let ring = self.a.stress_records.as_ref().ok_or_else(|| SimError::Device(format!("{what}: not allocated")))?;
+        let (rows, words) = download_ring(dev, ring, (STRESS_ROWS, ROW_BYTES), steps, self.stress_every, what)?;
         steps
             .iter()
-            .map(|&s| {
-                let r = &words[(row(s) - lo) * 8..(row(s) - lo + 1) * 8];
+            .zip(rows)
+            .map(|(&s, at)| {
+                let r = &words[at * 8..(at + 1) * 8];
                 if r[0] != s as f64 {
                     return Err(SimError::Device(format!(
                         "the pressure-tensor record of step {s} was not written (row holds step {})",

@@ -20,7 +20,7 @@
 use cudarc::driver::{CudaSlice, DevicePtr};
 
 use super::Engine;
-use super::arrays::{alloc, unpack};
+use super::arrays::{alloc, download_ring};
 use super::stress::STRESS_ROWS;
 use crate::sim::SimError;
 use crate::sim::cuda::device::Device;
@@ -154,25 +154,16 @@ impl DeviceTransport {
         let (start, nsp) = (self.start, self.nsp);
         for (o, out) in [(&mut self.msd, &mut self.out.msd), (&mut self.vacf, &mut self.out.vacf)] {
             let Some(o) = o.as_mut() else { continue };
-            let (Some(&first), Some(&last)) = (o.pending.first(), o.pending.last()) else { continue };
-            let row = |s: u64| ((s / o.spec.every) % RING_SAMPLES as u64) as usize;
-            let (r0, r1) = (row(first), row(last));
-            let (lo, hi) = if r0 <= r1 && o.pending.len() <= RING_SAMPLES { (r0, r1 + 1) } else { (0, RING_SAMPLES) };
-            let per_row = o.spec.slots * nsp * 8;
+            let ring = (RING_SAMPLES, o.spec.slots * nsp * 8);
             let what = "reading transport records";
-            let mut raw = vec![0u8; (hi - lo) * per_row];
-            dev.stream
-                .memcpy_dtoh(&o.records.slice(lo * per_row..hi * per_row), &mut raw)
-                .map_err(|e| SimError::Device(format!("{what}: {e}")))?;
-            dev.stream.synchronize().map_err(|e| SimError::Device(format!("{what}: {e}")))?;
-            let sums = unpack(&raw, 8);
-            for &step in &o.pending {
+            let (rows, sums) = download_ring(dev, &o.records, ring, &o.pending, o.spec.every, what)?;
+            for (&step, at) in o.pending.iter().zip(rows) {
                 let mut held: Vec<(u64, usize)> =
                     (0..o.spec.slots).filter_map(|k| origin_of(&o.spec, start, step, k).map(|s| (s, k))).collect();
                 held.sort_unstable();
                 for (origin_step, k) in held {
-                    let at = ((row(step) - lo) * o.spec.slots + k) * nsp;
-                    out.push(OriginRecord { step, origin_step, sums: sums[at..at + nsp].to_vec() });
+                    let from = (at * o.spec.slots + k) * nsp;
+                    out.push(OriginRecord { step, origin_step, sums: sums[from..from + nsp].to_vec() });
                 }
             }
             o.pending.clear();
