@@ -1,7 +1,8 @@
 //! Every force algorithm and precision agrees with plain all-pairs in double precision on
 //! random periodic and walled configurations (with an obstacle and gravity): forces,
 //! energy and virial to 1e-10 relative in double, 1e-4 in single and mixed; also a
-//! four-species fluid with a cut-off per pair.
+//! four-species fluid with a cut-off per pair. The pressure tensor a viscosity measurement
+//! records (summed inside each force loop on its stress steps) against brute force.
 
 mod common;
 
@@ -143,6 +144,64 @@ fn four_species_at_per_pair_cutoffs() {
     for shift in [true, false] {
         let p = SimParams { cutoff: Cutoff::PerPair(2.5), species: species.clone(), shift, ..SimParams::default() };
         compare_with(b, p, &atoms, &[], "four species, per-pair cut-offs", true);
+    }
+}
+
+/// The pressure tensor of a state by brute force over every pair (minimum image, f64):
+/// `(sum m v_a v_b + sum r_a f_b) / V`, in the order xx, yy, zz, xy, xz, yz.
+fn brute_tensor(b: &SimBox, p: &SimParams, atoms: &AtomState) -> [f64; 6] {
+    use argon_sandbox::physics::lj::{PairCoeffs, Table};
+    let axes = [(0, 0), (1, 1), (2, 2), (0, 1), (0, 2), (1, 2)];
+    let table = Table::<f64>::from_params(p);
+    let (x, v, t) = (&atoms.positions, &atoms.velocities, &atoms.types);
+    let mut w = [0.0; 6];
+    for i in 0..x.len() {
+        let m = p.species[t[i] as usize].mass;
+        for (q, &(a, c)) in axes.iter().enumerate() {
+            w[q] += m * v[i][a] * v[i][c];
+        }
+        for j in i + 1..x.len() {
+            let d = b.min_image(x[i], x[j]);
+            let (fdr, _) = table.get(t[i], t[j]).eval_cut(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+            for (q, &(a, c)) in axes.iter().enumerate() {
+                w[q] += fdr * d[a] * d[c];
+            }
+        }
+    }
+    w.map(|w| w / b.volume())
+}
+
+/// Every algorithm and precision records, on a stress step, the pressure tensor of brute
+/// force at that step's state: 1e-10 of the diagonal's scale in double, 1e-4 in single and
+/// mixed (the pair tensor is summed by the force loop of the step: per-atom lists in f64
+/// and f32, cluster lists, cells, all pairs; one species and four at per-pair cut-offs).
+#[test]
+fn stress_records_match_brute_force() {
+    use argon_sandbox::transport::TransportSpec;
+    let (b1, atoms1) = jiggled_fluid([6, 6, 6], [false; 3], 0.12, &[], 5);
+    let (b4, atoms4, species) = common::mixture::four_species_fluid(32);
+    let four = SimParams { cutoff: Cutoff::PerPair(2.5), species, ..SimParams::default() };
+    for (b, atoms, base, what) in
+        [(b1, atoms1, SimParams::default(), "one species"), (b4, atoms4, four, "four species")]
+    {
+        for precision in Precision::ALL {
+            let tol = if precision == Precision::Double { 1e-10 } else { 1e-4 };
+            for algorithm in Algorithm::CONCRETE {
+                let p = SimParams { algorithm, precision, ..base.clone() };
+                let mut sim = CpuBackend::new(b, p.clone(), &atoms, None).unwrap();
+                sim.set_transport(Some(TransportSpec { msd: None, vacf: None, stress_every: 3 })).unwrap();
+                sim.advance(6).unwrap();
+                let records = sim.take_transport().unwrap().stress;
+                assert_eq!(records.iter().map(|r| r.step).collect::<Vec<_>>(), [3, 6], "{what}");
+                let want = brute_tensor(&b, &p, &sim.copy_state().unwrap().atoms);
+                let got = records[1].p;
+                let scale = want[..3].iter().map(|x| x.abs()).fold(0.0, f64::max);
+                let worst = (0..6).map(|q| (got[q] - want[q]).abs()).fold(0.0, f64::max) / scale;
+                eprintln!("stress {what} {precision:?} {algorithm:?} ({}): {worst:.1e}", sim.pair_search());
+                assert!(worst < tol, "{what} {precision:?} {algorithm:?}: tensor {got:?} against {want:?}");
+                assert!(want[3].abs() > 1e-6 * scale, "{what}: the off-diagonal is not trivially zero");
+            }
+        }
     }
 }
 

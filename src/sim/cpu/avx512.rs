@@ -13,7 +13,7 @@
 use std::arch::x86_64::*;
 
 use super::cells::Span;
-use super::kernels::MinImage;
+use super::kernels::{EnergyVirial, MinImage, mode};
 use crate::physics::lj::LjPair;
 
 const ROUND: i32 = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
@@ -78,14 +78,15 @@ unsafe fn transpose16(a0: __m512, a1: __m512, a2: __m512, a3: __m512) -> (__m512
 }
 
 /// Force loop over the atoms `first..first + start.len() - 1` of a half list in f64 (atom
-/// `first + k` has `nbrs[start[k]..start[k + 1]]`). Returns (energy, virial) with `EV`.
+/// `first + k` has `nbrs[start[k]..start[k + 1]]`). Returns the sums of mode `M` (see
+/// `kernels::mode`).
 ///
 /// # Safety
 /// AVX-512F/VL must be available; those atoms exist in `pos`; every index in `nbrs` is below
 /// `pos.len()`; each list is a multiple of 8 long and `nbrs` has 16 entries of padding after
 /// the last; `force.len() >= pos.len()`.
 #[target_feature(enable = "avx512f,avx512vl,avx2,fma")]
-pub unsafe fn half_rows_f64<const EV: bool>(
+pub unsafe fn half_rows_f64<const M: u8>(
     first: usize,
     pos: &[[f64; 4]],
     start: &[u32],
@@ -93,7 +94,7 @@ pub unsafe fn half_rows_f64<const EV: bool>(
     lj: &LjPair<f64>,
     img: &MinImage<f64>,
     force: &mut [[f64; 4]],
-) -> (f64, f64) {
+) -> EnergyVirial<f64> {
     let base = pos.as_ptr() as *const f64;
     let fbase = force.as_mut_ptr() as *mut f64;
     let one = _mm512_set1_pd(1.0);
@@ -108,6 +109,7 @@ pub unsafe fn half_rows_f64<const EV: bool>(
     let hi_pairs = _mm512_setr_epi64(4, 5, 12, 13, 6, 7, 14, 15);
     let mut e_acc = zero;
     let mut w_acc = zero;
+    let mut t_acc = [zero; 6];
     for k in 0..start.len() - 1 {
         let i = first + k;
         let pi = *pos.get_unchecked(i);
@@ -135,10 +137,16 @@ pub unsafe fn half_rows_f64<const EV: bool>(
             fxi = _mm512_add_pd(fxi, fx);
             fyi = _mm512_add_pd(fyi, fy);
             fzi = _mm512_add_pd(fzi, fz);
-            if EV {
+            if M >= mode::ENERGY {
                 let en = _mm512_sub_pd(_mm512_mul_pd(r6inv, _mm512_sub_pd(_mm512_mul_pd(lj3, r6inv), lj4)), off);
                 e_acc = _mm512_add_pd(e_acc, _mm512_maskz_mov_pd(mask, en));
                 w_acc = _mm512_add_pd(w_acc, _mm512_mul_pd(rsq, fd));
+            }
+            if M == mode::STRESS {
+                let (d, f) = ([dx, dy, dz, dx, dx, dy], [fx, fy, fz, fy, fz, fz]);
+                for q in 0..6 {
+                    t_acc[q] = _mm512_fmadd_pd(d[q], f[q], t_acc[q]);
+                }
             }
             // Transpose (fx, fy, fz, 0) into one 256-bit row per neighbour and subtract.
             let t0 = _mm512_unpacklo_pd(fx, fy);
@@ -165,7 +173,11 @@ pub unsafe fn half_rows_f64<const EV: bool>(
         *fi.add(1) += _mm512_reduce_add_pd(fyi);
         *fi.add(2) += _mm512_reduce_add_pd(fzi);
     }
-    (_mm512_reduce_add_pd(e_acc), _mm512_reduce_add_pd(w_acc))
+    EnergyVirial {
+        energy: _mm512_reduce_add_pd(e_acc),
+        virial: _mm512_reduce_add_pd(w_acc),
+        tensor: t_acc.map(|t| _mm512_reduce_add_pd(t)),
+    }
 }
 
 #[inline(always)]
@@ -181,7 +193,7 @@ unsafe fn sum_ps_as_pd(x: __m512) -> f64 {
 /// # Safety
 /// As [`half_rows_f64`] (lists a multiple of 8 long).
 #[target_feature(enable = "avx512f,avx512vl,avx2,fma")]
-pub unsafe fn half_rows_f32<const EV: bool>(
+pub unsafe fn half_rows_f32<const M: u8>(
     first: usize,
     pos: &[[f32; 4]],
     start: &[u32],
@@ -189,7 +201,7 @@ pub unsafe fn half_rows_f32<const EV: bool>(
     lj: &LjPair<f32>,
     img: &MinImage<f32>,
     force: &mut [[f32; 4]],
-) -> (f64, f64) {
+) -> EnergyVirial<f64> {
     let base = pos.as_ptr() as *const f32;
     let fbase = force.as_mut_ptr() as *mut f32;
     let zero = _mm512_setzero_ps();
@@ -198,14 +210,14 @@ pub unsafe fn half_rows_f32<const EV: bool>(
     let rc2 = _mm512_set1_ps(lj.rcut_sq);
     let len = [_mm512_set1_ps(img.len[0]), _mm512_set1_ps(img.len[1]), _mm512_set1_ps(img.len[2])];
     let inv = [_mm512_set1_ps(img.inv[0]), _mm512_set1_ps(img.inv[1]), _mm512_set1_ps(img.inv[2])];
-    let mut e_sum = 0.0f64;
-    let mut w_sum = 0.0f64;
+    let mut sums = EnergyVirial::<f64>::default();
     for k in 0..start.len() - 1 {
         let i = first + k;
         let pi = *pos.get_unchecked(i);
         let (xi, yi, zi) = (_mm512_set1_ps(pi[0]), _mm512_set1_ps(pi[1]), _mm512_set1_ps(pi[2]));
         let (mut fxi, mut fyi, mut fzi) = (zero, zero, zero);
         let (mut e_i, mut w_i) = (zero, zero);
+        let mut t_i = [zero; 6];
         let (s, e) = (*start.get_unchecked(k) as usize, *start.get_unchecked(k + 1) as usize);
         let mut k = s;
         while k < e {
@@ -234,10 +246,16 @@ pub unsafe fn half_rows_f32<const EV: bool>(
             fxi = _mm512_add_ps(fxi, fx);
             fyi = _mm512_add_ps(fyi, fy);
             fzi = _mm512_add_ps(fzi, fz);
-            if EV {
+            if M >= mode::ENERGY {
                 let en = _mm512_sub_ps(_mm512_mul_ps(r6inv, _mm512_sub_ps(_mm512_mul_ps(lj3, r6inv), lj4)), off);
                 e_i = _mm512_add_ps(e_i, _mm512_maskz_mov_ps(mask, en));
                 w_i = _mm512_add_ps(w_i, _mm512_mul_ps(rsq, fd));
+            }
+            if M == mode::STRESS {
+                let (d, f) = ([dx, dy, dz, dx, dx, dy], [fx, fy, fz, fy, fz, fz]);
+                for q in 0..6 {
+                    t_i[q] = _mm512_fmadd_ps(d[q], f[q], t_i[q]);
+                }
             }
             // Transpose (fx, fy, fz, 0): each 128-bit lane of `rows[r]` is one neighbour.
             let t0 = _mm512_castps_pd(_mm512_unpacklo_ps(fx, fy));
@@ -270,12 +288,17 @@ pub unsafe fn half_rows_f32<const EV: bool>(
         *fi += _mm512_reduce_add_ps(fxi);
         *fi.add(1) += _mm512_reduce_add_ps(fyi);
         *fi.add(2) += _mm512_reduce_add_ps(fzi);
-        if EV {
-            e_sum += sum_ps_as_pd(e_i);
-            w_sum += sum_ps_as_pd(w_i);
+        if M >= mode::ENERGY {
+            sums.energy += sum_ps_as_pd(e_i);
+            sums.virial += sum_ps_as_pd(w_i);
+        }
+        if M == mode::STRESS {
+            for q in 0..6 {
+                sums.tensor[q] += sum_ps_as_pd(t_i[q]);
+            }
         }
     }
-    (e_sum, w_sum)
+    sums
 }
 
 /// Appends to `out` every j in the `spans` whose distance to `pi` is below `range_sq`, each

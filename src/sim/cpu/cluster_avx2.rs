@@ -16,6 +16,7 @@
 use std::arch::x86_64::*;
 
 use super::clusters::{Block, ClusterChunk, resolve};
+use super::kernels::{EnergyVirial, TENSOR_AXES, mode};
 use crate::physics::lj::LjPair;
 
 /// Lane l of row k is set when j-atom l comes after i-atom k: a cluster with itself
@@ -130,15 +131,16 @@ unsafe fn sum4(v: &[__m256; 4]) -> __m128 {
 }
 
 /// The pairs of i-atoms 4h..4h + 4 (of cluster `bi`) with the j-atoms at `xj`: i forces into
-/// `fi` (by axis, then atom), energy and virial into `ev` with `EV`; returns the j forces.
+/// `fi` (by axis, then atom), the sums of mode `M` (`kernels::mode`) into `ev` (energy,
+/// virial, then the tensor's components); returns the j forces.
 #[inline(always)]
-unsafe fn half_with<const EV: bool, const OWN: bool>(
+unsafe fn half_with<const M: u8, const OWN: bool>(
     bi: &Block,
     h: usize,
     xj: &[__m256; 3],
     c: &Coeffs,
     fi: &mut [[__m256; 4]; 3],
-    ev: &mut [__m256; 2],
+    ev: &mut [__m256; 8],
 ) -> [__m256; 3] {
     let mut fj = [_mm256_setzero_ps(); 3];
     for a in 0..4 {
@@ -152,10 +154,16 @@ unsafe fn half_with<const EV: bool, const OWN: bool>(
             fi[axis][a] = _mm256_fmadd_ps(dd, fd, fi[axis][a]);
             fj[axis] = _mm256_fnmadd_ps(dd, fd, fj[axis]);
         }
-        if EV {
+        if M >= mode::ENERGY {
             let en = _mm256_sub_ps(_mm256_mul_ps(r6inv, _mm256_fmsub_ps(c.lj3, r6inv, c.lj4)), c.offset);
             ev[0] = _mm256_add_ps(ev[0], _mm256_and_ps(mask, en));
             ev[1] = _mm256_fmadd_ps(rsq, fd, ev[1]);
+        }
+        if M == mode::STRESS {
+            let f = [_mm256_mul_ps(d[0], fd), _mm256_mul_ps(d[1], fd), _mm256_mul_ps(d[2], fd)];
+            for (q, &(x, y)) in TENSOR_AXES.iter().enumerate() {
+                ev[2 + q] = _mm256_fmadd_ps(d[x], f[y], ev[2 + q]);
+            }
         }
     }
     fj
@@ -166,13 +174,13 @@ unsafe fn half_with<const EV: bool, const OWN: bool>(
 /// # Safety
 /// The CPU has AVX2 and FMA (indices are checked).
 #[target_feature(enable = "avx2,fma")]
-pub(super) unsafe fn rows_avx2<const EV: bool>(
+pub(super) unsafe fn rows_avx2<const M: u8>(
     chunk: &ClusterChunk,
     packed: &[Block],
     shifts: &[[f32; 4]; 27],
     lj: &LjPair<f32>,
     buf: &mut [Block],
-) -> (f64, f64) {
+) -> EnergyVirial<f64> {
     let n = packed.len();
     let zero = _mm256_setzero_ps();
     let c = Coeffs {
@@ -184,21 +192,21 @@ pub(super) unsafe fn rows_avx2<const EV: bool>(
         offset: _mm256_set1_ps(lj.offset),
         rc2: _mm256_set1_ps(lj.rcut_sq),
     };
-    let (mut e_sum, mut w_sum) = (0.0f64, 0.0f64);
+    let mut sums = EnergyVirial::<f64>::default();
     for (ci, h, entries) in chunk.rows() {
         if ci >= n {
             break;
         }
         let bi = &packed[ci];
         let mut fi = [[zero; 4]; 3];
-        let mut ev = [zero; 2];
+        let mut ev = [zero; 8];
         for &e in entries {
             let Some((cj, bj, s, own)) = resolve(e, ci, packed, shifts) else { continue };
             let xj = [load_j(bj, 0, s[0]), load_j(bj, 1, s[1]), load_j(bj, 2, s[2])];
             let fj = if own {
-                half_with::<EV, true>(bi, h, &xj, &c, &mut fi, &mut ev)
+                half_with::<M, true>(bi, h, &xj, &c, &mut fi, &mut ev)
             } else {
-                half_with::<EV, false>(bi, h, &xj, &c, &mut fi, &mut ev)
+                half_with::<M, false>(bi, h, &xj, &c, &mut fi, &mut ev)
             };
             let out = &mut buf[cj];
             for (d, f) in fj.iter().enumerate() {
@@ -211,10 +219,15 @@ pub(super) unsafe fn rows_avx2<const EV: bool>(
             let p = out.0[d][4 * h..4 * h + 4].as_mut_ptr();
             _mm_storeu_ps(p, _mm_add_ps(_mm_loadu_ps(p), sum4(f)));
         }
-        if EV {
-            e_sum += sum_pd(ev[0]);
-            w_sum += sum_pd(ev[1]);
+        if M >= mode::ENERGY {
+            sums.energy += sum_pd(ev[0]);
+            sums.virial += sum_pd(ev[1]);
+        }
+        if M == mode::STRESS {
+            for q in 0..6 {
+                sums.tensor[q] += sum_pd(ev[2 + q]);
+            }
         }
     }
-    (e_sum, w_sum)
+    sums
 }

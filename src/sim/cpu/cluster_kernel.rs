@@ -11,6 +11,7 @@
 use std::arch::x86_64::*;
 
 use super::clusters::{Block, ClusterChunk, resolve};
+use super::kernels::{EnergyVirial, TENSOR_AXES, mode};
 use crate::physics::lj::LjPair;
 
 /// Lane l of register r pairs i-atom 2r + l / 8 with j-atom l % 8: keep j > i.
@@ -144,20 +145,20 @@ unsafe fn reduce_half(r0: __m512, r1: __m512) -> __m128 {
 /// # Safety
 /// The CPU has AVX-512F, AVX-512VL, AVX2 and FMA, and `buf.len() >= packed.len()`.
 #[target_feature(enable = "avx512f,avx512vl,avx2,fma")]
-pub(super) unsafe fn rows_avx512<const EV: bool>(
+pub(super) unsafe fn rows_avx512<const M: u8>(
     chunk: &ClusterChunk,
     packed: &[Block],
     shifts: &[[f32; 4]; 27],
     lj: &LjPair<f32>,
     buf: &mut [Block],
-) -> (f64, f64) {
+) -> EnergyVirial<f64> {
     let n = packed.len();
     let zero = _mm512_setzero_ps();
     let two = _mm512_set1_ps(2.0);
     let (lj1, lj2) = (_mm512_set1_ps(lj.lj1), _mm512_set1_ps(lj.lj2));
     let (lj3, lj4, off) = (_mm512_set1_ps(lj.lj3), _mm512_set1_ps(lj.lj4), _mm512_set1_ps(lj.offset));
     let rc2 = _mm512_set1_ps(lj.rcut_sq);
-    let (mut e_sum, mut w_sum) = (0.0f64, 0.0f64);
+    let mut sums = EnergyVirial::<f64>::default();
     for (ci, h, entries) in chunk.rows() {
         if ci >= n {
             break;
@@ -168,6 +169,7 @@ pub(super) unsafe fn rows_avx512<const EV: bool>(
         let xi = [load_half(bi, 0, &pick), load_half(bi, 1, &pick), load_half(bi, 2, &pick)];
         let mut fi = [[zero; 2]; 3];
         let (mut e_acc, mut w_acc) = (zero, zero);
+        let mut t_acc = [zero; 6];
         for &e in entries {
             let Some((cj, bj, s, own)) = resolve(e, ci, packed, shifts) else { continue };
             let (xj, yj, zj) = (load_j(bj, 0, s[0]), load_j(bj, 1, s[1]), load_j(bj, 2, s[2]));
@@ -194,10 +196,17 @@ pub(super) unsafe fn rows_avx512<const EV: bool>(
                 fj[0] = _mm512_fnmadd_ps(dx, fd, fj[0]);
                 fj[1] = _mm512_fnmadd_ps(dy, fd, fj[1]);
                 fj[2] = _mm512_fnmadd_ps(dz, fd, fj[2]);
-                if EV {
+                if M >= mode::ENERGY {
                     let en = _mm512_sub_ps(_mm512_mul_ps(r6inv, _mm512_fmsub_ps(lj3, r6inv, lj4)), off);
                     e_acc = _mm512_add_ps(e_acc, _mm512_maskz_mov_ps(mask, en));
                     w_acc = _mm512_fmadd_ps(rsq, fd, w_acc);
+                }
+                if M == mode::STRESS {
+                    let d = [dx, dy, dz];
+                    let f = [_mm512_mul_ps(dx, fd), _mm512_mul_ps(dy, fd), _mm512_mul_ps(dz, fd)];
+                    for (q, &(a, b)) in TENSOR_AXES.iter().enumerate() {
+                        t_acc[q] = _mm512_fmadd_ps(d[a], f[b], t_acc[q]);
+                    }
                 }
             }
             // The two halves of a register are the same j-atoms: fold them into j's forces.
@@ -213,10 +222,15 @@ pub(super) unsafe fn rows_avx512<const EV: bool>(
             let p = out.0[d].as_mut_ptr().add(4 * h);
             _mm_storeu_ps(p, _mm_add_ps(_mm_loadu_ps(p), reduce_half(f[0], f[1])));
         }
-        if EV {
-            e_sum += sum_pd(e_acc);
-            w_sum += sum_pd(w_acc);
+        if M >= mode::ENERGY {
+            sums.energy += sum_pd(e_acc);
+            sums.virial += sum_pd(w_acc);
+        }
+        if M == mode::STRESS {
+            for q in 0..6 {
+                sums.tensor[q] += sum_pd(t_acc[q]);
+            }
         }
     }
-    (e_sum, w_sum)
+    sums
 }

@@ -22,6 +22,7 @@
 use rayon::prelude::*;
 
 use super::cells::CellGrid;
+use super::kernels::EnergyVirial;
 use super::neighbors::balanced_ranges;
 use super::simd::SimdLevel;
 use crate::physics::lj::LjPair;
@@ -359,41 +360,39 @@ impl ClusterList {
         });
     }
 
-    /// Pair forces (written to `force`, slots in cluster order) and, with `EV`, the energy
-    /// and virial sums, from the packed positions. Each thread takes a run of clusters with
+    /// Pair forces (written to `force`, slots in cluster order) and the sums of mode `M`
+    /// (see `kernels::mode`), from the packed positions. Each thread takes a run of clusters with
     /// about the same number of entries and accumulates into its own buffer in `bufs`.
-    pub fn forces<const EV: bool>(
+    pub fn forces<const M: u8>(
         &self,
         lj: &LjPair<f32>,
         bufs: &mut Vec<Vec<Block>>,
         force: &mut [[f32; 4]],
-    ) -> (f64, f64) {
-        self.forces_with::<EV>(super::simd::level(), lj, bufs, force)
+    ) -> EnergyVirial<f64> {
+        self.forces_with::<M>(super::simd::level(), lj, bufs, force)
     }
 
     /// [`forces`](Self::forces) with the loop of SIMD level `level` (AVX-512 or AVX2).
-    fn forces_with<const EV: bool>(
+    fn forces_with<const M: u8>(
         &self,
         level: SimdLevel,
         lj: &LjPair<f32>,
         bufs: &mut Vec<Vec<Block>>,
         force: &mut [[f32; 4]],
-    ) -> (f64, f64) {
+    ) -> EnergyVirial<f64> {
         let nc = self.n_clusters();
         let weights = self.chunks.iter().map(|c| c.entries.len());
         let ranges = balanced_ranges(weights, rayon::current_num_threads());
         bufs.resize_with(ranges.len(), Vec::new);
-        let sums: Vec<(f64, f64)> = bufs
+        let sums: Vec<EnergyVirial<f64>> = bufs
             .par_iter_mut()
             .zip(ranges.par_iter())
             .map(|(buf, range)| {
                 buf.clear();
                 buf.resize(nc, Block::ZERO);
-                let mut sums = (0.0, 0.0);
+                let mut sums = EnergyVirial::default();
                 for chunk in &self.chunks[range.clone()] {
-                    let (e, w) = kernel::rows::<EV>(level, chunk, &self.packed, &self.shifts, lj, buf);
-                    sums.0 += e;
-                    sums.1 += w;
+                    sums.add(kernel::rows::<M>(level, chunk, &self.packed, &self.shifts, lj, buf));
                 }
                 sums
             })
@@ -423,7 +422,10 @@ impl ClusterList {
                 }
             }
         });
-        sums.into_iter().fold((0.0, 0.0), |a, b| (a.0 + b.0, a.1 + b.1))
+        sums.into_iter().fold(EnergyVirial::default(), |mut a, b| {
+            a.add(b);
+            a
+        })
     }
 }
 

@@ -278,7 +278,7 @@ impl<'a, F: Real> External<'a, F> {
             let (ft, et) = t.eval(&self.sim_box, xyz(s));
             force[s][0] += F::of(ft[0]);
             force[s][1] += F::of(ft[1]);
-            return (EnergyVirial { energy: A::of(et), virial: A::zero() }, 0.0);
+            return (EnergyVirial::new(A::of(et), A::zero()), 0.0);
         }
         let nb = layout.map_or(0, |l| l.len());
         let chunks = force
@@ -312,7 +312,7 @@ impl<'a, F: Real> External<'a, F> {
                     w += wi;
                     top += ti;
                 }
-                (EnergyVirial { energy: A::of(e), virial: A::of(w) }, top, on_bodies)
+                (EnergyVirial::new(A::of(e), A::of(w)), top, on_bodies)
             })
             .collect::<Vec<_>>();
         if let Some(out) = body_out {

@@ -19,7 +19,7 @@ const ROW_CHUNK: usize = 64;
 pub const TILE: usize = 1024;
 
 #[inline(always)]
-fn rows_body<F: Real, A: Real, C: PairCoeffs<F>, const EV: bool>(
+fn rows_body<F: Real, A: Real, C: PairCoeffs<F>, const M: u8>(
     first: usize,
     out: &mut [[F; 4]],
     pos: &[[F; 4]],
@@ -33,7 +33,7 @@ fn rows_body<F: Real, A: Real, C: PairCoeffs<F>, const EV: bool>(
     }
     for part in pos.chunks(tile.max(1)) {
         for (k, o) in out.iter_mut().enumerate() {
-            let f = full_contiguous::<F, A, C, EV>(pos[first + k], part, coeffs, img, &mut ev);
+            let f = full_contiguous::<F, A, C, M>(pos[first + k], part, coeffs, img, &mut ev);
             o[0] += f[0];
             o[1] += f[1];
             o[2] += f[2];
@@ -42,13 +42,13 @@ fn rows_body<F: Real, A: Real, C: PairCoeffs<F>, const EV: bool>(
     ev
 }
 
-multiversion!(fn rows<F: Real, A: Real, C: PairCoeffs<F>; const EV: bool>(
+multiversion!(fn rows<F: Real, A: Real, C: PairCoeffs<F>; const M: u8>(
     first: usize, out: &mut [[F; 4]], pos: &[[F; 4]], tile: usize, coeffs: &C, img: &MinImage<F>
 ) -> EnergyVirial<A> = rows_body);
 
 /// All pairs. `tile = None` streams every partner for each row (plain); `Some(t)` walks the
 /// partners in tiles of `t` shared by a block of rows (cache-blocked).
-pub fn all_pairs<F: Real, A: Real, C: PairCoeffs<F>, const EV: bool>(
+pub fn all_pairs<F: Real, A: Real, C: PairCoeffs<F>, const M: u8>(
     pos: &[[F; 4]],
     tile: Option<usize>,
     coeffs: &C,
@@ -59,7 +59,7 @@ pub fn all_pairs<F: Real, A: Real, C: PairCoeffs<F>, const EV: bool>(
     force
         .par_chunks_mut(ROW_CHUNK)
         .enumerate()
-        .map(|(c, out)| rows::<F, A, C, EV>(c * ROW_CHUNK, out, pos, tile, coeffs, img))
+        .map(|(c, out)| rows::<F, A, C, M>(c * ROW_CHUNK, out, pos, tile, coeffs, img))
         .collect::<Vec<_>>()
         .into_iter()
         .fold(EnergyVirial::default(), |mut a, b| {
@@ -70,7 +70,7 @@ pub fn all_pairs<F: Real, A: Real, C: PairCoeffs<F>, const EV: bool>(
 
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-fn cells_body<F: Real, A: Real, C: PairCoeffs<F>, const EV: bool>(
+fn cells_body<F: Real, A: Real, C: PairCoeffs<F>, const M: u8>(
     first: usize,
     out: &mut [[F; 4]],
     sorted: &[[F; 4]],
@@ -92,7 +92,7 @@ fn cells_body<F: Real, A: Real, C: PairCoeffs<F>, const EV: bool>(
         }
         let mut f = [F::zero(); 4];
         for r in &rows {
-            let g = full_contiguous::<F, A, C, EV>(sorted[s], &sorted[r.clone()], coeffs, img, &mut ev);
+            let g = full_contiguous::<F, A, C, M>(sorted[s], &sorted[r.clone()], coeffs, img, &mut ev);
             f[0] += g[0];
             f[1] += g[1];
             f[2] += g[2];
@@ -102,7 +102,7 @@ fn cells_body<F: Real, A: Real, C: PairCoeffs<F>, const EV: bool>(
     ev
 }
 
-multiversion!(fn cells_rows<F: Real, A: Real, C: PairCoeffs<F>; const EV: bool>(
+multiversion!(fn cells_rows<F: Real, A: Real, C: PairCoeffs<F>; const M: u8>(
     first: usize, out: &mut [[F; 4]], sorted: &[[F; 4]], sorted_cell: &[u32], grid: &CellGrid,
     coeffs: &C, img: &MinImage<F>
 ) -> EnergyVirial<A> = cells_body);
@@ -118,7 +118,7 @@ pub struct CellScratch<F> {
 
 /// Cell list: bins the atoms, then each atom scans its 27 neighbouring cells.
 /// `scratch.grid` must have been made for this box and a range of at least the cutoff.
-pub fn cell_list<F: Real, A: Real, C: PairCoeffs<F>, const EV: bool>(
+pub fn cell_list<F: Real, A: Real, C: PairCoeffs<F>, const M: u8>(
     pos: &[[F; 4]],
     scratch: &mut CellScratch<F>,
     coeffs: &C,
@@ -141,7 +141,7 @@ pub fn cell_list<F: Real, A: Real, C: PairCoeffs<F>, const EV: bool>(
         .sorted_force
         .par_chunks_mut(ROW_CHUNK)
         .enumerate()
-        .map(|(c, out)| cells_rows::<F, A, C, EV>(c * ROW_CHUNK, out, sorted, sorted_cell, grid, coeffs, img))
+        .map(|(c, out)| cells_rows::<F, A, C, M>(c * ROW_CHUNK, out, sorted, sorted_cell, grid, coeffs, img))
         .collect::<Vec<_>>()
         .into_iter()
         .fold(EnergyVirial::default(), |mut a, b| {
@@ -155,7 +155,7 @@ pub fn cell_list<F: Real, A: Real, C: PairCoeffs<F>, const EV: bool>(
 }
 
 #[inline(always)]
-fn half_body<F: Real, A: Real, C: PairCoeffs<F>, const EV: bool>(
+fn half_body<F: Real, A: Real, C: PairCoeffs<F>, const M: u8>(
     chunk: &ListChunk,
     pos: &[[F; 4]],
     coeffs: &C,
@@ -167,18 +167,18 @@ fn half_body<F: Real, A: Real, C: PairCoeffs<F>, const EV: bool>(
     for k in 0..chunk.start.len() - 1 {
         let list = &chunk.nbrs[chunk.start[k] as usize..chunk.start[k + 1] as usize];
         // SAFETY: the list was built for these positions: every index is < pos.len() <= buf.len().
-        unsafe { half_list::<F, A, C, EV>(chunk.first + k, pos, list, coeffs, img, buf, &mut ev) };
+        unsafe { half_list::<F, A, C, M>(chunk.first + k, pos, list, coeffs, img, buf, &mut ev) };
     }
     ev
 }
 
-multiversion!(fn half_rows<F: Real, A: Real, C: PairCoeffs<F>; const EV: bool>(
+multiversion!(fn half_rows<F: Real, A: Real, C: PairCoeffs<F>; const M: u8>(
     chunk: &ListChunk, pos: &[[F; 4]], coeffs: &C, img: &MinImage<F>, buf: &mut [[F; 4]]
 ) -> EnergyVirial<A> = half_body);
 
 /// The hand-vectorised AVX-512 loop when it applies (one species, f32 or f64, AVX-512
 /// present), else the portable one.
-fn half_rows_best<F: Real, A: Real, C: PairCoeffs<F>, const EV: bool>(
+fn half_rows_best<F: Real, A: Real, C: PairCoeffs<F>, const M: u8>(
     chunk: &ListChunk,
     pos: &[[F; 4]],
     coeffs: &C,
@@ -191,27 +191,31 @@ fn half_rows_best<F: Real, A: Real, C: PairCoeffs<F>, const EV: bool>(
         use super::simd::{cast_ref, cast_slice, cast_slice_mut};
         if let Some(lj) = coeffs.uniform() {
             assert!(buf.len() >= pos.len() && chunk.first + chunk.start.len() - 1 <= pos.len());
-            let ev = |(e, w): (f64, f64)| EnergyVirial { energy: A::of(e), virial: A::of(w) };
+            let ev = |s: EnergyVirial<f64>| EnergyVirial {
+                energy: A::of(s.energy),
+                virial: A::of(s.virial),
+                tensor: s.tensor.map(A::of),
+            };
             if let (Some(p), Some(l), Some(m)) = (cast_slice::<_, [f64; 4]>(pos), cast_ref(lj), cast_ref(img)) {
                 let b = cast_slice_mut::<_, [f64; 4]>(buf).expect("same type as pos");
                 // SAFETY: AVX-512 was detected; the list was built for `pos` (indices in bounds,
                 // lengths padded to multiples of 8) and `buf` holds every atom.
-                return ev(unsafe { avx512::half_rows_f64::<EV>(chunk.first, p, &chunk.start, &chunk.nbrs, l, m, b) });
+                return ev(unsafe { avx512::half_rows_f64::<M>(chunk.first, p, &chunk.start, &chunk.nbrs, l, m, b) });
             }
             if let (Some(p), Some(l), Some(m)) = (cast_slice::<_, [f32; 4]>(pos), cast_ref(lj), cast_ref(img)) {
                 let b = cast_slice_mut::<_, [f32; 4]>(buf).expect("same type as pos");
                 // SAFETY: as above; the chunk's storage ends with 16 padding entries.
-                return ev(unsafe { avx512::half_rows_f32::<EV>(chunk.first, p, &chunk.start, &chunk.nbrs, l, m, b) });
+                return ev(unsafe { avx512::half_rows_f32::<M>(chunk.first, p, &chunk.start, &chunk.nbrs, l, m, b) });
             }
         }
     }
-    half_rows::<F, A, C, EV>(chunk, pos, coeffs, img, buf)
+    half_rows::<F, A, C, M>(chunk, pos, coeffs, img, buf)
 }
 
 /// Neighbour list: each thread takes a contiguous range of atoms with about the same number
 /// of pairs and accumulates into its own buffer (the first into `force`); the buffers are
 /// then summed. `bufs` is resized as needed and kept between steps.
-pub fn neighbor_list<F: Real, A: Real, C: PairCoeffs<F>, const EV: bool>(
+pub fn neighbor_list<F: Real, A: Real, C: PairCoeffs<F>, const M: u8>(
     pos: &[[F; 4]],
     nl: &NeighborList,
     bufs: &mut Vec<Vec<[F; 4]>>,
@@ -236,7 +240,7 @@ pub fn neighbor_list<F: Real, A: Real, C: PairCoeffs<F>, const EV: bool>(
             buf.fill([F::zero(); 4]);
             let mut ev = EnergyVirial::default();
             for chunk in &nl.chunks[range.clone()] {
-                ev.add(half_rows_best::<F, A, C, EV>(chunk, pos, coeffs, img, buf));
+                ev.add(half_rows_best::<F, A, C, M>(chunk, pos, coeffs, img, buf));
             }
             ev
         })

@@ -41,18 +41,79 @@ impl<F: Real> MinImage<F> {
     }
 }
 
-/// Energy and virial sums of a set of pairs. Parallel loops collect per-chunk sums in order
-/// and add them sequentially, so results do not depend on thread scheduling.
+/// What a force pass sums besides the forces: the `M` parameter of every pair loop.
+pub mod mode {
+    /// Forces only.
+    pub const FORCES: u8 = 0;
+    /// Forces, energy and virial (telemetry steps).
+    pub const ENERGY: u8 = 1;
+    /// Forces, energy, virial and the pair virial tensor (stress steps of a viscosity
+    /// measurement).
+    pub const STRESS: u8 = 2;
+}
+
+/// Energy, virial and (in [`mode::STRESS`]) pair virial tensor sums of a set of pairs, the
+/// tensor as `sum r_a f_b` in the order xx, yy, zz, xy, xz, yz. Parallel loops collect
+/// per-chunk sums in order and add them sequentially, so results do not depend on thread
+/// scheduling.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct EnergyVirial<A> {
     pub energy: A,
     pub virial: A,
+    pub tensor: [A; 6],
 }
 
 impl<A: Real> EnergyVirial<A> {
+    /// Energy and virial, no tensor.
+    pub fn new(energy: A, virial: A) -> Self {
+        EnergyVirial { energy, virial, tensor: [A::zero(); 6] }
+    }
+
     pub fn add(&mut self, o: EnergyVirial<A>) {
         self.energy += o.energy;
         self.virial += o.virial;
+        for k in 0..6 {
+            self.tensor[k] += o.tensor[k];
+        }
+    }
+
+    /// The same sums in f64.
+    pub fn to_f64(self) -> EnergyVirial<f64> {
+        EnergyVirial { energy: self.energy.f64(), virial: self.virial.f64(), tensor: self.tensor.map(|t| t.f64()) }
+    }
+}
+
+/// The axes (a, b) of each component of [`EnergyVirial::tensor`].
+pub const TENSOR_AXES: [(usize, usize); 6] = [(0, 0), (1, 1), (2, 2), (0, 1), (0, 2), (1, 2)];
+
+/// Per-lane accumulators of the pair virial tensor (see [`EnergyVirial::tensor`]).
+#[derive(Clone, Copy)]
+struct LaneTensor<A>([[A; LANES]; 6]);
+
+impl<A: Real> LaneTensor<A> {
+    fn new() -> Self {
+        LaneTensor([[A::zero(); LANES]; 6])
+    }
+
+    /// Adds `fd d_a d_b` to lane `l`.
+    #[inline(always)]
+    fn add<F: Real>(&mut self, l: usize, d: [F; 3], fd: F) {
+        let (x, y, z) = (d[0] * fd, d[1] * fd, d[2] * fd);
+        let t = &mut self.0;
+        t[0][l] += A::of((d[0] * x).f64());
+        t[1][l] += A::of((d[1] * y).f64());
+        t[2][l] += A::of((d[2] * z).f64());
+        t[3][l] += A::of((d[0] * y).f64());
+        t[4][l] += A::of((d[0] * z).f64());
+        t[5][l] += A::of((d[1] * z).f64());
+    }
+
+    /// Adds `scale` times the lane sums to `out`.
+    #[inline(always)]
+    fn fold_into(&self, scale: A, out: &mut [A; 6]) {
+        for k in 0..6 {
+            out[k] += scale * self.0[k].iter().fold(A::zero(), |a, &b| a + b);
+        }
     }
 }
 
@@ -62,10 +123,10 @@ fn type_of<F: Real>(w: F) -> u32 {
 }
 
 /// Force on `pi` from every atom in `js` (r^2 = 0 partners are skipped). Returns the force;
-/// with `EV`, adds the pair energy and virial to `ev`, halved because every pair is visited
-/// from both sides.
+/// with [`mode::ENERGY`] or more, adds the pair energy and virial (and the tensor in
+/// [`mode::STRESS`]) to `ev`, halved because every pair is visited from both sides.
 #[inline(always)]
-pub fn full_contiguous<F: Real, A: Real, C: PairCoeffs<F>, const EV: bool>(
+pub fn full_contiguous<F: Real, A: Real, C: PairCoeffs<F>, const M: u8>(
     pi: [F; 4],
     js: &[[F; 4]],
     coeffs: &C,
@@ -78,6 +139,7 @@ pub fn full_contiguous<F: Real, A: Real, C: PairCoeffs<F>, const EV: bool>(
     let mut fz = [F::zero(); LANES];
     let mut e = [A::zero(); LANES];
     let mut w = [A::zero(); LANES];
+    let mut t = LaneTensor::<A>::new();
     let mut body = |c: &[[F; 4]; LANES]| {
         for l in 0..LANES {
             let pj = c[l];
@@ -90,10 +152,13 @@ pub fn full_contiguous<F: Real, A: Real, C: PairCoeffs<F>, const EV: bool>(
             fx[l] += d[0] * fd;
             fy[l] += d[1] * fd;
             fz[l] += d[2] * fd;
-            if EV {
+            if M >= mode::ENERGY {
                 let en = if inside { en } else { F::zero() };
                 e[l] += A::of(en.f64());
                 w[l] += A::of((rsq * fd).f64());
+            }
+            if M == mode::STRESS {
+                t.add(l, d, fd);
             }
         }
     };
@@ -107,10 +172,13 @@ pub fn full_contiguous<F: Real, A: Real, C: PairCoeffs<F>, const EV: bool>(
         pad[..rem.len()].copy_from_slice(rem);
         body(&pad);
     }
-    if EV {
+    if M >= mode::ENERGY {
         let half = A::of(0.5);
         ev.energy += half * e.iter().fold(A::zero(), |a, &b| a + b);
         ev.virial += half * w.iter().fold(A::zero(), |a, &b| a + b);
+    }
+    if M == mode::STRESS {
+        t.fold_into(A::of(0.5), &mut ev.tensor);
     }
     [sum(&fx), sum(&fy), sum(&fz)]
 }
@@ -122,12 +190,13 @@ fn sum<F: Real>(x: &[F; LANES]) -> F {
 
 /// Pairs of atom `i` with its half neighbour list `nbrs` (a multiple of `LANES` long,
 /// padded with `i` itself). Adds the force on `i` and the reactions on its neighbours into
-/// `force`; with `EV`, adds energy and virial (each pair once).
+/// `force`; with [`mode::ENERGY`] or more, adds energy and virial (and the tensor in
+/// [`mode::STRESS`]), each pair once.
 ///
 /// # Safety
 /// Every index in `nbrs` and `i` must be below `pos.len()` and `force.len()`.
 #[inline(always)]
-pub unsafe fn half_list<F: Real, A: Real, C: PairCoeffs<F>, const EV: bool>(
+pub unsafe fn half_list<F: Real, A: Real, C: PairCoeffs<F>, const M: u8>(
     i: usize,
     pos: &[[F; 4]],
     nbrs: &[u32],
@@ -145,6 +214,7 @@ pub unsafe fn half_list<F: Real, A: Real, C: PairCoeffs<F>, const EV: bool>(
     let mut fzi = [F::zero(); LANES];
     let mut e = [A::zero(); LANES];
     let mut w = [A::zero(); LANES];
+    let mut t = LaneTensor::<A>::new();
     for c in nbrs.chunks_exact(LANES) {
         let mut dx = [F::zero(); LANES];
         let mut dy = [F::zero(); LANES];
@@ -172,10 +242,13 @@ pub unsafe fn half_list<F: Real, A: Real, C: PairCoeffs<F>, const EV: bool>(
             fxi[l] += dx[l] * fd[l];
             fyi[l] += dy[l] * fd[l];
             fzi[l] += dz[l] * fd[l];
-            if EV {
+            if M >= mode::ENERGY {
                 let en = if inside { en } else { F::zero() };
                 e[l] += A::of(en.f64());
                 w[l] += A::of((rsq * fd[l]).f64());
+            }
+            if M == mode::STRESS {
+                t.add(l, d, fd[l]);
             }
         }
         for l in 0..LANES {
@@ -191,8 +264,11 @@ pub unsafe fn half_list<F: Real, A: Real, C: PairCoeffs<F>, const EV: bool>(
     fi[0] += sum(&fxi);
     fi[1] += sum(&fyi);
     fi[2] += sum(&fzi);
-    if EV {
+    if M >= mode::ENERGY {
         ev.energy += e.iter().fold(A::zero(), |a, &b| a + b);
         ev.virial += w.iter().fold(A::zero(), |a, &b| a + b);
+    }
+    if M == mode::STRESS {
+        t.fold_into(A::one(), &mut ev.tensor);
     }
 }

@@ -265,6 +265,8 @@ impl Backend for CpuBackend {
         let transport = &mut self.transport;
         rayon::scope(|_| {
             super::timed_advance(steps, telemetry, |out| {
+                let stress_every = transport.as_ref().map_or(0, |t| t.spec().stress_every);
+                with_sim!(&mut *engine, s => s.stress_every = stress_every);
                 if fields.is_none() && transport.is_none() {
                     return with_sim!(engine, s => s.advance(steps, &ctx, out));
                 }

@@ -28,7 +28,7 @@ use rayon::prelude::*;
 use super::cells::CellGrid;
 use super::clusters::{Block, ClusterList};
 use super::forces::CellScratch;
-use super::kernels::EnergyVirial;
+use super::kernels::{EnergyVirial, mode};
 use super::neighbors::NeighborList;
 use crate::analysis;
 use crate::physics::obstacles::ObstacleField;
@@ -75,6 +75,11 @@ pub struct CpuSim<P: PrecisionMode> {
     /// Force-precision copy of `pos`, kept only when the two precisions differ (mixed).
     pos_f: Vec<[P::Force; 4]>,
     forces_valid: bool,
+    /// Steps divisible by this (when not 0) sum the pair virial tensor in their force pass,
+    /// for a viscosity measurement (set by the transport sampler's owner).
+    pub stress_every: u64,
+    /// The pair virial tensor of the force pass of a step (see `stress.rs`), with that step.
+    pair_tensor: Option<(u64, [f64; 6])>,
     cells: CellScratch<P::Force>,
     cells_range: f64,
     nl: NeighborList,
@@ -134,6 +139,8 @@ impl<P: PrecisionMode> CpuSim<P> {
             force: vec![[P::Force::zero(); 4]; n],
             pos_f: Vec::new(),
             forces_valid: false,
+            stress_every: 0,
+            pair_tensor: None,
             cells: CellScratch::default(),
             cells_range: 0.0,
             nl: NeighborList::default(),
@@ -219,10 +226,19 @@ impl<P: PrecisionMode> CpuSim<P> {
         }
     }
 
+    /// The pair virial tensor of the current positions when this step's force pass summed it
+    /// (a stress step, see [`CpuSim::stress_every`]) and nothing has changed since.
+    pub(super) fn pair_tensor_now(&self) -> Option<[f64; 6]> {
+        match self.pair_tensor {
+            Some((step, t)) if self.forces_valid && step == self.step => Some(t),
+            _ => None,
+        }
+    }
+
     /// Telemetry of the current state (forces recomputed with energies; the state is unchanged).
     pub fn measure(&mut self, ctx: &Ctx) -> Telemetry {
         self.sync_piston(ctx.params);
-        let sums = self.compute_forces::<true>(ctx, self.step);
+        let sums = self.compute_forces::<{ mode::ENERGY }>(ctx, self.step);
         self.telemetry(ctx, sums)
     }
 }

@@ -1,7 +1,8 @@
 //! The pressure tensor of the CPU backend's current state, for transport sampling
 //! (`transport.rs`): `P_ab = (sum_i m_i v_ia v_ib + W_ab) / V` with `W_ab` the pair virial
-//! `sum over pairs of r_ij,a f_ij,b` (a separate f64 pass through a cell grid, run only on
-//! stress steps, like the energy/virial pass on telemetry steps) plus the wall and obstacle
+//! `sum over pairs of r_ij,a f_ij,b` (summed by the step's own force pass on stress steps,
+//! see `CpuSim::stress_every` and `kernels::mode::STRESS`; a separate f64 pass through a
+//! cell grid when the state was sampled some other way) plus the wall and obstacle
 //! terms of [`External::virial_tensor`], so that the trace over 3 is the telemetry pressure
 //! (without tail corrections) to round-off. V is the telemetry's volume (under the piston
 //! when there is one). Order of the tensor: xx, yy, zz, xy, xz, yz.
@@ -106,7 +107,9 @@ pub fn pressure_tensor<P: PrecisionMode>(sim: &CpuSim<P>, ctx: &Ctx) -> [f64; 6]
     let params = ctx.params;
     let b = sim.sim_box;
     let pos: Vec<[f64; 3]> = sim.pos.iter().map(|p| [p[0].f64(), p[1].f64(), p[2].f64()]).collect();
-    let mut w = if params.species.len() == 1 {
+    let mut w = if let Some(t) = sim.pair_tensor_now() {
+        t
+    } else if params.species.len() == 1 {
         let c = Uniform(LjPair::<f64>::like_pair(params, 0));
         pair_virial(&c, &b, params.max_cutoff(), &pos, &sim.types)
     } else {

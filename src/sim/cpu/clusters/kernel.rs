@@ -3,6 +3,7 @@
 //! rests on.
 
 use super::{Block, ClusterChunk, LjPair};
+use crate::sim::cpu::kernels::EnergyVirial;
 use crate::sim::cpu::simd::{self, SimdLevel};
 
 /// For each entry of `near` (candidate j-clusters of i-cluster `ci`, as in the list), which
@@ -41,29 +42,29 @@ pub fn near_halves(
 }
 
 /// Forces of the i-clusters of `chunk` (and their reactions) added to `buf`, from the packed
-/// positions; returns (energy, virial) with `EV`. Entries naming clusters outside `packed`
+/// positions; returns the sums of mode `M` (see `kernels::mode`). Entries naming clusters outside `packed`
 /// are skipped.
 ///
 /// Panics when the CPU cannot run `level`'s loop (see [`runnable`]) or `buf` is shorter
 /// than `packed`.
 #[cfg_attr(not(target_arch = "x86_64"), allow(unused_variables))]
-pub fn rows<const EV: bool>(
+pub fn rows<const M: u8>(
     level: SimdLevel,
     chunk: &ClusterChunk,
     packed: &[Block],
     shifts: &[[f32; 4]; 27],
     lj: &LjPair<f32>,
     buf: &mut [Block],
-) -> (f64, f64) {
+) -> EnergyVirial<f64> {
     assert!(runnable(level), "no cluster-pair loop for {level:?} on this CPU");
     assert!(buf.len() >= packed.len(), "force buffer shorter than the clusters");
     #[cfg(target_arch = "x86_64")]
     match level {
         // SAFETY: AVX-512 is present (runnable); every index is checked against
         // `packed.len() <= buf.len()`.
-        SimdLevel::Avx512 => unsafe { super::super::cluster_kernel::rows_avx512::<EV>(chunk, packed, shifts, lj, buf) },
+        SimdLevel::Avx512 => unsafe { super::super::cluster_kernel::rows_avx512::<M>(chunk, packed, shifts, lj, buf) },
         // SAFETY: AVX2 and FMA are present (runnable).
-        SimdLevel::Avx2 => unsafe { super::super::cluster_avx2::rows_avx2::<EV>(chunk, packed, shifts, lj, buf) },
+        SimdLevel::Avx2 => unsafe { super::super::cluster_avx2::rows_avx2::<M>(chunk, packed, shifts, lj, buf) },
         SimdLevel::Base => unreachable!("not runnable"),
     }
     #[cfg(not(target_arch = "x86_64"))]

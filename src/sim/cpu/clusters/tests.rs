@@ -1,13 +1,15 @@
 //! Cluster-pair lists against brute force, for every force loop the CPU can run.
 
 use super::*;
+use crate::sim::cpu::kernels::{TENSOR_AXES, mode};
 
 /// Forces, energy and virial of every pair by brute force in f64 (minimum image), for
 /// epsilon = sigma = 1 at `lj`'s cutoff, shifted when `lj` is.
-fn brute(pos: &[[f32; 4]], b: &SimBox, lj: &LjPair<f32>) -> (Vec<[f64; 3]>, f64, f64) {
+fn brute(pos: &[[f32; 4]], b: &SimBox, lj: &LjPair<f32>) -> (Vec<[f64; 3]>, f64, f64, [f64; 6]) {
     let len = b.length();
     let mut f = vec![[0.0; 3]; pos.len()];
     let (mut e, mut w) = (0.0, 0.0);
+    let mut t = [0.0; 6];
     let l = LjPair::<f64>::new(1.0, 1.0, (lj.rcut_sq as f64).sqrt(), lj.offset != 0.0);
     for i in 0..pos.len() {
         for j in i + 1..pos.len() {
@@ -27,9 +29,12 @@ fn brute(pos: &[[f32; 4]], b: &SimBox, lj: &LjPair<f32>) -> (Vec<[f64; 3]>, f64,
                 f[i][k] += d[k] * fd;
                 f[j][k] -= d[k] * fd;
             }
+            for (q, &(a, c)) in TENSOR_AXES.iter().enumerate() {
+                t[q] += d[a] * d[c] * fd;
+            }
         }
     }
-    (f, e, w)
+    (f, e, w, t)
 }
 
 /// A reproducible stream of uniform numbers in [0, 1).
@@ -118,8 +123,9 @@ fn check_with(level: SimdLevel, b: &SimBox, mut pos: Vec<[f32; 4]>, lj: &LjPair<
     assert!(list.first.windows(2).all(|w| w[1] > w[0] && w[1] - w[0] <= CLUSTER as u32), "{what}: cluster sizes");
     let compare = |list: &ClusterList, pos: &[[f32; 4]], stage: &str| {
         let mut force = vec![[0.0f32; 4]; pos.len()];
-        let (e, w) = list.forces_with::<true>(level, lj, &mut Vec::new(), &mut force);
-        let (want, we, ww) = brute(pos, b, lj);
+        let sums = list.forces_with::<{ mode::STRESS }>(level, lj, &mut Vec::new(), &mut force);
+        let (e, w) = (sums.energy, sums.virial);
+        let (want, we, ww, wt) = brute(pos, b, lj);
         let rms = (want.iter().map(|f| f[0] * f[0] + f[1] * f[1] + f[2] * f[2]).sum::<f64>() / pos.len() as f64).sqrt();
         assert!(rms > 1.0, "{what} {stage}: forces too small to test ({rms})");
         let worst = force
@@ -130,6 +136,20 @@ fn check_with(level: SimdLevel, b: &SimBox, mut pos: Vec<[f32; 4]>, lj: &LjPair<
         assert!(worst < 1e-4 * rms, "{what} {stage}: force off by {worst} (rms {rms})");
         assert!((e - we).abs() < 1e-5 * we.abs().max(1.0), "{what} {stage}: energy {e} against {we}");
         assert!((w - ww).abs() < 1e-5 * ww.abs().max(1.0), "{what} {stage}: virial {w} against {ww}");
+        // The tensor's scale is the diagonal's (off-diagonal sums nearly cancel).
+        let scale = wt[..3].iter().map(|x| x.abs()).fold(1.0, f64::max);
+        for q in 0..6 {
+            let (got, want) = (sums.tensor[q], wt[q]);
+            assert!((got - want).abs() < 1e-5 * scale, "{what} {stage}: tensor[{q}] {got} against {want}");
+        }
+        // The other modes: the same forces, no tensor (and no energy without ENERGY).
+        let mut again = vec![[0.0f32; 4]; pos.len()];
+        let ev = list.forces_with::<{ mode::ENERGY }>(level, lj, &mut Vec::new(), &mut again);
+        assert_eq!((ev.energy, ev.virial, ev.tensor), (e, w, [0.0; 6]), "{what} {stage}: ENERGY sums");
+        assert_eq!(again, force, "{what} {stage}: ENERGY forces");
+        let none = list.forces_with::<{ mode::FORCES }>(level, lj, &mut Vec::new(), &mut again);
+        assert_eq!(none, EnergyVirial::default(), "{what} {stage}: FORCES sums");
+        assert_eq!(again, force, "{what} {stage}: FORCES forces");
     };
     compare(&list, &pos, "at the build");
     // Move every atom less than half the skin, across periodic faces too, and wrap.

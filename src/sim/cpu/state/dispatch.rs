@@ -15,13 +15,14 @@ use crate::sim::cpu::cells::CellGrid;
 use crate::sim::cpu::clusters;
 use crate::sim::cpu::external::External;
 use crate::sim::cpu::forces::{self, TILE};
-use crate::sim::cpu::kernels::{EnergyVirial, MinImage};
+use crate::sim::cpu::kernels::{EnergyVirial, MinImage, mode};
 use crate::sim::cpu::simd::{cast_slice, cast_slice_mut};
 
 impl<P: PrecisionMode> CpuSim<P> {
     /// Computes forces at the current positions for the force pass of `step` (it keys the
-    /// surface friction's noise); with `EV`, also energies and virials.
-    pub(super) fn compute_forces<const EV: bool>(&mut self, ctx: &Ctx, step: u64) -> Sums {
+    /// surface friction's noise), and the sums of mode `M` (see `kernels::mode`); in
+    /// [`mode::STRESS`] the pair virial tensor is also kept for `stress.rs`.
+    pub(super) fn compute_forces<const M: u8>(&mut self, ctx: &Ctx, step: u64) -> Sums {
         if !self.pos_f_fresh {
             self.sync_pos_f();
             self.disp_since_build = None;
@@ -30,10 +31,10 @@ impl<P: PrecisionMode> CpuSim<P> {
         let p = ctx.params;
         let sums = if p.species.len() == 1 {
             let c = Uniform(LjPair::<P::Force>::like_pair(p, 0));
-            self.pair_forces::<_, EV>(ctx, &c)
+            self.pair_forces::<_, M>(ctx, &c)
         } else {
             let c = Table::<P::Force>::from_params(p);
-            self.pair_forces::<_, EV>(ctx, &c)
+            self.pair_forces::<_, M>(ctx, &c)
         };
         let ext = External::<P::Force>::new(&self.sim_box, p, ctx.field, self.piston.map(|s| s.height), step);
         let layout = BodyLayout::new(&self.sim_box, ctx.field);
@@ -46,10 +47,11 @@ impl<P: PrecisionMode> CpuSim<P> {
             ext.apply(&self.pos, &self.vel, &self.types, &self.ids, &ctx.masses, &mut self.force, bodies);
         self.piston_force = top;
         self.forces_valid = true;
-        (sums, EnergyVirial { energy: e.energy.f64(), virial: e.virial.f64() })
+        self.pair_tensor = (M == mode::STRESS).then_some((step, sums.tensor));
+        (sums, e.to_f64())
     }
 
-    fn pair_forces<C: PairCoeffs<P::Force>, const EV: bool>(&mut self, ctx: &Ctx, c: &C) -> EnergyVirial<f64> {
+    fn pair_forces<C: PairCoeffs<P::Force>, const M: u8>(&mut self, ctx: &Ctx, c: &C) -> EnergyVirial<f64> {
         type A<P> = <P as PrecisionMode>::Accum;
         let img = MinImage::<P::Force>::new(&self.sim_box);
         let mut algorithm = ctx.algorithm;
@@ -91,22 +93,21 @@ impl<P: PrecisionMode> CpuSim<P> {
                 if !rebuild {
                     self.clusters.pack(p32, &self.nl.pos_at_build);
                 }
-                let (energy, virial) = self.clusters.forces::<EV>(&lj, &mut self.cluster_bufs, f32s);
-                return EnergyVirial { energy, virial };
+                return self.clusters.forces::<M>(&lj, &mut self.cluster_bufs, f32s);
             }
         }
         let pf = force_positions(&self.pos, &self.pos_f);
         let ev: EnergyVirial<A<P>> = match algorithm {
-            Algorithm::AllPairsGlobal => forces::all_pairs::<_, _, C, EV>(pf, None, c, &img, &mut self.force),
-            Algorithm::Cells => forces::cell_list::<_, _, C, EV>(pf, &mut self.cells, c, &img, &mut self.force),
+            Algorithm::AllPairsGlobal => forces::all_pairs::<_, _, C, M>(pf, None, c, &img, &mut self.force),
+            Algorithm::Cells => forces::cell_list::<_, _, C, M>(pf, &mut self.cells, c, &img, &mut self.force),
             Algorithm::Neighbors => {
-                forces::neighbor_list::<_, _, C, EV>(pf, &self.nl, &mut self.bufs, c, &img, &mut self.force)
+                forces::neighbor_list::<_, _, C, M>(pf, &self.nl, &mut self.bufs, c, &img, &mut self.force)
             }
             Algorithm::AllPairsTiled | Algorithm::Auto => {
-                forces::all_pairs::<_, _, C, EV>(pf, Some(TILE), c, &img, &mut self.force)
+                forces::all_pairs::<_, _, C, M>(pf, Some(TILE), c, &img, &mut self.force)
             }
         };
-        EnergyVirial { energy: ev.energy.f64(), virial: ev.virial.f64() }
+        ev.to_f64()
     }
 
     /// How the last force pass found its pairs under `algorithm` (see `Backend::pair_search`).
@@ -124,7 +125,7 @@ impl<P: PrecisionMode> CpuSim<P> {
     /// Forces at the current positions in canonical order.
     pub fn forces(&mut self, ctx: &Ctx) -> Vec<[f64; 3]> {
         self.sync_piston(ctx.params);
-        self.compute_forces::<false>(ctx, self.step);
+        self.compute_forces::<{ mode::FORCES }>(ctx, self.step);
         let mut out = vec![[0.0; 3]; self.n()];
         for (s, f) in self.force.iter().enumerate() {
             out[self.ids[s] as usize] = [f[0].f64(), f[1].f64(), f[2].f64()];

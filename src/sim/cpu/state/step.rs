@@ -12,7 +12,7 @@ use crate::physics::params::Thermostat;
 use crate::physics::real::{PrecisionMode, Real};
 use crate::physics::sim_box::SimBox;
 use crate::rng::{Stream, normal4};
-use crate::sim::cpu::kernels::MinImage;
+use crate::sim::cpu::kernels::{MinImage, mode};
 use crate::sim::cpu::simd::multiversion;
 use crate::sim::{ESCAPE_MARGIN, RUNAWAY_STEP, SimError, Telemetry};
 
@@ -209,7 +209,7 @@ impl<P: PrecisionMode> CpuSim<P> {
         }
         self.sync_piston(ctx.params);
         if !self.forces_valid {
-            self.compute_forces::<false>(ctx, self.step);
+            self.compute_forces::<{ mode::FORCES }>(ctx, self.step);
         }
         let every = ctx.params.telemetry_every.max(1);
         let limit = RUNAWAY_STEP * RUNAWAY_STEP;
@@ -222,10 +222,14 @@ impl<P: PrecisionMode> CpuSim<P> {
                 self.forces_valid = false;
                 return Err(blow_up(next, moved));
             }
-            let sums = if next.is_multiple_of(every) {
-                Some(self.compute_forces::<true>(ctx, next))
+            let stress = self.stress_every > 0 && next.is_multiple_of(self.stress_every);
+            let sums = if stress {
+                let sums = self.compute_forces::<{ mode::STRESS }>(ctx, next);
+                next.is_multiple_of(every).then_some(sums)
+            } else if next.is_multiple_of(every) {
+                Some(self.compute_forces::<{ mode::ENERGY }>(ctx, next))
             } else {
-                self.compute_forces::<false>(ctx, next);
+                self.compute_forces::<{ mode::FORCES }>(ctx, next);
                 None
             };
             self.bodies.add(&self.body_step);
