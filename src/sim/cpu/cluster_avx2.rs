@@ -15,8 +15,9 @@
 
 use std::arch::x86_64::*;
 
+use super::clusters::add_shift_term;
 use super::clusters::{Block, ClusterChunk, resolve};
-use super::kernels::{EnergyVirial, TENSOR_AXES, mode};
+use super::kernels::{EnergyVirial, mode};
 use crate::physics::lj::LjPair;
 
 /// Lane l of row k is set when j-atom l comes after i-atom k: a cluster with itself
@@ -131,8 +132,8 @@ unsafe fn sum4(v: &[__m256; 4]) -> __m128 {
 }
 
 /// The pairs of i-atoms 4h..4h + 4 (of cluster `bi`) with the j-atoms at `xj`: i forces into
-/// `fi` (by axis, then atom), the sums of mode `M` (`kernels::mode`) into `ev` (energy,
-/// virial, then the tensor's components); returns the j forces.
+/// `fi` (by axis, then atom), with [`mode::ENERGY`] or more the energy and virial into
+/// `ev`; returns the j forces.
 #[inline(always)]
 unsafe fn half_with<const M: u8, const OWN: bool>(
     bi: &Block,
@@ -140,7 +141,7 @@ unsafe fn half_with<const M: u8, const OWN: bool>(
     xj: &[__m256; 3],
     c: &Coeffs,
     fi: &mut [[__m256; 4]; 3],
-    ev: &mut [__m256; 8],
+    ev: &mut [__m256; 2],
 ) -> [__m256; 3] {
     let mut fj = [_mm256_setzero_ps(); 3];
     for a in 0..4 {
@@ -158,12 +159,6 @@ unsafe fn half_with<const M: u8, const OWN: bool>(
             let en = _mm256_sub_ps(_mm256_mul_ps(r6inv, _mm256_fmsub_ps(c.lj3, r6inv, c.lj4)), c.offset);
             ev[0] = _mm256_add_ps(ev[0], _mm256_and_ps(mask, en));
             ev[1] = _mm256_fmadd_ps(rsq, fd, ev[1]);
-        }
-        if M == mode::STRESS {
-            let f = [_mm256_mul_ps(d[0], fd), _mm256_mul_ps(d[1], fd), _mm256_mul_ps(d[2], fd)];
-            for (q, &(x, y)) in TENSOR_AXES.iter().enumerate() {
-                ev[2 + q] = _mm256_fmadd_ps(d[x], f[y], ev[2 + q]);
-            }
         }
     }
     fj
@@ -199,7 +194,7 @@ pub(super) unsafe fn rows_avx2<const M: u8>(
         }
         let bi = &packed[ci];
         let mut fi = [[zero; 4]; 3];
-        let mut ev = [zero; 8];
+        let mut ev = [zero; 2];
         for &e in entries {
             let Some((cj, bj, s, own)) = resolve(e, ci, packed, shifts) else { continue };
             let xj = [load_j(bj, 0, s[0]), load_j(bj, 1, s[1]), load_j(bj, 2, s[2])];
@@ -208,6 +203,9 @@ pub(super) unsafe fn rows_avx2<const M: u8>(
             } else {
                 half_with::<M, false>(bi, h, &xj, &c, &mut fi, &mut ev)
             };
+            if M == mode::STRESS && s[..3] != [0.0; 3] {
+                add_shift_term(s, [sum_pd(fj[0]), sum_pd(fj[1]), sum_pd(fj[2])], &mut sums.tensor);
+            }
             let out = &mut buf[cj];
             for (d, f) in fj.iter().enumerate() {
                 let p = out.0[d].as_mut_ptr();
@@ -222,11 +220,6 @@ pub(super) unsafe fn rows_avx2<const M: u8>(
         if M >= mode::ENERGY {
             sums.energy += sum_pd(ev[0]);
             sums.virial += sum_pd(ev[1]);
-        }
-        if M == mode::STRESS {
-            for q in 0..6 {
-                sums.tensor[q] += sum_pd(ev[2 + q]);
-            }
         }
     }
     sums

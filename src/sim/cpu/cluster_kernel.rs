@@ -10,8 +10,9 @@
 
 use std::arch::x86_64::*;
 
+use super::clusters::add_shift_term;
 use super::clusters::{Block, ClusterChunk, resolve};
-use super::kernels::{EnergyVirial, TENSOR_AXES, mode};
+use super::kernels::{EnergyVirial, mode};
 use crate::physics::lj::LjPair;
 
 /// Lane l of register r pairs i-atom 2r + l / 8 with j-atom l % 8: keep j > i.
@@ -169,7 +170,6 @@ pub(super) unsafe fn rows_avx512<const M: u8>(
         let xi = [load_half(bi, 0, &pick), load_half(bi, 1, &pick), load_half(bi, 2, &pick)];
         let mut fi = [[zero; 2]; 3];
         let (mut e_acc, mut w_acc) = (zero, zero);
-        let mut t_acc = [zero; 6];
         for &e in entries {
             let Some((cj, bj, s, own)) = resolve(e, ci, packed, shifts) else { continue };
             let (xj, yj, zj) = (load_j(bj, 0, s[0]), load_j(bj, 1, s[1]), load_j(bj, 2, s[2]));
@@ -201,13 +201,9 @@ pub(super) unsafe fn rows_avx512<const M: u8>(
                     e_acc = _mm512_add_ps(e_acc, _mm512_maskz_mov_ps(mask, en));
                     w_acc = _mm512_fmadd_ps(rsq, fd, w_acc);
                 }
-                if M == mode::STRESS {
-                    let d = [dx, dy, dz];
-                    let f = [_mm512_mul_ps(dx, fd), _mm512_mul_ps(dy, fd), _mm512_mul_ps(dz, fd)];
-                    for (q, &(a, b)) in TENSOR_AXES.iter().enumerate() {
-                        t_acc[q] = _mm512_fmadd_ps(d[a], f[b], t_acc[q]);
-                    }
-                }
+            }
+            if M == mode::STRESS && s[..3] != [0.0; 3] {
+                add_shift_term(s, [sum_pd(fj[0]), sum_pd(fj[1]), sum_pd(fj[2])], &mut sums.tensor);
             }
             // The two halves of a register are the same j-atoms: fold them into j's forces.
             let out = buf.get_unchecked_mut(cj);
@@ -225,11 +221,6 @@ pub(super) unsafe fn rows_avx512<const M: u8>(
         if M >= mode::ENERGY {
             sums.energy += sum_pd(e_acc);
             sums.virial += sum_pd(w_acc);
-        }
-        if M == mode::STRESS {
-            for q in 0..6 {
-                sums.tensor[q] += sum_pd(t_acc[q]);
-            }
         }
     }
     sums

@@ -22,7 +22,7 @@
 use rayon::prelude::*;
 
 use super::cells::CellGrid;
-use super::kernels::EnergyVirial;
+use super::kernels::{EnergyVirial, TENSOR_AXES, mode};
 use super::neighbors::balanced_ranges;
 use super::simd::SimdLevel;
 use crate::physics::lj::LjPair;
@@ -100,6 +100,15 @@ pub fn resolve<'a>(
 ) -> Option<(usize, &'a Block, &'a [f32; 4], bool)> {
     let (cj, code) = ((e >> SHIFT_BITS) as usize, e & ((1 << SHIFT_BITS) - 1));
     Some((cj, packed.get(cj)?, shifts.get(code as usize)?, cj == ci && code == ZERO_SHIFT))
+}
+
+/// Adds an entry's image-shift term `s_a fj_b` (fj the sum of the entry's reactions on its
+/// j-atoms) to the pair virial tensor `t` (see [`ClusterList::forces`]).
+#[inline(always)]
+pub fn add_shift_term(s: &[f32; 4], fj: [f64; 3], t: &mut [f64; 6]) {
+    for (q, &(a, b)) in TENSOR_AXES.iter().enumerate() {
+        t[q] += s[a] as f64 * fj[b];
+    }
 }
 
 /// Clusters, their positions and the cluster-pair list.
@@ -361,7 +370,11 @@ impl ClusterList {
     }
 
     /// Pair forces (written to `force`, slots in cluster order) and the sums of mode `M`
-    /// (see `kernels::mode`), from the packed positions. Each thread takes a run of clusters with
+    /// (see `kernels::mode`), from the packed positions. The pair virial tensor is
+    /// `sum over pairs of d_a f_b` with `d = x_i - x_j - s` (s the entry's image shift):
+    /// `sum over atoms of x_a F_b` (packed x, the total pair force F) plus `sum over
+    /// entries of s_a fj_b` (fj the entry's reactions on its j-cluster, see
+    /// [`add_shift_term`]), so the loops add only the latter, on shifted entries. Each thread takes a run of clusters with
     /// about the same number of entries and accumulates into its own buffer in `bufs`.
     pub fn forces<const M: u8>(
         &self,
@@ -407,25 +420,42 @@ impl ClusterList {
             outs.push((c0, head));
             rest = tail;
         }
-        outs.into_par_iter().for_each(|(c0, out)| {
-            let base = self.first[c0] as usize;
-            for c in c0..(c0 + 256).min(nc) {
-                for s in self.first[c] as usize..self.first[c + 1] as usize {
-                    let l = s - self.first[c] as usize;
-                    let mut f = [0.0f32; 4];
-                    for b in bufs {
-                        for k in 0..3 {
-                            f[k] += b[c].0[k][l];
+        let moments: Vec<[f64; 6]> = outs
+            .into_par_iter()
+            .map(|(c0, out)| {
+                let base = self.first[c0] as usize;
+                let mut moment = [0.0; 6];
+                for c in c0..(c0 + 256).min(nc) {
+                    for s in self.first[c] as usize..self.first[c + 1] as usize {
+                        let l = s - self.first[c] as usize;
+                        let mut f = [0.0f32; 4];
+                        for b in bufs {
+                            for k in 0..3 {
+                                f[k] += b[c].0[k][l];
+                            }
+                        }
+                        out[s - base] = f;
+                        if M == mode::STRESS {
+                            let x = self.packed[c].0;
+                            for (q, &(a, b)) in TENSOR_AXES.iter().enumerate() {
+                                moment[q] += x[a][l] as f64 * f[b] as f64;
+                            }
                         }
                     }
-                    out[s - base] = f;
                 }
-            }
-        });
-        sums.into_iter().fold(EnergyVirial::default(), |mut a, b| {
+                moment
+            })
+            .collect();
+        let mut total = sums.into_iter().fold(EnergyVirial::default(), |mut a, b| {
             a.add(b);
             a
-        })
+        });
+        for m in moments {
+            for q in 0..6 {
+                total.tensor[q] += m[q];
+            }
+        }
+        total
     }
 }
 

@@ -2,7 +2,7 @@
 //! where the atoms live. Owns the per-atom state of a measurement (unwrapped positions, the
 //! stored MSD and VACF origins, all indexed by canonical atom index, so the re-sorting of
 //! slots at list rebuilds is invisible) and the records produced since the last take. The
-//! pressure tensor's pair and external virial is computed by `stress.rs` on stress steps;
+//! pressure tensor is put together by `stress.rs` on stress steps;
 //! `CpuBackend::advance_md` stops on every sampling step and calls [`TransportSampler::sample`].
 //!
 //! Must not touch the step loop or the forces: it only reads positions and velocities.
@@ -36,7 +36,7 @@ impl Origins {
         now: &[[f64; 3]],
         types: &[u32],
         n_species: usize,
-        term: fn([f64; 3], [f64; 3]) -> f64,
+        term: impl Fn([f64; 3], [f64; 3]) -> f64 + Sync,
         out: &mut Vec<OriginRecord>,
     ) {
         if step.is_multiple_of(self.spec.origin_every) {
@@ -54,11 +54,13 @@ impl Origins {
             .par_iter()
             .filter_map(|slot| slot.as_ref())
             .map(|(origin_step, origin)| {
-                // Sequential over atoms in canonical order: the same sums on every run.
-                let mut sums = vec![0.0; n_species];
-                for ((a, b), &t) in now.iter().zip(origin).zip(types) {
-                    sums[t as usize] += term(*a, *b);
+                // In canonical order, into four partial sums per species (by index mod 4, so
+                // the adds overlap): the same sums on every run.
+                let mut parts = vec![[0.0; 4]; n_species];
+                for (k, ((a, b), &t)) in now.iter().zip(origin).zip(types).enumerate() {
+                    parts[t as usize][k & 3] += term(*a, *b);
                 }
+                let sums = parts.iter().map(|p| (p[0] + p[1]) + (p[2] + p[3])).collect();
                 OriginRecord { step, origin_step: *origin_step, sums }
             })
             .collect();
