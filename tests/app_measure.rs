@@ -1,7 +1,8 @@
 //! The Measure panel driven through egui_kittest on the CPU backend, on 256 atoms in a
 //! periodic box: a short diffusion measurement typed into the panel finishes by itself with
 //! a result and its standard error, copies as `measure`'s text and saves as CSV; a parameter
-//! change restarts a running one (its records dropped, the panel says so with the step); bad
+//! change restarts a running one (its records dropped, the panel says so with the step), a
+//! failed backend switch does not; bad
 //! settings are refused with a message naming the field and the fix.
 
 mod app_common;
@@ -152,11 +153,31 @@ fn a_parameter_change_restarts_a_running_measurement() {
     assert_eq!(note, (format!("parameters changed at step {since}: measurement restarted"), false));
     h.step();
     h.get_by_label(&note.0);
+    // A switch to CUDA restarts it where it succeeds; where it fails (no device), the old
+    // backend and its measurement run on.
+    h.state_mut().switch_backend(BackendChoice::Cuda);
+    if argon_sandbox::sim::cuda::device::open().is_ok() {
+        until(&mut h, 60.0, "the switch's restart", |a| a.measure.run.as_ref().is_some_and(|m| m.restarts == 2));
+        let a = h.state();
+        let since = a.measure.run.as_ref().unwrap().since.unwrap();
+        let note = a.measure.note.clone().unwrap().0;
+        assert_eq!(note, format!("the backend switched at step {since}: measurement restarted"));
+        h.state_mut().switch_backend(BackendChoice::Cpu);
+        until(&mut h, 60.0, "the switch back", |a| a.measure.run.as_ref().is_some_and(|m| m.restarts == 3));
+    } else {
+        until(&mut h, 30.0, "the refusal", |a| a.last_error().is_some_and(|e| e.contains("switching backend failed")));
+        for _ in 0..10 {
+            h.step();
+        }
+        let m = h.state().measure.run.as_ref().unwrap();
+        assert_eq!((m.restarts, m.since.unwrap()), (1, since), "a failed switch restarted the measurement");
+    }
+    let restarts = h.state().measure.run.as_ref().unwrap().restarts;
     // An unchanged parameter set does not restart it; Stop ends it.
     assert!(h.state_mut().apply_params());
     h.state_mut().set_running(true);
     until(&mut h, 30.0, "new records", |a| a.measure.run.as_ref().is_some_and(|m| m.records() > 0));
-    assert_eq!(h.state().measure.run.as_ref().unwrap().restarts, 1);
+    assert_eq!(h.state().measure.run.as_ref().unwrap().restarts, restarts);
     h.get_by_label("Stop").click();
     h.step();
     assert_eq!(phase(h.state()), Some(Phase::Stopped));

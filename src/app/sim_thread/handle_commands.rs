@@ -58,8 +58,10 @@ impl Worker {
                 self.maybe_status(true);
             }
             SimCommand::SwitchBackend(choice) => {
-                self.switch_backend(choice);
-                self.restart_transport("the backend switched");
+                // A failed switch keeps the old backend, and its measurement runs on.
+                if self.switch_backend(choice) {
+                    self.restart_transport("the backend switched");
+                }
             }
             SimCommand::Fields(spec) => self.set_fields(spec),
             SimCommand::Transport(spec) => self.set_transport(spec),
@@ -164,8 +166,9 @@ impl Worker {
         }
     }
 
-    fn switch_backend(&mut self, choice: BackendChoice) {
-        let Some(old) = self.backend.as_mut() else { return };
+    /// Moves the system to the `choice` backend; false when it stayed where it was.
+    fn switch_backend(&mut self, choice: BackendChoice) -> bool {
+        let Some(old) = self.backend.as_mut() else { return false };
         let field = bake(&self.shapes, &old.sim_box());
         let result = (|| {
             let snap = old.snapshot()?;
@@ -174,17 +177,22 @@ impl Worker {
             b.restore(&snap)?;
             Ok::<_, SimError>((b, why))
         })();
-        match result {
+        let switched = match result {
             Ok((b, why)) => {
                 self.report(SimReport::Notice(why.clone()));
                 self.backend = Some(b);
                 self.fresh_backend();
                 self.why = why;
                 self.publish();
+                true
             }
-            Err(e) => self.report(SimReport::Error(format!("switching backend failed, staying on the old one: {e}"))),
-        }
+            Err(e) => {
+                self.report(SimReport::Error(format!("switching backend failed, staying on the old one: {e}")));
+                false
+            }
+        };
         self.maybe_status(true);
+        switched
     }
 }
 
