@@ -137,12 +137,12 @@ pub unsafe fn half_rows_f64<const M: u8>(
             fxi = _mm512_add_pd(fxi, fx);
             fyi = _mm512_add_pd(fyi, fy);
             fzi = _mm512_add_pd(fzi, fz);
-            if M >= mode::ENERGY {
+            if M & mode::ENERGY != 0 {
                 let en = _mm512_sub_pd(_mm512_mul_pd(r6inv, _mm512_sub_pd(_mm512_mul_pd(lj3, r6inv), lj4)), off);
                 e_acc = _mm512_add_pd(e_acc, _mm512_maskz_mov_pd(mask, en));
                 w_acc = _mm512_add_pd(w_acc, _mm512_mul_pd(rsq, fd));
             }
-            if M == mode::STRESS {
+            if M & mode::STRESS != 0 {
                 let (d, f) = ([dx, dy, dz, dx, dx, dy], [fx, fy, fz, fy, fz, fz]);
                 for q in 0..6 {
                     t_acc[q] = _mm512_fmadd_pd(d[q], f[q], t_acc[q]);
@@ -246,12 +246,12 @@ pub unsafe fn half_rows_f32<const M: u8>(
             fxi = _mm512_add_ps(fxi, fx);
             fyi = _mm512_add_ps(fyi, fy);
             fzi = _mm512_add_ps(fzi, fz);
-            if M >= mode::ENERGY {
+            if M & mode::ENERGY != 0 {
                 let en = _mm512_sub_ps(_mm512_mul_ps(r6inv, _mm512_sub_ps(_mm512_mul_ps(lj3, r6inv), lj4)), off);
                 e_i = _mm512_add_ps(e_i, _mm512_maskz_mov_ps(mask, en));
                 w_i = _mm512_add_ps(w_i, _mm512_mul_ps(rsq, fd));
             }
-            if M == mode::STRESS {
+            if M & mode::STRESS != 0 {
                 let (d, f) = ([dx, dy, dz, dx, dx, dy], [fx, fy, fz, fy, fz, fz]);
                 for q in 0..6 {
                     t_i[q] = _mm512_fmadd_ps(d[q], f[q], t_i[q]);
@@ -288,11 +288,11 @@ pub unsafe fn half_rows_f32<const M: u8>(
         *fi += _mm512_reduce_add_ps(fxi);
         *fi.add(1) += _mm512_reduce_add_ps(fyi);
         *fi.add(2) += _mm512_reduce_add_ps(fzi);
-        if M >= mode::ENERGY {
+        if M & mode::ENERGY != 0 {
             sums.energy += sum_ps_as_pd(e_i);
             sums.virial += sum_ps_as_pd(w_i);
         }
-        if M == mode::STRESS {
+        if M & mode::STRESS != 0 {
             for q in 0..6 {
                 sums.tensor[q] += sum_ps_as_pd(t_i[q]);
             }

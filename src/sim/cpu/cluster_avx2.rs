@@ -132,7 +132,7 @@ unsafe fn sum4(v: &[__m256; 4]) -> __m128 {
 }
 
 /// The pairs of i-atoms 4h..4h + 4 (of cluster `bi`) with the j-atoms at `xj`: i forces into
-/// `fi` (by axis, then atom), with [`mode::ENERGY`] or more the energy and virial into
+/// `fi` (by axis, then atom), with [`mode::ENERGY`] the energy and virial into
 /// `ev`; returns the j forces.
 #[inline(always)]
 unsafe fn half_with<const M: u8, const OWN: bool>(
@@ -155,7 +155,7 @@ unsafe fn half_with<const M: u8, const OWN: bool>(
             fi[axis][a] = _mm256_fmadd_ps(dd, fd, fi[axis][a]);
             fj[axis] = _mm256_fnmadd_ps(dd, fd, fj[axis]);
         }
-        if M >= mode::ENERGY {
+        if M & mode::ENERGY != 0 {
             let en = _mm256_sub_ps(_mm256_mul_ps(r6inv, _mm256_fmsub_ps(c.lj3, r6inv, c.lj4)), c.offset);
             ev[0] = _mm256_add_ps(ev[0], _mm256_and_ps(mask, en));
             ev[1] = _mm256_fmadd_ps(rsq, fd, ev[1]);
@@ -203,7 +203,7 @@ pub(super) unsafe fn rows_avx2<const M: u8>(
             } else {
                 half_with::<M, false>(bi, h, &xj, &c, &mut fi, &mut ev)
             };
-            if M == mode::STRESS && s[..3] != [0.0; 3] {
+            if M & mode::STRESS != 0 && s[..3] != [0.0; 3] {
                 add_shift_term(s, [sum_pd(fj[0]), sum_pd(fj[1]), sum_pd(fj[2])], &mut sums.tensor);
             }
             let out = &mut buf[cj];
@@ -217,7 +217,7 @@ pub(super) unsafe fn rows_avx2<const M: u8>(
             let p = out.0[d][4 * h..4 * h + 4].as_mut_ptr();
             _mm_storeu_ps(p, _mm_add_ps(_mm_loadu_ps(p), sum4(f)));
         }
-        if M >= mode::ENERGY {
+        if M & mode::ENERGY != 0 {
             sums.energy += sum_pd(ev[0]);
             sums.virial += sum_pd(ev[1]);
         }

@@ -196,13 +196,13 @@ pub(super) unsafe fn rows_avx512<const M: u8>(
                 fj[0] = _mm512_fnmadd_ps(dx, fd, fj[0]);
                 fj[1] = _mm512_fnmadd_ps(dy, fd, fj[1]);
                 fj[2] = _mm512_fnmadd_ps(dz, fd, fj[2]);
-                if M >= mode::ENERGY {
+                if M & mode::ENERGY != 0 {
                     let en = _mm512_sub_ps(_mm512_mul_ps(r6inv, _mm512_fmsub_ps(lj3, r6inv, lj4)), off);
                     e_acc = _mm512_add_ps(e_acc, _mm512_maskz_mov_ps(mask, en));
                     w_acc = _mm512_fmadd_ps(rsq, fd, w_acc);
                 }
             }
-            if M == mode::STRESS && s[..3] != [0.0; 3] {
+            if M & mode::STRESS != 0 && s[..3] != [0.0; 3] {
                 add_shift_term(s, [sum_pd(fj[0]), sum_pd(fj[1]), sum_pd(fj[2])], &mut sums.tensor);
             }
             // The two halves of a register are the same j-atoms: fold them into j's forces.
@@ -218,7 +218,7 @@ pub(super) unsafe fn rows_avx512<const M: u8>(
             let p = out.0[d].as_mut_ptr().add(4 * h);
             _mm_storeu_ps(p, _mm_add_ps(_mm_loadu_ps(p), reduce_half(f[0], f[1])));
         }
-        if M >= mode::ENERGY {
+        if M & mode::ENERGY != 0 {
             sums.energy += sum_pd(e_acc);
             sums.virial += sum_pd(w_acc);
         }

@@ -435,7 +435,7 @@ impl ClusterList {
                             }
                         }
                         out[s - base] = f;
-                        if M == mode::STRESS {
+                        if M & mode::STRESS != 0 {
                             let x = self.packed[c].0;
                             for (q, &(a, b)) in TENSOR_AXES.iter().enumerate() {
                                 moment[q] += x[a][l] as f64 * f[b] as f64;

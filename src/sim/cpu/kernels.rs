@@ -41,15 +41,17 @@ impl<F: Real> MinImage<F> {
     }
 }
 
-/// What a force pass sums besides the forces: the `M` parameter of every pair loop.
+/// What a force pass sums besides the forces: the `M` parameter of every pair loop, a set
+/// of these bits.
 pub mod mode {
     /// Forces only.
     pub const FORCES: u8 = 0;
-    /// Forces, energy and virial (telemetry steps).
+    /// Energy and virial (telemetry steps).
     pub const ENERGY: u8 = 1;
-    /// Forces, energy, virial and the pair virial tensor (stress steps of a viscosity
-    /// measurement).
+    /// The pair virial tensor (stress steps of a viscosity measurement).
     pub const STRESS: u8 = 2;
+    /// Both (a telemetry step that is also a stress step).
+    pub const BOTH: u8 = ENERGY | STRESS;
 }
 
 /// Energy, virial and (in [`mode::STRESS`]) pair virial tensor sums of a set of pairs, the
@@ -123,8 +125,8 @@ fn type_of<F: Real>(w: F) -> u32 {
 }
 
 /// Force on `pi` from every atom in `js` (r^2 = 0 partners are skipped). Returns the force;
-/// with [`mode::ENERGY`] or more, adds the pair energy and virial (and the tensor in
-/// [`mode::STRESS`]) to `ev`, halved because every pair is visited from both sides.
+/// with [`mode::ENERGY`], adds the pair energy and virial, with [`mode::STRESS`] the tensor,
+/// to `ev`, halved because every pair is visited from both sides.
 #[inline(always)]
 pub fn full_contiguous<F: Real, A: Real, C: PairCoeffs<F>, const M: u8>(
     pi: [F; 4],
@@ -152,12 +154,12 @@ pub fn full_contiguous<F: Real, A: Real, C: PairCoeffs<F>, const M: u8>(
             fx[l] += d[0] * fd;
             fy[l] += d[1] * fd;
             fz[l] += d[2] * fd;
-            if M >= mode::ENERGY {
+            if M & mode::ENERGY != 0 {
                 let en = if inside { en } else { F::zero() };
                 e[l] += A::of(en.f64());
                 w[l] += A::of((rsq * fd).f64());
             }
-            if M == mode::STRESS {
+            if M & mode::STRESS != 0 {
                 t.add(l, d, fd);
             }
         }
@@ -172,12 +174,12 @@ pub fn full_contiguous<F: Real, A: Real, C: PairCoeffs<F>, const M: u8>(
         pad[..rem.len()].copy_from_slice(rem);
         body(&pad);
     }
-    if M >= mode::ENERGY {
+    if M & mode::ENERGY != 0 {
         let half = A::of(0.5);
         ev.energy += half * e.iter().fold(A::zero(), |a, &b| a + b);
         ev.virial += half * w.iter().fold(A::zero(), |a, &b| a + b);
     }
-    if M == mode::STRESS {
+    if M & mode::STRESS != 0 {
         t.fold_into(A::of(0.5), &mut ev.tensor);
     }
     [sum(&fx), sum(&fy), sum(&fz)]
@@ -190,8 +192,8 @@ fn sum<F: Real>(x: &[F; LANES]) -> F {
 
 /// Pairs of atom `i` with its half neighbour list `nbrs` (a multiple of `LANES` long,
 /// padded with `i` itself). Adds the force on `i` and the reactions on its neighbours into
-/// `force`; with [`mode::ENERGY`] or more, adds energy and virial (and the tensor in
-/// [`mode::STRESS`]), each pair once.
+/// `force`; with [`mode::ENERGY`], adds energy and virial, with [`mode::STRESS`] the
+/// tensor, each pair once.
 ///
 /// # Safety
 /// Every index in `nbrs` and `i` must be below `pos.len()` and `force.len()`.
@@ -242,12 +244,12 @@ pub unsafe fn half_list<F: Real, A: Real, C: PairCoeffs<F>, const M: u8>(
             fxi[l] += dx[l] * fd[l];
             fyi[l] += dy[l] * fd[l];
             fzi[l] += dz[l] * fd[l];
-            if M >= mode::ENERGY {
+            if M & mode::ENERGY != 0 {
                 let en = if inside { en } else { F::zero() };
                 e[l] += A::of(en.f64());
                 w[l] += A::of((rsq * fd[l]).f64());
             }
-            if M == mode::STRESS {
+            if M & mode::STRESS != 0 {
                 t.add(l, d, fd[l]);
             }
         }
@@ -264,11 +266,11 @@ pub unsafe fn half_list<F: Real, A: Real, C: PairCoeffs<F>, const M: u8>(
     fi[0] += sum(&fxi);
     fi[1] += sum(&fyi);
     fi[2] += sum(&fzi);
-    if M >= mode::ENERGY {
+    if M & mode::ENERGY != 0 {
         ev.energy += e.iter().fold(A::zero(), |a, &b| a + b);
         ev.virial += w.iter().fold(A::zero(), |a, &b| a + b);
     }
-    if M == mode::STRESS {
+    if M & mode::STRESS != 0 {
         t.fold_into(A::one(), &mut ev.tensor);
     }
 }

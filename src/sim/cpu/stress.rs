@@ -106,33 +106,44 @@ fn pair_virial<C: PairCoeffs<f64>>(
 pub fn pressure_tensor<P: PrecisionMode>(sim: &CpuSim<P>, ctx: &Ctx) -> [f64; 6] {
     let params = ctx.params;
     let b = sim.sim_box;
-    let pos: Vec<[f64; 3]> = sim.pos.iter().map(|p| [p[0].f64(), p[1].f64(), p[2].f64()]).collect();
+    let pos = || -> Vec<[f64; 3]> { sim.pos.iter().map(|p| [p[0].f64(), p[1].f64(), p[2].f64()]).collect() };
     let mut w = if let Some(t) = sim.pair_tensor_now() {
         t
     } else if params.species.len() == 1 {
         let c = Uniform(LjPair::<f64>::like_pair(params, 0));
-        pair_virial(&c, &b, params.max_cutoff(), &pos, &sim.types)
+        pair_virial(&c, &b, params.max_cutoff(), &pos(), &sim.types)
     } else {
         let c = Table::<f64>::from_params(params);
-        pair_virial(&c, &b, params.max_cutoff(), &pos, &sim.types)
+        pair_virial(&c, &b, params.max_cutoff(), &pos(), &sim.types)
     };
     let ext = External::<P::Force>::new(&b, params, ctx.field, sim.piston.map(|s| s.height), sim.step);
     if !ext.is_empty() {
-        let parts: Vec<[f64; 6]> = pos
+        let parts: Vec<[f64; 6]> = sim
+            .pos
             .par_chunks(4096)
-            .map(|chunk| chunk.iter().map(|&p| ext.virial_tensor(p)).fold([0.0; 6], add6))
+            .map(|chunk| {
+                chunk.iter().map(|p| ext.virial_tensor([p[0].f64(), p[1].f64(), p[2].f64()])).fold([0.0; 6], add6)
+            })
             .collect();
         w = parts.into_iter().fold(w, add6);
     }
-    let mut kin = [0.0; 6];
-    for (v, &t) in sim.vel.iter().zip(&sim.types) {
-        let m = ctx.masses[t as usize];
-        let v = v.map(|x| x.f64());
-        kin = add6(
-            kin,
-            [m * v[0] * v[0], m * v[1] * v[1], m * v[2] * v[2], m * v[0] * v[1], m * v[0] * v[2], m * v[1] * v[2]],
-        );
-    }
+    let kin = sim
+        .vel
+        .par_chunks(4096)
+        .zip(sim.types.par_chunks(4096))
+        .map(|(vel, types)| {
+            let mut kin = [0.0; 6];
+            for (v, &t) in vel.iter().zip(types) {
+                let m = ctx.masses[t as usize];
+                let v = v.map(|x| x.f64());
+                let mv = [m * v[0], m * v[1], m * v[2]];
+                kin = add6(kin, [mv[0] * v[0], mv[1] * v[1], mv[2] * v[2], mv[0] * v[1], mv[0] * v[2], mv[1] * v[2]]);
+            }
+            kin
+        })
+        .collect::<Vec<_>>()
+        .into_iter()
+        .fold([0.0; 6], add6);
     let volume = match (&sim.piston, &params.piston) {
         (Some(s), Some(_)) => s.volume(&b),
         _ => b.volume(),

@@ -123,7 +123,7 @@ fn check_with(level: SimdLevel, b: &SimBox, mut pos: Vec<[f32; 4]>, lj: &LjPair<
     assert!(list.first.windows(2).all(|w| w[1] > w[0] && w[1] - w[0] <= CLUSTER as u32), "{what}: cluster sizes");
     let compare = |list: &ClusterList, pos: &[[f32; 4]], stage: &str| {
         let mut force = vec![[0.0f32; 4]; pos.len()];
-        let sums = list.forces_with::<{ mode::STRESS }>(level, lj, &mut Vec::new(), &mut force);
+        let sums = list.forces_with::<{ mode::BOTH }>(level, lj, &mut Vec::new(), &mut force);
         let (e, w) = (sums.energy, sums.virial);
         let (want, we, ww, wt) = brute(pos, b, lj);
         let rms = (want.iter().map(|f| f[0] * f[0] + f[1] * f[1] + f[2] * f[2]).sum::<f64>() / pos.len() as f64).sqrt();
@@ -142,11 +142,14 @@ fn check_with(level: SimdLevel, b: &SimBox, mut pos: Vec<[f32; 4]>, lj: &LjPair<
             let (got, want) = (sums.tensor[q], wt[q]);
             assert!((got - want).abs() < 1e-5 * scale, "{what} {stage}: tensor[{q}] {got} against {want}");
         }
-        // The other modes: the same forces, no tensor (and no energy without ENERGY).
+        // The other modes: the same forces, each with only its own sums.
         let mut again = vec![[0.0f32; 4]; pos.len()];
         let ev = list.forces_with::<{ mode::ENERGY }>(level, lj, &mut Vec::new(), &mut again);
         assert_eq!((ev.energy, ev.virial, ev.tensor), (e, w, [0.0; 6]), "{what} {stage}: ENERGY sums");
         assert_eq!(again, force, "{what} {stage}: ENERGY forces");
+        let st = list.forces_with::<{ mode::STRESS }>(level, lj, &mut Vec::new(), &mut again);
+        assert_eq!((st.energy, st.virial, st.tensor), (0.0, 0.0, sums.tensor), "{what} {stage}: STRESS sums");
+        assert_eq!(again, force, "{what} {stage}: STRESS forces");
         let none = list.forces_with::<{ mode::FORCES }>(level, lj, &mut Vec::new(), &mut again);
         assert_eq!(none, EnergyVirial::default(), "{what} {stage}: FORCES sums");
         assert_eq!(again, force, "{what} {stage}: FORCES forces");

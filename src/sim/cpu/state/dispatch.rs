@@ -47,7 +47,7 @@ impl<P: PrecisionMode> CpuSim<P> {
             ext.apply(&self.pos, &self.vel, &self.types, &self.ids, &ctx.masses, &mut self.force, bodies);
         self.piston_force = top;
         self.forces_valid = true;
-        self.pair_tensor = (M == mode::STRESS).then_some((step, sums.tensor));
+        self.pair_tensor = (M & mode::STRESS != 0).then_some((step, sums.tensor));
         (sums, e.to_f64())
     }
 

@@ -223,14 +223,17 @@ impl<P: PrecisionMode> CpuSim<P> {
                 return Err(blow_up(next, moved));
             }
             let stress = self.stress_every > 0 && next.is_multiple_of(self.stress_every);
-            let sums = if stress {
-                let sums = self.compute_forces::<{ mode::STRESS }>(ctx, next);
-                next.is_multiple_of(every).then_some(sums)
-            } else if next.is_multiple_of(every) {
-                Some(self.compute_forces::<{ mode::ENERGY }>(ctx, next))
-            } else {
-                self.compute_forces::<{ mode::FORCES }>(ctx, next);
-                None
+            let sums = match (next.is_multiple_of(every), stress) {
+                (true, true) => Some(self.compute_forces::<{ mode::BOTH }>(ctx, next)),
+                (true, false) => Some(self.compute_forces::<{ mode::ENERGY }>(ctx, next)),
+                (false, true) => {
+                    self.compute_forces::<{ mode::STRESS }>(ctx, next);
+                    None
+                }
+                (false, false) => {
+                    self.compute_forces::<{ mode::FORCES }>(ctx, next);
+                    None
+                }
             };
             self.bodies.add(&self.body_step);
             let twice_ke = self.kick(ctx, next);
