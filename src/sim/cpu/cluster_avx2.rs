@@ -15,9 +15,8 @@
 
 use std::arch::x86_64::*;
 
-use super::clusters::add_shift_term;
 use super::clusters::{Block, ClusterChunk, resolve};
-use super::kernels::{EnergyVirial, mode};
+use super::kernels::{EnergyVirial, TENSOR_AXES, mode};
 use crate::physics::lj::LjPair;
 
 /// Lane l of row k is set when j-atom l comes after i-atom k: a cluster with itself
@@ -195,6 +194,7 @@ pub(super) unsafe fn rows_avx2<const M: u8>(
         let bi = &packed[ci];
         let mut fi = [[zero; 4]; 3];
         let mut ev = [zero; 2];
+        let mut shift_acc = [zero; 6];
         for &e in entries {
             let Some((cj, bj, s, own)) = resolve(e, ci, packed, shifts) else { continue };
             let xj = [load_j(bj, 0, s[0]), load_j(bj, 1, s[1]), load_j(bj, 2, s[2])];
@@ -203,8 +203,13 @@ pub(super) unsafe fn rows_avx2<const M: u8>(
             } else {
                 half_with::<M, false>(bi, h, &xj, &c, &mut fi, &mut ev)
             };
-            if M & mode::STRESS != 0 && s[..3] != [0.0; 3] {
-                add_shift_term(s, [sum_pd(fj[0]), sum_pd(fj[1]), sum_pd(fj[2])], &mut sums.tensor);
+            if M & mode::STRESS != 0 {
+                // The image-shift term (see `ClusterList::forces`), zero for unshifted
+                // entries: summed for every entry, so no branch to mispredict.
+                let sv = [_mm256_set1_ps(s[0]), _mm256_set1_ps(s[1]), _mm256_set1_ps(s[2])];
+                for (q, &(a, b)) in TENSOR_AXES.iter().enumerate() {
+                    shift_acc[q] = _mm256_fmadd_ps(sv[a], fj[b], shift_acc[q]);
+                }
             }
             let out = &mut buf[cj];
             for (d, f) in fj.iter().enumerate() {
@@ -216,6 +221,11 @@ pub(super) unsafe fn rows_avx2<const M: u8>(
         for (d, f) in fi.iter().enumerate() {
             let p = out.0[d][4 * h..4 * h + 4].as_mut_ptr();
             _mm_storeu_ps(p, _mm_add_ps(_mm_loadu_ps(p), sum4(f)));
+        }
+        if M & mode::STRESS != 0 {
+            for q in 0..6 {
+                sums.tensor[q] += sum_pd(shift_acc[q]);
+            }
         }
         if M & mode::ENERGY != 0 {
             sums.energy += sum_pd(ev[0]);

@@ -10,9 +10,8 @@
 
 use std::arch::x86_64::*;
 
-use super::clusters::add_shift_term;
 use super::clusters::{Block, ClusterChunk, resolve};
-use super::kernels::{EnergyVirial, mode};
+use super::kernels::{EnergyVirial, TENSOR_AXES, mode};
 use crate::physics::lj::LjPair;
 
 /// Lane l of register r pairs i-atom 2r + l / 8 with j-atom l % 8: keep j > i.
@@ -170,6 +169,7 @@ pub(super) unsafe fn rows_avx512<const M: u8>(
         let xi = [load_half(bi, 0, &pick), load_half(bi, 1, &pick), load_half(bi, 2, &pick)];
         let mut fi = [[zero; 2]; 3];
         let (mut e_acc, mut w_acc) = (zero, zero);
+        let mut shift_acc = [zero; 6];
         for &e in entries {
             let Some((cj, bj, s, own)) = resolve(e, ci, packed, shifts) else { continue };
             let (xj, yj, zj) = (load_j(bj, 0, s[0]), load_j(bj, 1, s[1]), load_j(bj, 2, s[2]));
@@ -202,8 +202,13 @@ pub(super) unsafe fn rows_avx512<const M: u8>(
                     w_acc = _mm512_fmadd_ps(rsq, fd, w_acc);
                 }
             }
-            if M & mode::STRESS != 0 && s[..3] != [0.0; 3] {
-                add_shift_term(s, [sum_pd(fj[0]), sum_pd(fj[1]), sum_pd(fj[2])], &mut sums.tensor);
+            if M & mode::STRESS != 0 {
+                // The image-shift term (see `ClusterList::forces`), zero for unshifted
+                // entries: summed for every entry, so no branch to mispredict.
+                let sv = [_mm512_set1_ps(s[0]), _mm512_set1_ps(s[1]), _mm512_set1_ps(s[2])];
+                for (q, &(a, b)) in TENSOR_AXES.iter().enumerate() {
+                    shift_acc[q] = _mm512_fmadd_ps(sv[a], fj[b], shift_acc[q]);
+                }
             }
             // The two halves of a register are the same j-atoms: fold them into j's forces.
             let out = buf.get_unchecked_mut(cj);
@@ -217,6 +222,11 @@ pub(super) unsafe fn rows_avx512<const M: u8>(
         for (d, f) in fi.iter().enumerate() {
             let p = out.0[d].as_mut_ptr().add(4 * h);
             _mm_storeu_ps(p, _mm_add_ps(_mm_loadu_ps(p), reduce_half(f[0], f[1])));
+        }
+        if M & mode::STRESS != 0 {
+            for q in 0..6 {
+                sums.tensor[q] += sum_pd(shift_acc[q]);
+            }
         }
         if M & mode::ENERGY != 0 {
             sums.energy += sum_pd(e_acc);

@@ -102,15 +102,6 @@ pub fn resolve<'a>(
     Some((cj, packed.get(cj)?, shifts.get(code as usize)?, cj == ci && code == ZERO_SHIFT))
 }
 
-/// Adds an entry's image-shift term `s_a fj_b` (fj the sum of the entry's reactions on its
-/// j-atoms) to the pair virial tensor `t` (see [`ClusterList::forces`]).
-#[inline(always)]
-pub fn add_shift_term(s: &[f32; 4], fj: [f64; 3], t: &mut [f64; 6]) {
-    for (q, &(a, b)) in TENSOR_AXES.iter().enumerate() {
-        t[q] += s[a] as f64 * fj[b];
-    }
-}
-
 /// Clusters, their positions and the cluster-pair list.
 #[derive(Clone, Debug, Default)]
 pub struct ClusterList {
@@ -373,8 +364,8 @@ impl ClusterList {
     /// (see `kernels::mode`), from the packed positions. The pair virial tensor is
     /// `sum over pairs of d_a f_b` with `d = x_i - x_j - s` (s the entry's image shift):
     /// `sum over atoms of x_a F_b` (packed x, the total pair force F) plus `sum over
-    /// entries of s_a fj_b` (fj the entry's reactions on its j-cluster, see
-    /// [`add_shift_term`]), so the loops add only the latter, on shifted entries. Each thread takes a run of clusters with
+    /// entries of s_a fj_b` (fj the entry's reactions on its j-cluster), so the loops add
+    /// only the latter, a few vector adds per entry. Each thread takes a run of clusters with
     /// about the same number of entries and accumulates into its own buffer in `bufs`.
     pub fn forces<const M: u8>(
         &self,

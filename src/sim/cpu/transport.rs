@@ -15,16 +15,60 @@ use crate::physics::real::{PrecisionMode, Real};
 use crate::physics::sim_box::SimBox;
 use crate::transport::{OriginRecord, OriginSpec, StressRecord, TransportSamples, TransportSpec};
 
+/// One stored origin state by canonical index, in the simulation's state precision (as on
+/// CUDA): every sample streams all held origins, so single precision halves that traffic.
+enum Stored {
+    Single(Vec<[f32; 3]>),
+    Double(Vec<[f64; 3]>),
+}
+
+impl Stored {
+    fn new(now: &[[f64; 3]], single: bool) -> Stored {
+        if single {
+            Stored::Single(now.iter().map(|v| v.map(|x| x as f32)).collect())
+        } else {
+            Stored::Double(now.to_vec())
+        }
+    }
+
+    fn set(&mut self, now: &[[f64; 3]]) {
+        match self {
+            Stored::Single(o) => o.iter_mut().zip(now).for_each(|(o, v)| *o = v.map(|x| x as f32)),
+            Stored::Double(o) => o.copy_from_slice(now),
+        }
+    }
+}
+
+/// Sums of `term(now, origin)` per species, in canonical order into four partial sums per
+/// species (by index mod 4, so the adds overlap): the same sums on every run.
+#[inline(always)]
+fn species_sums<O: Copy>(
+    now: &[[f64; 3]],
+    origin: &[[O; 3]],
+    types: &[u32],
+    n_species: usize,
+    term: impl Fn([f64; 3], [f64; 3]) -> f64,
+    widen: impl Fn(O) -> f64,
+) -> Vec<f64> {
+    let mut parts = vec![[0.0; 4]; n_species];
+    for (k, ((a, b), &t)) in now.iter().zip(origin).zip(types).enumerate() {
+        parts[t as usize][k & 3] += term(*a, b.map(&widen));
+    }
+    parts.iter().map(|p| (p[0] + p[1]) + (p[2] + p[3])).collect()
+}
+
 /// Origins of one quantity (MSD or VACF): `slots` stored states by canonical index.
 struct Origins {
     spec: OriginSpec,
+    /// Stored in single precision (the simulation's state is).
+    single: bool,
     /// (origin step, the state at it by canonical index), per slot.
-    slots: Vec<Option<(u64, Vec<[f64; 3]>)>>,
+    slots: Vec<Option<(u64, Stored)>>,
 }
 
 impl Origins {
-    fn new(spec: OriginSpec) -> Origins {
-        Origins { spec, slots: (0..spec.slots).map(|_| None).collect() }
+    fn new(spec: OriginSpec, single: bool) -> Origins {
+        Origins { spec, single, slots: (0..spec.slots).map(|_| None).collect() }
     }
 
     /// At sample step `step` with the current state `now` (by canonical index): stores a new
@@ -36,7 +80,7 @@ impl Origins {
         now: &[[f64; 3]],
         types: &[u32],
         n_species: usize,
-        term: impl Fn([f64; 3], [f64; 3]) -> f64 + Sync,
+        term: impl Fn([f64; 3], [f64; 3]) -> f64 + Sync + Copy,
         out: &mut Vec<OriginRecord>,
     ) {
         if step.is_multiple_of(self.spec.origin_every) {
@@ -44,9 +88,9 @@ impl Origins {
             match &mut self.slots[slot] {
                 Some((s, state)) => {
                     *s = step;
-                    state.copy_from_slice(now);
+                    state.set(now);
                 }
-                empty => *empty = Some((step, now.to_vec())),
+                empty => *empty = Some((step, Stored::new(now, self.single))),
             }
         }
         let mut records: Vec<OriginRecord> = self
@@ -54,13 +98,10 @@ impl Origins {
             .par_iter()
             .filter_map(|slot| slot.as_ref())
             .map(|(origin_step, origin)| {
-                // In canonical order, into four partial sums per species (by index mod 4, so
-                // the adds overlap): the same sums on every run.
-                let mut parts = vec![[0.0; 4]; n_species];
-                for (k, ((a, b), &t)) in now.iter().zip(origin).zip(types).enumerate() {
-                    parts[t as usize][k & 3] += term(*a, *b);
-                }
-                let sums = parts.iter().map(|p| (p[0] + p[1]) + (p[2] + p[3])).collect();
+                let sums = match origin {
+                    Stored::Single(o) => species_sums(now, o, types, n_species, term, |x| x as f64),
+                    Stored::Double(o) => species_sums(now, o, types, n_species, term, |x| x),
+                };
                 OriginRecord { step, origin_step: *origin_step, sums }
             })
             .collect();
@@ -122,6 +163,7 @@ impl TransportSampler {
             }
         }
         let wrapped = if spec.msd.is_some() { by_id(sim, false) } else { Vec::new() };
+        let single = std::mem::size_of::<P::State>() == 4;
         TransportSampler {
             spec,
             start: sim.step,
@@ -129,8 +171,8 @@ impl TransportSampler {
             types,
             unwrapped: wrapped.clone(),
             last_wrapped: wrapped,
-            msd: spec.msd.map(Origins::new),
-            vacf: spec.vacf.map(Origins::new),
+            msd: spec.msd.map(|o| Origins::new(o, single)),
+            vacf: spec.vacf.map(|o| Origins::new(o, single)),
             out: TransportSamples { species_counts: counts, ..Default::default() },
         }
     }
