@@ -57,11 +57,11 @@ pub fn rerun_under_other_cpu_paths(driver: &str) {
     }
 }
 
-/// The binary's output (stdout, then stderr) for `args` with `var=value`; panics unless it
-/// succeeded.
+/// The binary's output (stdout, then stderr) for `args` with `var=value` (`ARGON_BIN` where
+/// set, as on the GPU machine); panics unless it succeeded.
 fn run_with(var: &str, value: &str, args: &[&str]) -> String {
-    let out =
-        Command::new(env!("CARGO_BIN_EXE_argon-sandbox")).args(args).env(var, value).output().expect("the binary runs");
+    let bin = std::env::var("ARGON_BIN").unwrap_or_else(|_| env!("CARGO_BIN_EXE_argon-sandbox").to_string());
+    let out = Command::new(bin).args(args).env(var, value).output().expect("the binary runs");
     let text = super::output_text(&out);
     assert!(out.status.success(), "{var}={value} {args:?}: {text}");
     text
