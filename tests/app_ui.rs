@@ -430,3 +430,25 @@ fn composition_for_reinitialising_is_checked_and_builds_the_mixture() {
     assert_eq!(kr, (0.25 * n as f64).round() as usize, "{kr} krypton atoms of {n}");
     assert_eq!(h.state().reinit_composition, "Ar 0.75, Kr 0.25");
 }
+
+/// The camera follows the view's size while it is where a fit left it (the panels settling
+/// in the first frames, a resized window: so the first frames' layout cannot decide the
+/// framing), and keeps where the user moved it.
+#[test]
+fn a_resized_view_is_fitted_again_until_the_camera_is_moved() {
+    let mut a = app(true, 500);
+    a.view_resized([800, 600]);
+    let first = a.camera;
+    a.view_resized([1200, 600]);
+    assert_ne!(a.camera, first, "a fitted camera follows the new aspect");
+    a.fit_camera();
+    let fitted = a.camera;
+    a.view_resized([800, 600]);
+    assert_eq!(a.camera, first, "and back: the same fit as for that size");
+    a.camera.zoom_by(0.5);
+    let moved = a.camera;
+    a.view_resized([1200, 600]);
+    assert_eq!(a.camera, moved, "a camera the user moved stays where it is");
+    a.fit_camera();
+    assert_eq!(a.camera, fitted);
+}

@@ -145,6 +145,9 @@ pub struct App {
     /// Obstacle shapes as the UI knows them (sent to the simulation on every change).
     pub shapes: Vec<Shape>,
     pub camera: Camera,
+    /// The camera as the last fit left it: while it still is (the user has not moved it),
+    /// a resized view is fitted again.
+    fitted_camera: Option<Camera>,
     fitted_box: Option<SimBox>,
     /// The box the tank is drawn for (follows every change).
     drawn_box: Option<SimBox>,
@@ -282,6 +285,7 @@ impl App {
             history: History::default(),
             shapes,
             camera,
+            fitted_camera: None,
             fitted_box: None,
             drawn_box: None,
             frame: None,
@@ -483,6 +487,18 @@ impl App {
         let b = self.sim_box();
         let aspect = self.view_size[0].max(1) as f32 / self.view_size[1].max(1) as f32;
         self.camera = Camera::fit(self.settings.camera_mode, &b, aspect);
+        self.fitted_camera = Some(self.camera);
+    }
+
+    /// The view is now `size` pixels: fitted again when it is the first size or the camera
+    /// is where the last fit left it (the panels settling in the first frames, a resized
+    /// window), else the user's camera is kept.
+    pub fn view_resized(&mut self, size: [u32; 2]) {
+        let first = self.view_size == [1, 1];
+        self.view_size = size;
+        if first || self.fitted_camera == Some(self.camera) {
+            self.fit_camera();
+        }
     }
 
     pub fn set_camera_mode(&mut self, mode: CameraMode) {

@@ -129,11 +129,7 @@ pub fn view_ui(app: &mut App, ui: &mut egui::Ui) {
     let screen = ui.ctx().content_rect();
     app.window_size_px = [(screen.width() * ppp).round() as u32, (screen.height() * ppp).round() as u32];
     if size != app.view_size {
-        let first = app.view_size == [1, 1];
-        app.view_size = size;
-        if first {
-            app.fit_camera();
-        }
+        app.view_resized(size);
     }
     app.view_rect = rect;
     let f = Frame { rect, ppp, size };
