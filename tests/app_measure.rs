@@ -120,14 +120,18 @@ fn a_short_diffusion_measurement_finishes_with_a_result_copies_and_saves() {
     let m = h.state().measure.run.as_ref().unwrap();
     let r = m.live.as_ref().unwrap().result.as_ref().unwrap();
     assert!(r.value > 0.0 && r.stderr > 0.0 && r.value_si > 0.0, "{} +- {}", r.value, r.stderr);
-    assert_eq!(h.state().measure.last_viscosity, Some(r.value));
+    let gk = h.state().measure.last_viscosity.expect("the viscosity is kept");
+    assert_eq!((gk.value, gk.stderr), (r.value, r.stderr));
+    // With the state it was measured at (256 atoms in the harness's periodic box).
+    let status = h.state().status.clone().unwrap();
+    assert!((gk.density - 256.0 / status.sim_box.volume()).abs() < 1e-12 && gk.temperature > 0.0, "{gk:?}");
     h.step();
     h.get_by_label_contains("mPa s");
     h.get_by_label("Self-diffusion D").click();
     h.step();
     h.get_by_label("Yeh-Hummer with η*").click();
     h.step();
-    assert_eq!(h.state().measure.viscosity, h.state().measure.last_viscosity);
+    assert_eq!(h.state().measure.viscosity, h.state().measure.last_viscosity.map(|g| g.value));
 }
 
 #[test]

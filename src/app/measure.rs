@@ -18,6 +18,7 @@ use crate::physics::params::SimParams;
 use crate::sim::Telemetry;
 use crate::transport::report::{self, Curves, Inputs, Names, Report, Run};
 use crate::transport::request::{self, Quantity, Refusal, Request};
+use crate::transport::viscosity::GreenKubo;
 use crate::transport::{TransportSamples, TransportSpec, viscosity};
 
 /// The result is recomputed at most this often while records arrive.
@@ -131,8 +132,9 @@ pub struct MeasureState {
     /// A shear viscosity (reduced) for the Yeh-Hummer correction of D; None: the
     /// Lautenschlaeger-Hasse correlation where it applies.
     pub viscosity: Option<f64>,
-    /// The last shear viscosity measured here (offered for the correction).
-    pub last_viscosity: Option<f64>,
+    /// The last shear viscosity measured here (offered for the correction, and shown beside
+    /// the flow profile's in a driven channel).
+    pub last_viscosity: Option<GreenKubo>,
     /// What the panel says: a refusal, a restart or an outcome, and whether it is an error.
     pub note: Option<(String, bool)>,
     pub run: Option<Measurement>,
@@ -373,7 +375,15 @@ impl App {
                         && m.request.quantity == Quantity::Viscosity
                         && let Ok(r) = &live.result
                     {
-                        self.measure.last_viscosity = Some(r.value);
+                        let state = self.status.as_ref().map(|s| {
+                            (s.n_atoms as f64 / s.sim_box.volume().max(f64::MIN_POSITIVE), s.params.temperature)
+                        });
+                        self.measure.last_viscosity = Some(GreenKubo {
+                            value: r.value,
+                            stderr: r.stderr,
+                            density: state.map_or(f64::NAN, |s| s.0),
+                            temperature: state.map_or(f64::NAN, |s| s.1),
+                        });
                     }
                     m.live = Some(Arc::new(live));
                 }

@@ -209,3 +209,49 @@ mod tests {
         assert!(((correlator::P - 1) * correlator::M.pow(l as u32 - 2)) as f64 * 0.02 < 8.0);
     }
 }
+
+/// A finished Green-Kubo shear viscosity (reduced) with the state it was measured at (number
+/// density and thermostat temperature, NaN when unknown).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct GreenKubo {
+    pub value: f64,
+    pub stderr: f64,
+    pub density: f64,
+    pub temperature: f64,
+}
+
+impl GreenKubo {
+    /// The line shown beside another viscosity `(value, stderr)` (the flow profile's): this
+    /// one with its state, and how far apart the two are in their combined standard errors.
+    pub fn beside(&self, other: (f64, f64)) -> String {
+        let sigma = (self.stderr * self.stderr + other.1 * other.1).sqrt();
+        let apart = if sigma > 0.0 {
+            format!("; the two differ by {:.1} combined standard errors", (other.0 - self.value).abs() / sigma)
+        } else {
+            String::new()
+        };
+        let state = if self.density.is_finite() && self.temperature.is_finite() {
+            format!(" at ρ* {:.3}, T* {:.3}", self.density, self.temperature)
+        } else {
+            String::new()
+        };
+        format!("Green-Kubo (Measure panel){state}: η* = {:.3} ± {:.3}{apart}", self.value, self.stderr)
+    }
+}
+
+#[cfg(test)]
+mod green_kubo_tests {
+    use super::GreenKubo;
+
+    #[test]
+    fn beside_gives_the_state_and_the_distance_in_combined_errors() {
+        let gk = GreenKubo { value: 2.0, stderr: 0.03, density: 0.8, temperature: 1.0 };
+        // |2.2 - 2.0| / sqrt(0.03^2 + 0.04^2) = 0.2 / 0.05 = 4.0
+        assert_eq!(
+            gk.beside((2.2, 0.04)),
+            "Green-Kubo (Measure panel) at ρ* 0.800, T* 1.000: η* = 2.000 ± 0.030; the two differ by 4.0 combined standard errors"
+        );
+        let unknown = GreenKubo { density: f64::NAN, stderr: 0.0, ..gk };
+        assert_eq!(unknown.beside((2.0, 0.0)), "Green-Kubo (Measure panel): η* = 2.000 ± 0.000");
+    }
+}

@@ -2,7 +2,8 @@
 //! layer (any field, its range and opacity), velocity arrows and streamlines, how the atoms
 //! show beneath, and the sampling behind it all (bin size, z slab, every k steps, window in
 //! tau), with what the newest window holds; profiles along a probe line with standard errors
-//! and the viscosity from a driven channel's flow profile.
+//! and the viscosity from a driven channel's flow profile (with the Measure panel's last
+//! Green-Kubo value beside it).
 
 use super::fields::{count_field, number_field};
 use crate::app::App;
@@ -227,6 +228,13 @@ pub fn profiles_ui(app: &mut App, ui: &mut egui::Ui) {
                     r.windows,
                     r.density
                 ));
+                if let Some(gk) = app.measure.last_viscosity {
+                    ui.label(gk.beside((r.fit.viscosity, r.fit.sem))).on_hover_text(
+                        "The last shear viscosity the Measure panel found (Green-Kubo, on a periodic \
+                         system): the two agree where both were measured at the same density and \
+                         temperature",
+                    );
+                }
             }
             Err(e) => {
                 ui.label(e);

@@ -99,9 +99,9 @@ fn settings_ui(app: &mut App, ui: &mut egui::Ui) {
                     )
                     .changed()
                 {
-                    m.viscosity = given.then(|| m.last_viscosity.unwrap_or(2.0));
+                    m.viscosity = given.then(|| m.last_viscosity.map_or(2.0, |g| g.value));
                 }
-                if let Some(eta) = m.last_viscosity
+                if let Some(eta) = m.last_viscosity.map(|g| g.value)
                     && ui.small_button(format!("use the {eta:.3} measured")).clicked()
                 {
                     m.viscosity = Some(eta);
