@@ -100,14 +100,9 @@ impl<A: Real> LaneTensor<A> {
     /// Adds `fd d_a d_b` to lane `l`.
     #[inline(always)]
     fn add<F: Real>(&mut self, l: usize, d: [F; 3], fd: F) {
-        let (x, y, z) = (d[0] * fd, d[1] * fd, d[2] * fd);
-        let t = &mut self.0;
-        t[0][l] += A::of((d[0] * x).f64());
-        t[1][l] += A::of((d[1] * y).f64());
-        t[2][l] += A::of((d[2] * z).f64());
-        t[3][l] += A::of((d[0] * y).f64());
-        t[4][l] += A::of((d[0] * z).f64());
-        t[5][l] += A::of((d[1] * z).f64());
+        for (q, &(a, b)) in TENSOR_AXES.iter().enumerate() {
+            self.0[q][l] += A::of((d[a] * (d[b] * fd)).f64());
+        }
     }
 
     /// Adds `scale` times the lane sums to `out`.

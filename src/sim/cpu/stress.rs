@@ -13,7 +13,7 @@ use rayon::prelude::*;
 
 use super::cells::CellGrid;
 use super::external::External;
-use super::kernels::MinImage;
+use super::kernels::{MinImage, TENSOR_AXES};
 use super::state::{CpuSim, Ctx};
 use crate::physics::lj::{LjPair, PairCoeffs, Table, Uniform};
 use crate::physics::real::{PrecisionMode, Real};
@@ -34,12 +34,9 @@ fn add_pair<C: PairCoeffs<f64>>(
     let rsq = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
     let (fdr, _) = c.get(types[i], types[j]).eval_cut(rsq);
     if fdr != 0.0 {
-        w[0] += fdr * d[0] * d[0];
-        w[1] += fdr * d[1] * d[1];
-        w[2] += fdr * d[2] * d[2];
-        w[3] += fdr * d[0] * d[1];
-        w[4] += fdr * d[0] * d[2];
-        w[5] += fdr * d[1] * d[2];
+        for (q, &(x, y)) in TENSOR_AXES.iter().enumerate() {
+            w[q] += fdr * d[x] * d[y];
+        }
     }
 }
 
