@@ -390,7 +390,7 @@ extern "C" __global__ void __launch_bounds__(NB_BLOCK) nlist_build(Consts c, Buf
             b.ncount[i] = flushed + pend;
             // From here to the next binning cell_of holds each (sorted) atom's cell.
             b.cell_of[i] = k;
-            b.pos_build[i] = b.pos[i];
+            b.pos_build[i] = b.posf[i];
         }
     }
 }

@@ -178,6 +178,11 @@ struct Consts {
     double tunnel_hi;
     int tunnel_on;
     int pad3;
+    // The inner region of the box (f32): positions farther than the list range plus the skin
+    // from every periodic face, where the neighbour-list force loop needs no minimum image
+    // (empty where the box is too small; unbounded on walled axes).
+    float inner_lo[3];
+    float inner_hi[3];
 };
 
 #define NO_TETHER 0xFFFFFFFFu
@@ -190,7 +195,7 @@ struct Bufs {
     real_s4* vel;
     real_f4* force;
     real_f4* posf;        // positions in force precision (aliases pos unless mixed)
-    real_s4* pos_build;   // positions at the last neighbour-list build
+    real_f4* pos_build;   // positions at the last neighbour-list build (force precision, as built)
     unsigned int* ids;    // canonical index of each slot
     real_s4* pos2;        // permutation scratch
     real_s4* vel2;

@@ -39,12 +39,17 @@ __device__ __forceinline__ void add_tensor(real_a s[6], real_a h, real_f dx, rea
     s[5] += h * y * z;
 }
 
-template <int MODE>
+// The pair (pi, pj) into acc; WRAP false leaves the minimum image out (the caller knows the
+// plain difference is the nearest image).
+template <int MODE, bool WRAP = true>
 __device__ __forceinline__ void pair_accumulate(const Consts& c, const Bufs& a, const real_f4& pi, const real_f4& pj,
                                                 Acc& acc) {
-    real_f dx = NEAREST(c, pi.x - pj.x, 0);
-    real_f dy = NEAREST(c, pi.y - pj.y, 1);
-    real_f dz = NEAREST(c, pi.z - pj.z, 2);
+    real_f dx = pi.x - pj.x, dy = pi.y - pj.y, dz = pi.z - pj.z;
+    if (WRAP) {
+        dx = NEAREST(c, dx, 0);
+        dy = NEAREST(c, dy, 1);
+        dz = NEAREST(c, dz, 2);
+    }
     real_f rsq = dx * dx + dy * dy + dz * dz;
     LjF p = lj_pair(c, a.table, type_of((real_s)pi.w), type_of((real_s)pj.w));
     if (rsq < p.rcut_sq && rsq > (real_f)0) {
@@ -176,7 +181,12 @@ __device__ __forceinline__ void epilogue(const Consts& c, const Bufs& a, int i, 
     double wb[6] = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
     double xt[6] = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
     if (i < c.n) {
-        external_forces(c, a, i, a.pos[i], acc, ext_e, ext_w, ev, wb, MODE == MODE_STRESS ? xt : nullptr);
+        // The state position only where a one-body force reads it (walls, gravity, the drive,
+        // the tether): a periodic box without them skips the load (32 bytes in mixed).
+        bool need_x = !(c.periodic[0] && c.periodic[1] && c.periodic[2]) || c.gravity != 0.0 || c.drive != 0.0 ||
+                      c.tether_id != NO_TETHER;
+        real_s4 x = need_x ? a.pos[i] : real_s4{};
+        external_forces(c, a, i, x, acc, ext_e, ext_w, ev, wb, MODE == MODE_STRESS ? xt : nullptr);
         real_f4 f;
         f.x = acc.fx;
         f.y = acc.fy;
@@ -405,40 +415,61 @@ __device__ void cell_scan(const Consts& c, const Bufs& a) {
 // 32-bit ones), then eight independent position loads, so many loads are in flight per
 // thread. A 16-bit entry is a neighbour cell of the atom's cell and a place in it: the atom
 // is that cell's first (the nb_first row of the atom's cell) plus the place.
+// With WRAP false the minimum image is left out: the whole warp's atoms are inside the box's
+// inner region (c.inner_lo .. c.inner_hi, list range plus skin from every periodic face), so
+// every listed partner is within that distance in the same image and the plain difference is
+// already the nearest one (NEAREST would return it unchanged: the same bits, fewer
+// instructions).
+template <int MODE, bool WRAP>
+__device__ __forceinline__ void neighbor_packs(const Consts& c, const Bufs& a, int i, int lane, int tpa,
+                                               const real_f4& pi, Acc& acc) {
+    int packs = (a.ncount[i] + 7) >> 3;
+    const uint4* list = reinterpret_cast<const uint4*>(a.nlist);
+    const int* first = a.nb_first + (c.list_wide ? 0 : 27 * a.cell_of[i]);
+    for (int p = lane; p < packs; p += tpa) {
+        size_t at = (size_t)p * c.n + i;
+        unsigned int js[8];
+        // Streaming loads (evict first): the list is read once per step and is far larger
+        // than the caches, which should keep the positions instead.
+        if (c.list_wide) {
+            uint4 j0 = __ldcs(list + 2 * at), j1 = __ldcs(list + 2 * at + 1);
+            js[0] = j0.x, js[1] = j0.y, js[2] = j0.z, js[3] = j0.w;
+            js[4] = j1.x, js[5] = j1.y, js[6] = j1.z, js[7] = j1.w;
+        } else {
+            uint4 w = __ldcs(list + at);
+            unsigned int e[8] = {w.x & 0xffffu, w.x >> 16, w.y & 0xffffu, w.y >> 16,
+                                 w.z & 0xffffu, w.z >> 16, w.w & 0xffffu, w.w >> 16};
+            #pragma unroll
+            for (int k = 0; k < 8; k++)
+                js[k] = (unsigned int)__ldg(first + (e[k] >> LIST16_SHIFT)) + (e[k] & (LIST16_PLACES - 1));
+        }
+        real_f4 pj[8];
+        #pragma unroll
+        for (int k = 0; k < 8; k++) pj[k] = ldg4(a.posf + js[k]);
+        #pragma unroll
+        for (int k = 0; k < 8; k++) pair_accumulate<MODE, WRAP>(c, a, pi, pj[k], acc);
+    }
+}
+
+// Whether position p is in the inner region, where no listed partner needs an image.
+__device__ __forceinline__ bool inner(const Consts& c, const real_f4& p) {
+    float x = (float)p.x, y = (float)p.y, z = (float)p.z;
+    return x > c.inner_lo[0] && x < c.inner_hi[0] && y > c.inner_lo[1] && y < c.inner_hi[1] && z > c.inner_lo[2] &&
+           z < c.inner_hi[2];
+}
+
 template <int MODE>
 __device__ void neighbor_list(const Consts& c, const Bufs& a) {
     int t = blockIdx.x * blockDim.x + threadIdx.x;
     int tpa = c.tpa;
     int i = t / tpa, lane = t & (tpa - 1);
     Acc acc = zero_acc();
-    if (i < c.n) {
-        real_f4 pi = a.posf[i];
-        int packs = (a.ncount[i] + 7) >> 3;
-        const uint4* list = reinterpret_cast<const uint4*>(a.nlist);
-        const int* first = a.nb_first + (c.list_wide ? 0 : 27 * a.cell_of[i]);
-        for (int p = lane; p < packs; p += tpa) {
-            size_t at = (size_t)p * c.n + i;
-            unsigned int js[8];
-            // Streaming loads (evict first): the list is read once per step and is far larger
-            // than the caches, which should keep the positions instead.
-            if (c.list_wide) {
-                uint4 j0 = __ldcs(list + 2 * at), j1 = __ldcs(list + 2 * at + 1);
-                js[0] = j0.x, js[1] = j0.y, js[2] = j0.z, js[3] = j0.w;
-                js[4] = j1.x, js[5] = j1.y, js[6] = j1.z, js[7] = j1.w;
-            } else {
-                uint4 w = __ldcs(list + at);
-                unsigned int e[8] = {w.x & 0xffffu, w.x >> 16, w.y & 0xffffu, w.y >> 16,
-                                     w.z & 0xffffu, w.z >> 16, w.w & 0xffffu, w.w >> 16};
-                #pragma unroll
-                for (int k = 0; k < 8; k++)
-                    js[k] = (unsigned int)__ldg(first + (e[k] >> LIST16_SHIFT)) + (e[k] & (LIST16_PLACES - 1));
-            }
-            real_f4 pj[8];
-            #pragma unroll
-            for (int k = 0; k < 8; k++) pj[k] = ldg4(a.posf + js[k]);
-            #pragma unroll
-            for (int k = 0; k < 8; k++) pair_accumulate<MODE>(c, a, pi, pj[k], acc);
-        }
+    real_f4 pi = a.posf[i < c.n ? i : 0];
+    // Warp-uniform: the plain loop only where every atom of the warp is inner.
+    if (__all_sync(0xffffffffu, i >= c.n || inner(c, pi))) {
+        if (i < c.n) neighbor_packs<MODE, false>(c, a, i, lane, tpa, pi, acc);
+    } else if (i < c.n) {
+        neighbor_packs<MODE, true>(c, a, i, lane, tpa, pi, acc);
     }
     for (int off = tpa >> 1; off > 0; off >>= 1) {
         acc.fx += __shfl_xor_sync(0xffffffffu, acc.fx, off);

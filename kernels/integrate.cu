@@ -50,7 +50,7 @@ __device__ __forceinline__ void kick_drift(const Consts& c, const Bufs& b, int i
         atomicMin(b.blowup_step, step);
     }
     if (track) {
-        real_s4 q = ldcs4(b.pos_build + i);
+        real_f4 q = ldcs4(b.pos_build + i);
         double d[3] = {(double)x.x - (double)q.x, (double)x.y - (double)q.y, (double)x.z - (double)q.z};
         double r2 = 0.0;
         #pragma unroll

@@ -105,6 +105,29 @@ pub struct Consts {
     pub tunnel_hi: f64,
     pub tunnel_on: i32,
     pub pad3: i32,
+    /// The inner region of the box: positions farther than [`inner_margin`] from every
+    /// periodic face, whose listed partners all sit in the same image, so the neighbour-list
+    /// force loop leaves the minimum image out there (empty when the box is too small for one;
+    /// unbounded on walled axes).
+    pub inner_lo: [f32; 3],
+    pub inner_hi: [f32; 3],
+}
+
+/// How far from a periodic face an atom must be for the force loop to skip the minimum image:
+/// listed partners were within the list range at the build and each atom has moved at most
+/// half the skin since, so they are within the list range plus the skin; the rest is room
+/// for the f32 rounding of the bounds and positions.
+pub fn inner_margin(list_range: f64, skin: f64) -> f64 {
+    list_range + skin + 0.05
+}
+
+/// The inner region's bounds along one axis, in f32 (rounded inward by the margin's slack).
+fn inner_bounds(lo: f64, hi: f64, periodic: bool, margin: f64) -> (f32, f32) {
+    if !periodic {
+        return (f32::MIN, f32::MAX);
+    }
+    let (a, b) = (lo + margin, hi - margin);
+    if a < b { (a as f32, b as f32) } else { (f32::MAX, f32::MIN) }
 }
 
 /// `half_len` on walled axes: no difference of positions ever exceeds it.
@@ -218,6 +241,10 @@ impl Consts {
         c.lj_f = [lj.lj1, lj.lj2, lj.lj3, lj.lj4, lj.offset, lj.rcut_sq].map(|x| x as f32);
         c.r_list_sq_f = c.r_list_sq as f32;
         c.tpa = threads_per_atom(n);
+        let margin = inner_margin(p.list_range(), p.skin);
+        for k in 0..3 {
+            (c.inner_lo[k], c.inner_hi[k]) = inner_bounds(b.lo[k], b.hi[k], b.periodic[k], margin);
+        }
         if let Some(pp) = &p.piston {
             let (lo, hi) = crate::physics::piston::PistonParams::limits(b);
             c.piston_pa = pp.pressure * crate::physics::piston::PistonParams::area(b);
@@ -359,6 +386,19 @@ mod layout_tests {
         }
     }
 
+    #[test]
+    fn the_inner_region_keeps_the_list_range_and_skin_from_periodic_faces() {
+        let m = inner_margin(2.8, 0.3);
+        assert!((m - 3.15).abs() < 1e-12);
+        let (lo, hi) = inner_bounds(0.0, 16.8, true, m);
+        assert!(lo >= 3.15 - 1e-6 && (lo - 3.15).abs() < 1e-5 && (hi - 13.65).abs() < 1e-5, "{lo} {hi}");
+        // A box too small for an inner region has none (every atom takes the image loop).
+        let (lo, hi) = inner_bounds(0.0, 6.0, true, m);
+        assert!(lo > hi);
+        // Walled axes never need an image.
+        assert_eq!(inner_bounds(0.0, 6.0, false, m), (f32::MIN, f32::MAX));
+    }
+
     /// Offsets gcc gives the header's `struct Consts` (x86-64; NVCC uses the same layout).
     #[test]
     fn consts_offsets_match_the_c_header() {
@@ -401,13 +441,16 @@ mod layout_tests {
             offset_of!(Consts, tunnel_speed),
             offset_of!(Consts, tunnel_hi),
             offset_of!(Consts, tunnel_on),
+            offset_of!(Consts, inner_lo),
+            offset_of!(Consts, inner_hi),
             std::mem::size_of::<Consts>(),
         ];
         assert_eq!(
             got,
             [
                 108, 112, 136, 184, 256, 328, 352, 408, 424, 428, 448, 472, 480, 520, 528, 536, 540, 544, 552, 560,
-                568, 592, 604, 616, 640, 644, 648, 688, 696, 784, 788, 792, 796, 824, 840, 848, 864, 872, 880
+                568, 592, 604, 616, 640, 644, 648, 688, 696, 784, 788, 792, 796, 824, 840, 848, 864, 872, 880, 892,
+                904
             ]
         );
         assert_eq!(std::mem::size_of::<Bufs>(), 400);

@@ -163,7 +163,8 @@ fn bytes_needed(n: usize, precision: Precision, max_nbrs: usize, with_list: bool
     let (s, f) = real_sizes(precision);
     // The last 32: per-atom obstacle forces, when there are obstacles; 8 for the cells'
     // neighbour tables. List entries take 16 bits (32 only where a cell is too full).
-    let per_atom = 7 * 4 * s + 2 * 4 * f + if precision == Precision::Mixed { 16 } else { 0 } + 7 * 4 + 16 + 32 + 8;
+    // The build positions (`pos_build`) are kept in force precision, as the list is built.
+    let per_atom = 6 * 4 * s + 3 * 4 * f + if precision == Precision::Mixed { 16 } else { 0 } + 7 * 4 + 16 + 32 + 8;
     n * per_atom + if with_list { n * max_nbrs * 2 } else { 0 } + (1 << 20)
 }
 
@@ -286,14 +287,11 @@ impl Engine {
         self.a.pos = Some(upload(dev, &pos, "uploading positions")?);
         self.a.vel = Some(upload(dev, &vel, "uploading velocities")?);
         self.a.ids = Some(upload(dev, &ids, "uploading atom ids")?);
-        self.a.pos_build = Some(upload(dev, &pos, "uploading positions")?);
-        self.a.posf = if self.precision == Precision::Mixed {
-            let posf =
-                pack(atoms.positions.iter().zip(&atoms.types).flat_map(|(p, &t)| [p[0], p[1], p[2], t as f64]), 4);
-            Some(upload(dev, &posf, "uploading positions")?)
-        } else {
-            None
-        };
+        // The build positions in force precision (the f32 copy in mixed), as the list is built.
+        let posf = pack(atoms.positions.iter().zip(&atoms.types).flat_map(|(p, &t)| [p[0], p[1], p[2], t as f64]), f);
+        self.a.pos_build = Some(upload(dev, &posf, "uploading positions")?);
+        self.a.posf =
+            if self.precision == Precision::Mixed { Some(upload(dev, &posf, "uploading positions")?) } else { None };
         self.a.force = Some(alloc(dev, n * 4 * f, "allocating forces")?);
         self.a.pos2 = Some(alloc(dev, n * 4 * s, "allocating scratch")?);
         self.a.vel2 = Some(alloc(dev, n * 4 * s, "allocating scratch")?);
