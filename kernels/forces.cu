@@ -414,18 +414,21 @@ __device__ void cell_scan(const Consts& c, const Bufs& a) {
 // sum their forces with shuffles; each pack is one 16-byte load of 16-bit entries (two of
 // 32-bit ones), then eight independent position loads, so many loads are in flight per
 // thread. A 16-bit entry is a neighbour cell of the atom's cell and a place in it: the atom
-// is that cell's first (the nb_first row of the atom's cell) plus the place.
+// is that cell's first (the nb_first row of the atom's cell) plus the place. The rows of the
+// block's cells (a run of ranks: atoms are sorted by cell) are staged in shared memory when
+// there are at most NB_ROWS of them, so these lookups leave the L1 to the position loads;
+// FIRST is the row's base (shared or global memory).
 // With WRAP false the minimum image is left out: the whole warp's atoms are inside the box's
 // inner region (c.inner_lo .. c.inner_hi, list range plus skin from every periodic face), so
 // every listed partner is within that distance in the same image and the plain difference is
 // already the nearest one (NEAREST would return it unchanged: the same bits, fewer
 // instructions).
-template <int MODE, bool WRAP>
+#define NB_ROWS 16
+template <int MODE, bool WRAP, bool SHARED>
 __device__ __forceinline__ void neighbor_packs(const Consts& c, const Bufs& a, int i, int lane, int tpa,
-                                               const real_f4& pi, Acc& acc) {
+                                               const real_f4& pi, const int* first, Acc& acc) {
     int packs = (a.ncount[i] + 7) >> 3;
     const uint4* list = reinterpret_cast<const uint4*>(a.nlist);
-    const int* first = a.nb_first + (c.list_wide ? 0 : 27 * a.cell_of[i]);
     for (int p = lane; p < packs; p += tpa) {
         size_t at = (size_t)p * c.n + i;
         unsigned int js[8];
@@ -440,8 +443,10 @@ __device__ __forceinline__ void neighbor_packs(const Consts& c, const Bufs& a, i
             unsigned int e[8] = {w.x & 0xffffu, w.x >> 16, w.y & 0xffffu, w.y >> 16,
                                  w.z & 0xffffu, w.z >> 16, w.w & 0xffffu, w.w >> 16};
             #pragma unroll
-            for (int k = 0; k < 8; k++)
-                js[k] = (unsigned int)__ldg(first + (e[k] >> LIST16_SHIFT)) + (e[k] & (LIST16_PLACES - 1));
+            for (int k = 0; k < 8; k++) {
+                const int* row = first + (e[k] >> LIST16_SHIFT);
+                js[k] = (unsigned int)(SHARED ? *row : __ldg(row)) + (e[k] & (LIST16_PLACES - 1));
+            }
         }
         real_f4 pj[8];
         #pragma unroll
@@ -458,19 +463,38 @@ __device__ __forceinline__ bool inner(const Consts& c, const real_f4& p) {
            z < c.inner_hi[2];
 }
 
+template <int MODE, bool SHARED>
+__device__ __forceinline__ void neighbor_atom(const Consts& c, const Bufs& a, int i, int lane, int tpa,
+                                              const real_f4& pi, const int* first, Acc& acc) {
+    // Warp-uniform: the plain loop only where every atom of the warp is inner.
+    if (__all_sync(0xffffffffu, i >= c.n || inner(c, pi))) {
+        if (i < c.n) neighbor_packs<MODE, false, SHARED>(c, a, i, lane, tpa, pi, first, acc);
+    } else if (i < c.n) {
+        neighbor_packs<MODE, true, SHARED>(c, a, i, lane, tpa, pi, first, acc);
+    }
+}
+
 template <int MODE>
 __device__ void neighbor_list(const Consts& c, const Bufs& a) {
+    __shared__ int rows[NB_ROWS * 27];
     int t = blockIdx.x * blockDim.x + threadIdx.x;
     int tpa = c.tpa;
     int i = t / tpa, lane = t & (tpa - 1);
+    // The block's atoms and their cells' run of ranks k0 .. k1 (the same for every thread).
+    int a0 = blockIdx.x * (blockDim.x / tpa), a1 = min(a0 + (int)blockDim.x / tpa, c.n) - 1;
+    int k0 = 0, nrows = NB_ROWS + 1;
+    if (!c.list_wide && a0 < c.n) {
+        k0 = a.cell_of[a0];
+        nrows = a.cell_of[a1] - k0 + 1;
+        if (nrows <= NB_ROWS)
+            for (int x = threadIdx.x; x < nrows * 27; x += blockDim.x) rows[x] = __ldg(a.nb_first + 27 * k0 + x);
+    }
+    __syncthreads();
     Acc acc = zero_acc();
     real_f4 pi = a.posf[i < c.n ? i : 0];
-    // Warp-uniform: the plain loop only where every atom of the warp is inner.
-    if (__all_sync(0xffffffffu, i >= c.n || inner(c, pi))) {
-        if (i < c.n) neighbor_packs<MODE, false>(c, a, i, lane, tpa, pi, acc);
-    } else if (i < c.n) {
-        neighbor_packs<MODE, true>(c, a, i, lane, tpa, pi, acc);
-    }
+    int cell = c.list_wide || i >= c.n ? 0 : a.cell_of[i];
+    if (nrows <= NB_ROWS) neighbor_atom<MODE, true>(c, a, i, lane, tpa, pi, rows + 27 * (cell - k0), acc);
+    else neighbor_atom<MODE, false>(c, a, i, lane, tpa, pi, a.nb_first + 27 * cell, acc);
     for (int off = tpa >> 1; off > 0; off >>= 1) {
         acc.fx += __shfl_xor_sync(0xffffffffu, acc.fx, off);
         acc.fy += __shfl_xor_sync(0xffffffffu, acc.fy, off);
