@@ -184,10 +184,15 @@ extern "C" __global__ void __launch_bounds__(BLOCK) permute_copy(Consts c, Bufs 
 // shared memory after the at most 7 left from the last chunk; after each chunk, whole packs
 // of 8 go out as two 16-byte stores, many lanes at once, and the rest moves to the ring's
 // start. Each atom's hits come in cell-then-sorted-order, as a one-thread-per-atom scan
-// would find them. Blocks of NB_BLOCK threads whatever BLOCK is, so the shared arrays stay
-// small (Over::BuildWarps launches it so).
+// would find them. Before the distance tests, each chunk of candidates meets a box test: one
+// farther than the list range from the i-atoms' bounding box cannot be in range of any of
+// them, so only the kept ones (stream order kept, 32 at a time) are tested. Blocks of
+// NB_BLOCK threads whatever BLOCK is, so the shared arrays stay small (Over::BuildWarps
+// launches it so).
 #define NB_BLOCK 128
 #define RING 40
+// The box test, in f32 builds only (see the f64 branch in nlist_build).
+#define BUILD_BOX (PRECISION != 2)
 // Pack k of atom i out: 32-bit entries as two 16-byte stores, 16-bit ones as one.
 __device__ __forceinline__ void store_pack(const Consts& c, void* list, int k, int i, const unsigned int v[8]) {
     size_t at = (size_t)k * (size_t)c.n + (size_t)i;
@@ -233,15 +238,23 @@ __device__ __forceinline__ real_f4 make_real_f4(real_f x, real_f y, real_f z) {
 extern "C" __global__ void __launch_bounds__(NB_BLOCK) nlist_build(Consts c, Bufs b, int gate) {
     if (!b.flags[gate]) return;
     __shared__ real_f4 stage[NB_BLOCK];
-    __shared__ unsigned int cand_j[NB_BLOCK];
     __shared__ unsigned int ring[NB_BLOCK * RING];
+    // Per warp, the candidates that passed the box test and wait for the distance tests: their
+    // shifted positions, list entries and atoms (at most 31 left over plus a chunk's 32).
+#if BUILD_BOX
+    __shared__ real_f4 keep_pos[NB_BLOCK / 32][64];
+    __shared__ int keep_atom[NB_BLOCK / 32][64];
+    real_f4* kpos = keep_pos[threadIdx.x >> 5];
+    int* katom = keep_atom[threadIdx.x >> 5];
+#endif
+    __shared__ unsigned int keep_entry[NB_BLOCK / 32][64];
     // Per warp, neighbour cell t's image shift (x, y, z) and (first atom - first stream place,
     // end of its stream places, first stream place); t = 27 ends the table (no candidates).
     __shared__ real_f4 nb_shift[NB_BLOCK / 32][28];
     __shared__ int4 nb_span[NB_BLOCK / 32][28];
     int lane = threadIdx.x & 31, wib = threadIdx.x >> 5;
     real_f4* ipos = stage + (threadIdx.x & ~31);
-    unsigned int* js = cand_j + (threadIdx.x & ~31);
+    unsigned int* kentry = keep_entry[wib];
     int k = (blockIdx.x * NB_BLOCK + threadIdx.x) >> 5;
     // Whole warps leave together (n_cells warps are launched in whole warps).
     if (k >= c.n_cells) return;
@@ -295,14 +308,86 @@ extern "C" __global__ void __launch_bounds__(NB_BLOCK) nlist_build(Consts c, Buf
         int i = g0 + lane;
         bool mine = lane < ni;
         __syncwarp();
-        ipos[lane] = b.posf[mine ? i : s];
+        real_f4 me = b.posf[mine ? i : s];
+        ipos[lane] = me;
         // Entries waiting in the ring, all hits (kept or not), entries stored in packs.
         int pend = 0, seen = 0, flushed = 0;
+        // The i-atoms' bounding box: a candidate farther than the list range from it is out
+        // of range of all of them (about a third of the 27 cells' atoms, in their edges and
+        // corners), so it is dropped before the distance tests. The margin keeps every
+        // candidate that a distance test could pass in floating point, so the lists are
+        // exactly those without the box test.
+#if BUILD_BOX
+        real_f bx0 = me.x, by0 = me.y, bz0 = me.z, bx1 = me.x, by1 = me.y, bz1 = me.z;
+        #pragma unroll
+        for (int off = 16; off > 0; off >>= 1) {
+            bx0 = min(bx0, __shfl_xor_sync(full, bx0, off));
+            by0 = min(by0, __shfl_xor_sync(full, by0, off));
+            bz0 = min(bz0, __shfl_xor_sync(full, bz0, off));
+            bx1 = max(bx1, __shfl_xor_sync(full, bx1, off));
+            by1 = max(by1, __shfl_xor_sync(full, by1, off));
+            bz1 = max(bz1, __shfl_xor_sync(full, bz1, off));
+        }
+        real_f box2 = rl2 * (real_f)1.00001;
+#endif
         // This lane's neighbour cell: the first whose stream places end after its candidate.
         int t = 0;
-        for (int c0 = 0; c0 < total; c0 += 32) {
-            // This lane's candidate: stream place c0 + lane (places only grow, so t only
-            // moves forward). Padding past the stream is far from everything.
+        // Stream places read so far, and candidates kept and waiting (the same in every lane).
+        int c0 = 0, waiting = 0;
+        while (true) {
+#if BUILD_BOX
+            // Chunks of 32 stream places (one a lane) through the box test until 32 candidates
+            // wait or the stream ends; kept ones are appended in stream order.
+            while (waiting < 32 && c0 < total) {
+                // Places only grow, so t only moves forward.
+                int at = c0 + lane;
+                int4 span = nb_span[wib][t];
+                while (at >= span.y) span = nb_span[wib][++t];
+                bool keep = false;
+                real_f px = 0, py = 0, pz = 0;
+                int j = -1;
+                if (at < total) {
+                    j = span.x + at;
+                    real_f4 q = ldg4(b.posf + j);
+                    real_f4 h = nb_shift[wib][t];
+                    px = q.x + h.x;
+                    py = q.y + h.y;
+                    pz = q.z + h.z;
+                    real_f dx = max(max(bx0 - px, px - bx1), (real_f)0);
+                    real_f dy = max(max(by0 - py, py - by1), (real_f)0);
+                    real_f dz = max(max(bz0 - pz, pz - bz1), (real_f)0);
+                    keep = dx * dx + dy * dy + dz * dz < box2;
+                }
+                unsigned int kept = __ballot_sync(full, keep);
+                if (keep) {
+                    int slot = waiting + __popc(kept & ((1u << lane) - 1u));
+                    kpos[slot] = make_real_f4(px, py, pz);
+                    // The list entry: the atom, or its neighbour cell and place there.
+                    kentry[slot] = c.list_wide ? (unsigned int)j : (unsigned int)(t << LIST16_SHIFT | (at - span.z));
+                    katom[slot] = j;
+                }
+                waiting += __popc(kept);
+                c0 += 32;
+            }
+            if (waiting == 0) break;
+            __syncwarp();
+            // This lane's candidate: kept one `lane`, or padding far from everything.
+            int nc = waiting < 32 ? waiting : 32;
+            real_f px = (real_f)1e18, py = (real_f)1e18, pz = (real_f)1e18;
+            int j = -1;
+            if (lane < nc) {
+                real_f4 q = kpos[lane];
+                px = q.x;
+                py = q.y;
+                pz = q.z;
+                j = katom[lane];
+            }
+#else
+            // In f64 every candidate is tested (the box test's shared arrays would cost the
+            // build more occupancy than its tests save): this lane's candidate is stream place
+            // c0 + lane (places only grow, so t only moves forward); padding past the stream
+            // is far from everything.
+            if (c0 >= total) break;
             int at = c0 + lane, j = -1;
             int4 span = nb_span[wib][t];
             while (at >= span.y) span = nb_span[wib][++t];
@@ -317,8 +402,10 @@ extern "C" __global__ void __launch_bounds__(NB_BLOCK) nlist_build(Consts c, Buf
             }
             __syncwarp();
             // The list entry: the atom, or its neighbour cell and place there.
-            js[lane] = c.list_wide ? (unsigned int)j : (unsigned int)(t << LIST16_SHIFT | (at - span.z));
+            kentry[lane] = c.list_wide ? (unsigned int)j : (unsigned int)(t << LIST16_SHIFT | (at - span.z));
             __syncwarp();
+            c0 += 32;
+#endif
             // Bit ni - 1 - ii: this lane's candidate is within range of i-atom ii (the sign of
             // r^2 - range^2 shifted in, i-atom 0 first).
             unsigned int mine_hits = 0;
@@ -347,7 +434,7 @@ extern "C" __global__ void __launch_bounds__(NB_BLOCK) nlist_build(Consts c, Buf
             while (hits) {
                 int u = __ffs(hits) - 1;
                 hits &= hits - 1;
-                ring[pend * NB_BLOCK + threadIdx.x] = js[u];
+                ring[pend * NB_BLOCK + threadIdx.x] = kentry[u];
                 pend++;
             }
             // Whole packs out, after the chunk (many lanes at once), and what is left of the
@@ -368,6 +455,18 @@ extern "C" __global__ void __launch_bounds__(NB_BLOCK) nlist_build(Consts c, Buf
                 for (int q = 0; q < 7; q++)
                     if (q < pend) ring[q * NB_BLOCK + threadIdx.x] = ring[(f + q) * NB_BLOCK + threadIdx.x];
             }
+#if BUILD_BOX
+            // The kept candidates not yet tested move to the front (slots 32.. to 0..: the
+            // reads and the writes never meet).
+            __syncwarp();
+            if (lane < waiting - nc) {
+                kpos[lane] = kpos[nc + lane];
+                kentry[lane] = kentry[nc + lane];
+                katom[lane] = katom[nc + lane];
+            }
+            __syncwarp();
+            waiting -= nc;
+#endif
         }
         // The warp's largest count, so one atomic per warp reaches the shared flag.
         int most = mine ? seen : 0;
