@@ -235,6 +235,18 @@ __device__ __forceinline__ real_f4 make_real_f4(real_f x, real_f y, real_f z) {
     return v;
 }
 
+// Stream place `at` of a warp's candidates, in the neighbour cell whose table row is `span`
+// and image shift `h`: returns the atom and puts its shifted position in (px, py, pz).
+__device__ __forceinline__ int candidate(const Bufs& b, const int4& span, const real_f4& h, int at, real_f& px,
+                                         real_f& py, real_f& pz) {
+    int j = span.x + at;
+    real_f4 q = ldg4(b.posf + j);
+    px = q.x + h.x;
+    py = q.y + h.y;
+    pz = q.z + h.z;
+    return j;
+}
+
 extern "C" __global__ void __launch_bounds__(NB_BLOCK) nlist_build(Consts c, Bufs b, int gate) {
     if (!b.flags[gate]) return;
     __shared__ real_f4 stage[NB_BLOCK];
@@ -347,12 +359,7 @@ extern "C" __global__ void __launch_bounds__(NB_BLOCK) nlist_build(Consts c, Buf
                 real_f px = 0, py = 0, pz = 0;
                 int j = -1;
                 if (at < total) {
-                    j = span.x + at;
-                    real_f4 q = ldg4(b.posf + j);
-                    real_f4 h = nb_shift[wib][t];
-                    px = q.x + h.x;
-                    py = q.y + h.y;
-                    pz = q.z + h.z;
+                    j = candidate(b, span, nb_shift[wib][t], at, px, py, pz);
                     real_f dx = max(max(bx0 - px, px - bx1), (real_f)0);
                     real_f dy = max(max(by0 - py, py - by1), (real_f)0);
                     real_f dz = max(max(bz0 - pz, pz - bz1), (real_f)0);
@@ -392,14 +399,7 @@ extern "C" __global__ void __launch_bounds__(NB_BLOCK) nlist_build(Consts c, Buf
             int4 span = nb_span[wib][t];
             while (at >= span.y) span = nb_span[wib][++t];
             real_f px = (real_f)1e18, py = (real_f)1e18, pz = (real_f)1e18;
-            if (at < total) {
-                j = span.x + at;
-                real_f4 q = ldg4(b.posf + j);
-                real_f4 h = nb_shift[wib][t];
-                px = q.x + h.x;
-                py = q.y + h.y;
-                pz = q.z + h.z;
-            }
+            if (at < total) j = candidate(b, span, nb_shift[wib][t], at, px, py, pz);
             __syncwarp();
             // The list entry: the atom, or its neighbour cell and place there.
             kentry[lane] = c.list_wide ? (unsigned int)j : (unsigned int)(t << LIST16_SHIFT | (at - span.z));
