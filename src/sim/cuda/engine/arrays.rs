@@ -281,14 +281,16 @@ impl Engine {
     pub(super) fn upload_state(&mut self, dev: &Device, atoms: &AtomState) -> Result<(), SimError> {
         let (s, f) = real_sizes(self.precision);
         let n = self.n;
-        let pos = pack(atoms.positions.iter().zip(&atoms.types).flat_map(|(p, &t)| [p[0], p[1], p[2], t as f64]), s);
+        // x, y, z and species per atom, packed once in state and once in force precision.
+        let rows = || atoms.positions.iter().zip(&atoms.types).flat_map(|(p, &t)| [p[0], p[1], p[2], t as f64]);
+        let pos = pack(rows(), s);
         let vel = pack(atoms.velocities.iter().flat_map(|v| [v[0], v[1], v[2], 0.0]), s);
         let ids: Vec<u8> = (0..n as u32).flat_map(|i| i.to_le_bytes()).collect();
         self.a.pos = Some(upload(dev, &pos, "uploading positions")?);
         self.a.vel = Some(upload(dev, &vel, "uploading velocities")?);
         self.a.ids = Some(upload(dev, &ids, "uploading atom ids")?);
         // The build positions in force precision (the f32 copy in mixed), as the list is built.
-        let posf = pack(atoms.positions.iter().zip(&atoms.types).flat_map(|(p, &t)| [p[0], p[1], p[2], t as f64]), f);
+        let posf = pack(rows(), f);
         self.a.pos_build = Some(upload(dev, &posf, "uploading positions")?);
         self.a.posf =
             if self.precision == Precision::Mixed { Some(upload(dev, &posf, "uploading positions")?) } else { None };
