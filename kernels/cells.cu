@@ -247,6 +247,12 @@ __device__ __forceinline__ int candidate(const Bufs& b, const int4& span, const 
     return j;
 }
 
+// The list entry of atom j at stream place `at` of neighbour cell t (table row `span`): the
+// atom, or (16-bit entries) its neighbour cell and place there.
+__device__ __forceinline__ unsigned int list_entry(const Consts& c, int j, int t, int at, const int4& span) {
+    return c.list_wide ? (unsigned int)j : (unsigned int)(t << LIST16_SHIFT | (at - span.z));
+}
+
 extern "C" __global__ void __launch_bounds__(NB_BLOCK) nlist_build(Consts c, Bufs b, int gate) {
     if (!b.flags[gate]) return;
     __shared__ real_f4 stage[NB_BLOCK];
@@ -369,8 +375,7 @@ extern "C" __global__ void __launch_bounds__(NB_BLOCK) nlist_build(Consts c, Buf
                 if (keep) {
                     int slot = waiting + __popc(kept & ((1u << lane) - 1u));
                     kpos[slot] = make_real_f4(px, py, pz);
-                    // The list entry: the atom, or its neighbour cell and place there.
-                    kentry[slot] = c.list_wide ? (unsigned int)j : (unsigned int)(t << LIST16_SHIFT | (at - span.z));
+                    kentry[slot] = list_entry(c, j, t, at, span);
                     katom[slot] = j;
                 }
                 waiting += __popc(kept);
@@ -401,8 +406,7 @@ extern "C" __global__ void __launch_bounds__(NB_BLOCK) nlist_build(Consts c, Buf
             real_f px = (real_f)1e18, py = (real_f)1e18, pz = (real_f)1e18;
             if (at < total) j = candidate(b, span, nb_shift[wib][t], at, px, py, pz);
             __syncwarp();
-            // The list entry: the atom, or its neighbour cell and place there.
-            kentry[lane] = c.list_wide ? (unsigned int)j : (unsigned int)(t << LIST16_SHIFT | (at - span.z));
+            kentry[lane] = list_entry(c, j, t, at, span);
             __syncwarp();
             c0 += 32;
 #endif

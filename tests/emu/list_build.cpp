@@ -236,7 +236,7 @@ int main(int argc, char** argv) {
         for (int k = cnt; k < (cnt + 7) / 8 * 8; k++)
             CHECK(entry(k) == self, "atom %d: padding entry %d is %u, not the atom itself", i, k, entry(k));
         CHECK(cell_of[i] == scell[i], "atom %d: cell_of %d, not %d", i, cell_of[i], scell[i]);
-        CHECK(memcmp(&pos_build[i], &posf[i], sizeof(real_f4)) == 0 || PRECISION != 1, "atom %d: pos_build", i);
+        CHECK(memcmp(&pos_build[i], &b.posf[i], sizeof(real_f4)) == 0, "atom %d: pos_build is not its position", i);
     }
     CHECK(!any_over || flags[FLAG_OVERFLOW], "a list overflowed (%d > %d) but the flag is clear", loose_max, max_nbrs);
     CHECK(strict_max <= max_nbrs || flags[FLAG_OVERFLOW], "overflow flag clear at %d > %d", strict_max, max_nbrs);
