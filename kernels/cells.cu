@@ -124,36 +124,28 @@ __device__ __forceinline__ unsigned long long sort_key(const Consts& c, const Bu
 }
 
 // One warp per cell: each atom's place is the number of the cell's atoms with a smaller
-// index (cells of up to 32 atoms, all in registers); a larger cell is insertion-sorted by
-// its warp's first lane. Each atom is then gathered into its sorted place in the scratch
-// arrays (permute_copy brings them back).
+// key (keys are distinct: they hold the previous index), counted against the cell's atoms 32
+// at a time through shuffles, so a cell of n atoms costs about n^2 / 32 compares a lane
+// (cells of up to 32 atoms: one round, every key in registers). Each atom is then gathered
+// into its sorted place in the scratch arrays (permute_copy brings them back).
 extern "C" __global__ void __launch_bounds__(BLOCK) cells_sort(Consts c, Bufs b, int gate) {
     if (!b.flags[gate]) return;
     int k = (blockIdx.x * blockDim.x + threadIdx.x) >> 5, lane = threadIdx.x & 31;
     if (k >= c.n_cells) return;
-    int s = b.cell_start[k], e = b.cell_start[k + 1];
-    if (e - s <= 32) {
-        unsigned int v = lane < e - s ? b.order[s + lane] : 0xFFFFFFFFu;
-        unsigned long long key = lane < e - s ? sort_key(c, b, v) : ~0ull;
+    int s = b.cell_start[k], n = b.cell_start[k + 1] - s;
+    for (int x0 = 0; x0 < n; x0 += 32) {
+        bool mine = x0 + lane < n;
+        unsigned int v = mine ? b.order[s + x0 + lane] : 0xFFFFFFFFu;
+        unsigned long long key = mine ? sort_key(c, b, v) : ~0ull;
         int rank = 0;
-        for (int t = 0; t < 32; t++) rank += __shfl_sync(0xffffffffu, key, t) < key;
-        if (lane < e - s) gather_to(b, s + rank, v);
-        return;
-    }
-    if (lane == 0) {
-        for (int x = s + 1; x < e; x++) {
-            unsigned int v = b.order[x];
-            unsigned long long kv = sort_key(c, b, v);
-            int y = x - 1;
-            while (y >= s && sort_key(c, b, b.order[y]) > kv) {
-                b.order[y + 1] = b.order[y];
-                y--;
-            }
-            b.order[y + 1] = v;
+        for (int y0 = 0; y0 < n; y0 += 32) {
+            // The keys of atoms y0 .. y0 + 31 (past the cell: larger than any key).
+            unsigned long long other = key;
+            if (y0 != x0) other = y0 + lane < n ? sort_key(c, b, b.order[s + y0 + lane]) : ~0ull;
+            for (int t = 0; t < 32; t++) rank += __shfl_sync(0xffffffffu, other, t) < key;
         }
+        if (mine) gather_to(b, s + rank, v);
     }
-    __syncwarp();
-    for (int x = s + lane; x < e; x += 32) gather_to(b, x, b.order[x]);
 }
 
 extern "C" __global__ void __launch_bounds__(BLOCK) permute_copy(Consts c, Bufs b, int gate) {
