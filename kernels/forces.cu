@@ -52,13 +52,15 @@ __device__ __forceinline__ void pair_accumulate(const Consts& c, const Bufs& a, 
     }
     real_f rsq = dx * dx + dy * dy + dz * dz;
     LjF p = lj_pair(c, a.table, type_of((real_s)pi.w), type_of((real_s)pj.w));
-    if (MODE == MODE_NOEV) {
-        // Forces alone, without a branch: every pair is evaluated, and one out of range (or
-        // the padding, the atom itself at r = 0, whose reciprocal is infinite) adds dx times
-        // a selected zero, which leaves each sum's bits as skipping it would (the fused
-        // multiply-add adds a signed zero). Most pairs of a pack are in range, so the branch
-        // skipped little and cost a reconvergence (and a reload of the coefficients) per pair:
-        // 8% fewer instructions in the list loop, 3% off the in.lj step at 1M atoms.
+    if (MODE == MODE_NOEV && PRECISION != 2) {
+        // Forces alone in f32, without a branch: every pair is evaluated, and one out of
+        // range (or the padding, the atom itself at r = 0, whose reciprocal is infinite) adds
+        // dx times a selected zero, which leaves each sum's bits as skipping it would (the
+        // fused multiply-add adds a signed zero). Most pairs of a pack are in range, so the
+        // branch skipped little and cost a reconvergence (and a reload of the coefficients)
+        // per pair: 8% fewer instructions in the list loop, 3% off the in.lj step at 1M
+        // atoms. Not in f64, whose division takes its slow path at r = 0 (the padding): there
+        // the branch is cheaper.
         real_f fd, en;
         lj_eval(rsq, p, fd, en);
         fd = rsq < p.rcut_sq && rsq > (real_f)0 ? fd : (real_f)0;
