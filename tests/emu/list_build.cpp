@@ -12,17 +12,9 @@
 #include <random>
 #include <vector>
 
-dim3 threadIdx, blockIdx, blockDim;
-Warp* cur_warp;
-
 static const Consts* g_c;
 static const Bufs* g_b;
-static bool lane_done[32];
-static void lane_main(int l) {
-    nlist_build(*g_c, *g_b, FLAG_ALWAYS);
-    lane_done[l] = true;
-    swapcontext(&cur_warp->lane[l], &cur_warp->sched);
-}
+static void build() { nlist_build(*g_c, *g_b, FLAG_ALWAYS); }
 
 static int problems = 0;
 #define CHECK(cond, ...)                                                                                            \
@@ -133,35 +125,9 @@ int main(int argc, char** argv) {
     flags[FLAG_ALWAYS] = 1;
 
     // The launch (Over::BuildWarps): one warp per cell in blocks of NB_BLOCK, warp by warp.
-    std::vector<char> stacks(32 << 18);
-    Warp warp;
-    cur_warp = &warp;
     g_c = &c;
     g_b = &b;
-    blockDim.x = NB_BLOCK;
-    int blocks = (c.n_cells * 32 + NB_BLOCK - 1) / NB_BLOCK;
-    for (int blk = 0; blk < blocks; blk++)
-        for (int w = 0; w < NB_BLOCK / 32; w++) {
-            blockIdx.x = blk;
-            for (int l = 0; l < 32; l++) {
-                lane_done[l] = false;
-                getcontext(&warp.lane[l]);
-                warp.lane[l].uc_stack.ss_sp = stacks.data() + ((size_t)l << 18);
-                warp.lane[l].uc_stack.ss_size = 1 << 18;
-                warp.lane[l].uc_link = nullptr;
-                makecontext(&warp.lane[l], (void (*)())lane_main, 1, l);
-            }
-            for (bool any = true; any;) {
-                any = false;
-                for (int l = 0; l < 32; l++)
-                    if (!lane_done[l]) {
-                        any = true;
-                        warp.cur = l;
-                        threadIdx.x = w * 32 + l;
-                        swapcontext(&warp.sched, &warp.lane[l]);
-                    }
-            }
-        }
+    emu_launch((c.n_cells * 32 + NB_BLOCK - 1) / NB_BLOCK, NB_BLOCK, build);
 
     // Brute force in f64 (minimum image on periodic axes), each neighbour keyed by its stream
     // place: neighbour cell t (dz, dy, dx from -1 to 1, dx fastest) of the atom's cell, then index.

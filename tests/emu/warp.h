@@ -1,5 +1,6 @@
-// Host emulation of the CUDA features the list-build kernel (kernels/cells.cu) uses, so
-// tests/list_build_emulated.rs can run that kernel's own source on a machine without a GPU:
+// Host emulation of the CUDA features the cell kernels (kernels/cells.cu: the list build and
+// the cell sort) use, so tests/cells_emulated.rs can run their own source on a machine
+// without a GPU:
 // one fiber (ucontext) per lane of a warp, run in turn by a scheduler; every warp collective
 // (shuffles, ballots, __syncwarp) is a barrier at which each lane yields until all lanes of
 // the warp have arrived. `__shared__` arrays become function statics, which one block at a
@@ -37,7 +38,7 @@ inline double4 make_double4(double a, double b, double c, double d) { return {a,
 inline int4 make_int4(int a, int b, int c, int d) { return {a, b, c, d}; }
 inline uint4 make_uint4(unsigned a, unsigned b, unsigned c, unsigned d) { return {a, b, c, d}; }
 
-extern dim3 threadIdx, blockIdx, blockDim;
+inline dim3 threadIdx, blockIdx, blockDim;
 
 template <class T> inline T __ldg(const T* p) { return *p; }
 template <class T> inline T __ldcs(const T* p) { return *p; }
@@ -74,7 +75,8 @@ struct Warp {
     int cur;
     unsigned long long slot[32];
 };
-extern Warp* cur_warp;
+// The warp being run (emu_launch sets it).
+inline Warp* cur_warp;
 
 inline int emu_lane() { return (int)(threadIdx.x & 31); }
 // Every lane of the warp reaches this point before any goes on.
@@ -106,3 +108,44 @@ inline unsigned __ballot_sync(unsigned, bool p) {
 }
 inline bool __all_sync(unsigned, bool p) { return __ballot_sync(0xffffffffu, p) == 0xffffffffu; }
 inline void __syncwarp() { emu_barrier(); }
+
+inline void (*emu_kernel)();
+inline bool emu_lane_done[32];
+inline void emu_lane_main(int l) {
+    emu_kernel();
+    emu_lane_done[l] = true;
+    swapcontext(&cur_warp->lane[l], &cur_warp->sched);
+}
+
+// The launch of `kernel` (a function that calls the kernel with arguments held in globals)
+// on `blocks` blocks of `threads` threads (a multiple of 32), one warp at a time: a fiber per
+// lane, each run until it reaches a collective or ends, in turn.
+inline void emu_launch(int blocks, int threads, void (*kernel)()) {
+    static char stacks[32][1 << 18];
+    static Warp warp;
+    cur_warp = &warp;
+    emu_kernel = kernel;
+    blockDim.x = threads;
+    for (int blk = 0; blk < blocks; blk++)
+        for (int w = 0; w < threads / 32; w++) {
+            blockIdx.x = blk;
+            for (int l = 0; l < 32; l++) {
+                emu_lane_done[l] = false;
+                getcontext(&warp.lane[l]);
+                warp.lane[l].uc_stack.ss_sp = stacks[l];
+                warp.lane[l].uc_stack.ss_size = sizeof stacks[l];
+                warp.lane[l].uc_link = nullptr;
+                makecontext(&warp.lane[l], (void (*)())emu_lane_main, 1, l);
+            }
+            for (bool any = true; any;) {
+                any = false;
+                for (int l = 0; l < 32; l++)
+                    if (!emu_lane_done[l]) {
+                        any = true;
+                        warp.cur = l;
+                        threadIdx.x = w * 32 + l;
+                        swapcontext(&warp.sched, &warp.lane[l]);
+                    }
+            }
+        }
+}

@@ -1,11 +1,17 @@
-//! The CUDA neighbour-list build (`nlist_build` in kernels/cells.cu), its own source run on the
-//! CPU: tests/emu/warp.h emulates the warp (one fiber per lane, collectives as barriers), and
-//! tests/emu/list_build.cpp builds the lists of a jittered FCC system and checks each against
-//! a brute-force search in f64 (the atoms in range, none twice, in stream order, the padding,
-//! and with an overflow the first `max_nbrs`, the flag and the largest count). So a change to
-//! the build kernel is checked on a machine without a GPU, in every precision (the box test of
-//! the f32 builds included) and with 16- and 32-bit entries, walls, overflows and cells of more
-//! than 32 atoms; `tests/cuda.rs` checks the lists' forces on the GPU.
+//! The CUDA cell kernels of kernels/cells.cu, their own source run on the CPU: tests/emu/warp.h
+//! emulates the warp (one fiber per lane, collectives as barriers).
+//! - The neighbour-list build (`nlist_build`): tests/emu/list_build.cpp builds the lists of a
+//!   jittered FCC system and checks each against a brute-force search in f64 (the atoms in
+//!   range, none twice, in stream order, the padding, and with an overflow the first
+//!   `max_nbrs`, the flag and the largest count), in every precision (the box test of the f32
+//!   builds included) and with 16- and 32-bit entries, walls, overflows and cells of more than
+//!   32 atoms.
+//! - The cell sort (`cells_sort`): tests/emu/cell_sort.cpp sorts cells of 0 to 150 atoms
+//!   and checks each against `std::sort` by the same key (sub-cell then index, or the index
+//!   alone past 2^26 atoms), with the atoms' data gathered along.
+//!
+//! So a change to either kernel is checked on a machine without a GPU; `tests/cuda.rs` checks
+//! the lists' forces and the trajectories on the GPU.
 //!
 //! Needs a C++17 compiler (`$CXX`, else `g++`); without one the tests print a skip line and
 //! pass, unless `ARGON_REQUIRE_CXX=1` (CI sets it).
@@ -28,8 +34,9 @@ fn compiler() -> Option<String> {
 }
 
 /// The emulation header, the kernel sources with their includes inlined (as
-/// sim::cuda::source does for NVRTC), and the harness, as one C++ file.
-fn translation_unit() -> String {
+/// sim::cuda::source does for NVRTC), and the harness (`tests/emu/{harness}.cpp`), as one
+/// C++ file.
+fn translation_unit(harness: &str) -> String {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let read = |p: &str| std::fs::read_to_string(root.join(p)).unwrap_or_else(|e| panic!("{p}: {e}"));
     let mut tu = read("tests/emu/warp.h");
@@ -44,18 +51,18 @@ fn translation_unit() -> String {
             tu.push('\n');
         }
     }
-    tu.push_str(&read("tests/emu/list_build.cpp"));
+    tu.push_str(&read(&format!("tests/emu/{harness}.cpp")));
     tu
 }
 
-/// Compiles the harness for `precision` (0 single, 1 mixed, 2 double) into a fresh folder;
+/// Compiles `harness` for `precision` (0 single, 1 mixed, 2 double) into a fresh folder;
 /// with AddressSanitizer where the compiler has it, so an index past a shared array fails.
-fn build(cxx: &str, precision: u32) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("argon-list-build-{}-{precision}", std::process::id()));
+fn build(cxx: &str, precision: u32, harness: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("argon-{harness}-{}-{precision}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("making the harness folder");
-    let src = dir.join("list_build.cpp");
-    std::fs::write(&src, translation_unit()).expect("writing the harness source");
-    let exe = dir.join("list_build");
+    let src = dir.join(format!("{harness}.cpp"));
+    std::fs::write(&src, translation_unit(harness)).expect("writing the harness source");
+    let exe = dir.join(harness);
     let compile = |asan: bool| {
         let mut cmd = Command::new(cxx);
         cmd.args(["-std=c++17", "-O1", "-w"]);
@@ -67,7 +74,7 @@ fn build(cxx: &str, precision: u32) -> PathBuf {
     };
     let out = compile(true);
     let out = if out.status.success() { out } else { compile(false) };
-    assert!(out.status.success(), "the list-build harness did not compile:\n{}", String::from_utf8_lossy(&out.stderr));
+    assert!(out.status.success(), "the {harness} harness did not compile:\n{}", String::from_utf8_lossy(&out.stderr));
     exe
 }
 
@@ -108,7 +115,7 @@ fn overflowed(summary: &str) -> bool {
 
 fn every_case(precision: u32) {
     let Some(cxx) = compiler() else { return };
-    let exe = build(&cxx, precision);
+    let exe = build(&cxx, precision, "list_build");
     let case = |nl, wide, max_nbrs, walls, seed, jitter, range| Case { nl, wide, max_nbrs, walls, seed, jitter, range };
     // in.lj's range (2.5 + 0.3 skin) on a slightly jittered lattice: 16-bit entries.
     let s = run(&exe, case(7, false, 128, false, 1, 0.1, 2.8));
@@ -143,4 +150,32 @@ fn mixed_precision_lists_match_brute_force() {
 #[test]
 fn double_precision_lists_match_brute_force() {
     every_case(2);
+}
+
+/// Runs the cell-sort harness; returns its summary line, failing on any problem it found.
+fn run_sort(exe: &Path, seed: u32, large: bool) -> String {
+    let args = [seed.to_string(), (large as u8).to_string()];
+    let out = Command::new(exe).args(&args).output().expect("running the cell-sort harness");
+    let stdout = String::from_utf8_lossy(&out.stdout).to_string();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let problems: Vec<&str> = stderr.lines().filter(|l| !l.contains("ASan doesn't fully support")).collect();
+    assert!(out.status.success(), "cell sort {args:?}: {stdout}{}", problems.join("\n"));
+    stdout
+}
+
+/// Every cell's atoms in key order (sub-cell, then index; the index alone past 2^26 atoms),
+/// for cells of 0 to 150 atoms (one, two and five rounds of 32 keys), with f32 and f64 states.
+#[test]
+fn cell_sort_puts_every_cell_in_key_order() {
+    let Some(cxx) = compiler() else { return };
+    for precision in [0, 2] {
+        let exe = build(&cxx, precision, "cell_sort");
+        for (seed, large) in [(1, false), (2, false), (3, true)] {
+            let s = run_sort(&exe, seed, large);
+            assert!(s.contains("largest 150") && s.contains("problems 0"), "{s}");
+        }
+        if let Some(dir) = exe.parent() {
+            let _ = std::fs::remove_dir_all(dir);
+        }
+    }
 }
