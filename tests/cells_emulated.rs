@@ -101,11 +101,17 @@ fn run(exe: &Path, c: Case) -> String {
         c.jitter.to_string(),
         c.range.to_string(),
     ];
-    let out = Command::new(exe).args(&args).output().expect("running the list-build harness");
+    run_harness(exe, &args, "list build")
+}
+
+/// Runs a harness with `args`; returns its summary line, failing (named `what`) with the
+/// problems it printed when it exits with an error.
+fn run_harness(exe: &Path, args: &[String], what: &str) -> String {
+    let out = Command::new(exe).args(args).output().unwrap_or_else(|e| panic!("running the {what} harness: {e}"));
     let stdout = String::from_utf8_lossy(&out.stdout).to_string();
     let stderr = String::from_utf8_lossy(&out.stderr);
     let problems: Vec<&str> = stderr.lines().filter(|l| !l.contains("ASan doesn't fully support")).collect();
-    assert!(out.status.success(), "list build {args:?}: {stdout}{}", problems.join("\n"));
+    assert!(out.status.success(), "{what} {args:?}: {stdout}{}", problems.join("\n"));
     stdout
 }
 
@@ -154,13 +160,7 @@ fn double_precision_lists_match_brute_force() {
 
 /// Runs the cell-sort harness; returns its summary line, failing on any problem it found.
 fn run_sort(exe: &Path, seed: u32, large: bool) -> String {
-    let args = [seed.to_string(), (large as u8).to_string()];
-    let out = Command::new(exe).args(&args).output().expect("running the cell-sort harness");
-    let stdout = String::from_utf8_lossy(&out.stdout).to_string();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    let problems: Vec<&str> = stderr.lines().filter(|l| !l.contains("ASan doesn't fully support")).collect();
-    assert!(out.status.success(), "cell sort {args:?}: {stdout}{}", problems.join("\n"));
-    stdout
+    run_harness(exe, &[seed.to_string(), (large as u8).to_string()], "cell sort")
 }
 
 /// Every cell's atoms in key order (sub-cell, then index; the index alone past 2^26 atoms),
