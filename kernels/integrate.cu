@@ -8,10 +8,31 @@
 #include "reduce.cuh"
 #include "rng.cuh"
 
+// The mass of an atom whose state position is x: with one species its mass, without
+// waiting on the position's load for the type.
+__device__ __forceinline__ double mass_of(const Bufs& b, const real_s4& x) {
+#if NTYPES == 1
+    return b.masses[0];
+#else
+    return b.masses[type_of(x.w)];
+#endif
+}
+
+// Atom i's position at the last list build, for the skin test (zero without `track`). The
+// callers load it with the atom's other data, before any store: the compiler must assume a
+// store may alias it, so loaded after them it would cost one more memory round trip.
+__device__ __forceinline__ real_f4 build_position(const Bufs& b, int i, int track) {
+    real_f4 q{};
+    if (track) q = ldcs4(b.pos_build + i);
+    return q;
+}
+
 // First half kick and drift of atom i (state x, v; force f) for `step`: wrap on periodic
-// axes, the escape and runaway tests, and with `track` the skin test. Stores x and v.
+// axes, the escape and runaway tests, and with `track` the skin test against q, the build
+// position (build_position). Stores x and v.
 __device__ __forceinline__ void kick_drift(const Consts& c, const Bufs& b, int i, real_s4 x, real_s4 v,
-                                           const real_f4& f, double m, unsigned long long step, int track) {
+                                           const real_f4& f, double m, unsigned long long step, int track,
+                                           const real_f4& q) {
     real_s dtfm = (real_s)(0.5 * c.dt / m);
     real_s dt = (real_s)c.dt;
     v.x += dtfm * (real_s)f.x;
@@ -50,7 +71,6 @@ __device__ __forceinline__ void kick_drift(const Consts& c, const Bufs& b, int i
         atomicMin(b.blowup_step, step);
     }
     if (track) {
-        real_f4 q = ldcs4(b.pos_build + i);
         double d[3] = {(double)x.x - (double)q.x, (double)x.y - (double)q.y, (double)x.z - (double)q.z};
         double r2 = 0.0;
         #pragma unroll
@@ -87,6 +107,7 @@ extern "C" __global__ void __launch_bounds__(BLOCK) integrate_first(Consts c, Bu
     unsigned long long step = b.clock[0] + 1;
     if (i >= c.n) return;
     real_s4 v = b.vel[i];
+    real_f4 q = build_position(b, i, track);
     if (scale) {
         double l = b.lambda[0];
         if (l != 1.0) {
@@ -101,7 +122,7 @@ extern "C" __global__ void __launch_bounds__(BLOCK) integrate_first(Consts c, Bu
         return;
     }
     real_s4 x = b.pos[i];
-    kick_drift(c, b, i, x, v, b.force[i], b.masses[type_of(x.w)], step, track);
+    kick_drift(c, b, i, x, v, b.force[i], mass_of(b, x), step, track, q);
 }
 
 // Second half kick (when `kick`), Langevin velocity update, and per-block sums of
@@ -112,12 +133,8 @@ extern "C" __global__ void __launch_bounds__(BLOCK) integrate_second(Consts c, B
     double ke2 = 0.0, px = 0.0, py = 0.0, pz = 0.0;
     if (i < c.n) {
         real_s4 v = b.vel[i];
-#if NTYPES == 1
-        // One species: its mass, without a pass over the positions for their types.
-        double m = b.masses[0];
-#else
-        double m = b.masses[type_of(b.pos[i].w)];
-#endif
+        // With one species no position is read for the type.
+        double m = mass_of(b, b.pos[i]);
         if (kick) {
             v = second_kick(c, b, i, v, b.force[i], m, step);
             b.vel[i] = v;
@@ -152,10 +169,12 @@ extern "C" __global__ void __launch_bounds__(BLOCK) integrate_fused(Consts c, Bu
         real_s4 x = b.pos[i];
         // Forces and build positions are read once here; positions and velocities stay cached.
         real_f4 f = ldcs4(b.force + i);
-        m = b.masses[type_of(x.w)];
+        real_f4 q = build_position(b, i, track);
+        int blown = b.flags[FLAG_BLOWUP];
+        m = mass_of(b, x);
         v = second_kick(c, b, i, b.vel[i], f, m, step);
-        if (b.flags[FLAG_BLOWUP]) b.vel[i] = v;
-        else kick_drift(c, b, i, x, v, f, m, step + 1, track);
+        if (blown) b.vel[i] = v;
+        else kick_drift(c, b, i, x, v, f, m, step + 1, track, q);
     }
     if (kin_off >= 0) kinetic_tensor(b, kin_off, m, v);
 }
@@ -171,6 +190,10 @@ extern "C" __global__ void __launch_bounds__(BLOCK) finish_step(Consts c, Bufs b
     const double* ev = b.partials_ev;
     int n_kin = n_blocks, n_ev = n_ev_blocks;
     double k0 = 0, k1 = 0, k2 = 0, k3 = 0;
+    // Unrolled so many rounds' loads are in flight at once (one block reads every partial:
+    // 64 rounds at a million atoms, each a full memory latency when issued one by one); the
+    // adds keep their order, so the sums keep their bits.
+    #pragma unroll 8
     for (int k = threadIdx.x; k < n_kin; k += BLOCK) {
         k0 += kin[4 * k];
         k1 += kin[4 * k + 1];
@@ -183,6 +206,7 @@ extern "C" __global__ void __launch_bounds__(BLOCK) finish_step(Consts c, Bufs b
     double pz = block_sum(k3, scratch);
     double e0 = 0, e1 = 0, e2 = 0, e3 = 0;
     if (want) {
+        #pragma unroll 8
         for (int k = threadIdx.x; k < n_ev; k += BLOCK) {
             e0 += ev[4 * k];
             e1 += ev[4 * k + 1];
