@@ -7,6 +7,8 @@
 // The STRESS mode (transport sampling, src/sim/cuda/engine/stress.rs) does what EV does and
 // also sums the virial tensor W_ab (pair plus walls and obstacles; xx, yy, zz, xy, xz, yz)
 // per block into partials_stress[6 * block ..]; stress.cu adds the kinetic part.
+// forces_neighbors_step runs integrate_fused's per-atom step in the epilogue instead of
+// storing the force (engine/steps.rs pairs such steps).
 #include "common.cuh"
 #include "lj.cuh"
 #include "wall.cuh"
@@ -14,6 +16,7 @@
 #include "bodies.cuh"
 #include "reduce.cuh"
 #include "cells.cuh"
+#include "integrate.cuh"
 
 // What a force pass sums besides the forces: nothing, energies and the virial (telemetry),
 // or those and the virial tensor (pressure-tensor samples).
@@ -189,10 +192,43 @@ __device__ __forceinline__ void block_sum_tensor(const Bufs& a, const real_a s[6
     }
 }
 
+// integrate_fused's work for atom i at state position x with force f, in the force pass's
+// epilogue (forces_neighbors_step): the second half kick, then the next step's first half
+// kick and drift, whose positions go to `out` (the force-precision positions; in single and
+// double also the state positions, the same array there) and never to the array every thread
+// is still gathering from. The same arithmetic on the same values as integrate_fused, so the
+// same bits.
+__device__ __forceinline__ void fused_integrate(const Consts& c, const Bufs& a, int i, const real_s4& x,
+                                                const real_f4& f, real_f4* out, int track) {
+    unsigned long long step = a.clock[0];
+    real_f4 q = build_position(a, i, track);
+    int blown = a.flags[FLAG_BLOWUP];
+    double m = mass_of(a, x);
+    real_s4 v = second_kick(c, a, i, a.vel[i], f, m, step);
+    Bufs o = a;
+    o.posf = out;
+#if PRECISION != 1
+    o.pos = out;
+#endif
+    if (!blown) {
+        kick_drift(c, o, i, x, v, f, m, step + 1, track, q);
+        return;
+    }
+    // After a blow-up the positions stay (as integrate_fused leaves them), in the other array.
+    a.vel[i] = v;
+    o.pos[i] = x;
+#if PRECISION == 1
+    out[i] = a.posf[i];
+#endif
+}
+
 // Stores the force of atom i (if valid), adds the walls' reactions to the body forces (every
-// lane of every warp gets here) and, with EV, the block's sums into partial `part`.
+// lane of every warp gets here) and, with EV, the block's sums into partial `part`. With
+// `out` (forces_neighbors_step) the force is not stored: the integrator runs here instead
+// (fused_integrate).
 template <int MODE>
-__device__ __forceinline__ void epilogue(const Consts& c, const Bufs& a, int i, Acc acc, int part) {
+__device__ __forceinline__ void epilogue(const Consts& c, const Bufs& a, int i, Acc acc, int part,
+                                         real_f4* out = nullptr, int track = 0) {
     const bool ev = MODE >= MODE_EV;
     real_a ext_e = 0, ext_w = 0;
     double wb[6] = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
@@ -202,14 +238,15 @@ __device__ __forceinline__ void epilogue(const Consts& c, const Bufs& a, int i, 
         // the tether): a periodic box without them skips the load (32 bytes in mixed).
         bool need_x = !(c.periodic[0] && c.periodic[1] && c.periodic[2]) || c.gravity != 0.0 || c.drive != 0.0 ||
                       c.tether_id != NO_TETHER;
-        real_s4 x = need_x ? a.pos[i] : real_s4{};
+        real_s4 x = need_x || out ? a.pos[i] : real_s4{};
         external_forces(c, a, i, x, acc, ext_e, ext_w, ev, wb, MODE == MODE_STRESS ? xt : nullptr);
         real_f4 f;
         f.x = acc.fx;
         f.y = acc.fy;
         f.z = acc.fz;
         f.w = (real_f)0;
-        a.force[i] = f;
+        if (out) fused_integrate(c, a, i, x, f, out, track);
+        else a.force[i] = f;
     }
     if (c.n_bodies > 0) bodies_add_walls(c, a, wb);
     if (MODE == MODE_STRESS) {
@@ -492,7 +529,7 @@ __device__ __forceinline__ void neighbor_atom(const Consts& c, const Bufs& a, in
 }
 
 template <int MODE>
-__device__ void neighbor_list(const Consts& c, const Bufs& a) {
+__device__ void neighbor_list(const Consts& c, const Bufs& a, real_f4* out = nullptr, int track = 0) {
     __shared__ int rows[NB_ROWS * 27];
     int t = blockIdx.x * blockDim.x + threadIdx.x;
     int tpa = c.tpa;
@@ -517,7 +554,7 @@ __device__ void neighbor_list(const Consts& c, const Bufs& a) {
         acc.fy += __shfl_xor_sync(0xffffffffu, acc.fy, off);
         acc.fz += __shfl_xor_sync(0xffffffffu, acc.fz, off);
     }
-    epilogue<MODE>(c, a, lane == 0 ? i : c.n, acc, blockIdx.x);
+    epilogue<MODE>(c, a, lane == 0 ? i : c.n, acc, blockIdx.x, out, track);
 }
 
 // The STRESS variants keep the occupancy of the others (at most 64 registers at 1024 threads
@@ -537,6 +574,19 @@ FORCE_KERNELS_ARG(forces_allpairs_tiled, allpairs_tiled)
 FORCE_KERNELS_ARG(allpairs_finish, allpairs_finish)
 FORCE_KERNELS(forces_cells, cell_scan)
 FORCE_KERNELS(forces_neighbors, neighbor_list)
+
+// A whole fused step: the neighbour-list forces without energies, and integrate_fused's
+// kicks and drift in their epilogue (fused_integrate), the drifted positions into `out`. The
+// engine pairs such steps so positions go to the other array and back (engine/steps.rs):
+// the forces never make the round trip through memory, and a step is one kernel fewer.
+// Held to the registers of forces_neighbors_noev (56 in f32, 80 in f64 at 128 threads): left
+// free, the compiler hoists the epilogue's loads above the pair loop and the gathers lose a
+// tenth of their warps.
+#define STEP_BLOCKS ((PRECISION == 2 ? 768 : 1152) / BLOCK)
+#define STEP_MIN_BLOCKS (STEP_BLOCKS > 0 ? STEP_BLOCKS : 1)
+extern "C" __global__ void __launch_bounds__(BLOCK, STEP_MIN_BLOCKS) forces_neighbors_step(Consts c, Bufs a, real_f4* out, int track) {
+    neighbor_list<MODE_NOEV>(c, a, out, track);
+}
 
 // The obstacle force, energy and virial of every atom (exact distance, obstacles.cuh), for the
 // force kernel's epilogue to add in with the other one-body forces. A pass of its own, so the

@@ -340,6 +340,62 @@ fn step_graphs_match_kernel_by_kernel_launches_bit_for_bit() {
     }
 }
 
+/// Fused steps (the integrator in the force kernel's epilogue, positions alternating between
+/// two arrays in pairs of steps) follow exactly the trajectory and telemetry of the separate
+/// force and integrator kernels, in every precision, with graphs and without, through list
+/// rebuilds inside pairs; in a periodic box and in a tank with walls, obstacles, gravity, a
+/// drive and the Langevin thermostat (the fused steps' one thermostat).
+#[test]
+fn fused_steps_match_separate_kernels_bit_for_bit() {
+    if !gpu() {
+        return;
+    }
+    let (b, atoms) = lammps_state();
+    let tank = systems().into_iter().find(|s| s.name == "tank").unwrap();
+    let cases = [
+        ("lammps", Precision::Single, Thermostat::Nve),
+        ("lammps", Precision::Mixed, Thermostat::Nve),
+        ("lammps", Precision::Double, Thermostat::Langevin { damp: 0.5 }),
+        ("tank", Precision::Single, Thermostat::Langevin { damp: 0.5 }),
+        ("tank", Precision::Mixed, Thermostat::Langevin { damp: 0.5 }),
+        ("tank", Precision::Double, Thermostat::Nve),
+    ];
+    for (system, precision, thermostat) in cases {
+        let (sb, st, base, field) = if system == "tank" {
+            (tank.b, &tank.atoms, tank.params.clone(), tank.field.clone())
+        } else {
+            (b, &atoms, SimParams::default(), None)
+        };
+        let p = SimParams { algorithm: Algorithm::Neighbors, precision, thermostat, telemetry_every: 9, ..base };
+        let run = |graphs: bool, fused: bool| {
+            let mut g = CudaBackend::new(sb, p.clone(), st, field.clone()).unwrap();
+            g.set_step_graphs(graphs);
+            g.set_fused_steps(fused);
+            for steps in [5, 40, 1, 77, 30] {
+                g.advance(steps).unwrap();
+            }
+            let t: Vec<(u64, u64, u64)> = g
+                .drain_telemetry()
+                .iter()
+                .map(|t| (t.step, t.temperature.to_bits(), (t.pair_energy + t.virial).to_bits()))
+                .collect();
+            (g.snapshot().unwrap(), t, g.fused_steps_run())
+        };
+        let what = format!("{system} {precision:?} {thermostat:?}");
+        let (plain, tp, none) = run(true, false);
+        assert_eq!(none, 0, "{what}: steps fused while off");
+        assert_eq!(tp.len(), 153 / 9, "{what}: telemetry records");
+        for graphs in [true, false] {
+            let (fused, tf, count) = run(graphs, true);
+            eprintln!("{what}, graphs {graphs}: {count} of 153 steps fused");
+            assert!(count >= 100, "{what}: only {count} of 153 steps fused");
+            assert_eq!(tf, tp, "{what}, graphs {graphs}: telemetry differs");
+            assert_eq!(fused.atoms.positions, plain.atoms.positions, "{what}, graphs {graphs}: positions differ");
+            assert_eq!(fused.atoms.velocities, plain.atoms.velocities, "{what}, graphs {graphs}: velocities differ");
+        }
+    }
+}
+
 #[test]
 fn nve_energy_drift() {
     if !gpu() {

@@ -129,6 +129,9 @@ pub struct Engine {
     module: Arc<Module>,
     a: Arrays,
     bufs: Bufs,
+    /// `bufs` with the positions in their other array, for fused steps (`steps::Fused`); None
+    /// where there is none (mixed precision without neighbour lists).
+    other_bufs: Option<Bufs>,
     consts: Consts,
     /// Device buffer positions are published into before they are copied to the host
     /// (kept between calls: allocating 16 MB per frame at a million atoms costs milliseconds).
@@ -146,6 +149,12 @@ pub struct Engine {
     /// False when turned off (`CudaBackend::set_step_graphs`) or after a graph could not be
     /// built: steps are launched one kernel at a time.
     pub use_graphs: bool,
+    /// Fused steps (the integrator in the force kernel's epilogue, `steps::Fused`) where they
+    /// apply: on by default; `ARGON_FUSED_STEPS=0` or `CudaBackend::set_fused_steps` turn
+    /// them off (the same numbers either way).
+    pub fused_forces: bool,
+    /// Steps run fused so far (counted as they are launched).
+    pub fused_count: u64,
     /// The piston's settings while there is one (its state lives in `a.piston`).
     piston: Option<PistonParams>,
     /// The piston state to start from at the next `configure` (from a snapshot).
@@ -180,6 +189,7 @@ impl Engine {
             module,
             a: Arrays::default(),
             bufs: Bufs::default(),
+            other_bufs: None,
             consts: Consts::default(),
             staging: None,
             cells: None,
@@ -189,6 +199,8 @@ impl Engine {
             graphs: std::collections::HashMap::new(),
             graph_sample: None,
             use_graphs: true,
+            fused_forces: true,
+            fused_count: 0,
             piston: None,
             piston_seed: snap.piston,
             bodies: Default::default(),
@@ -278,6 +290,13 @@ impl Engine {
         self.a.nb_first = match (&self.cells, self.algorithm) {
             (Some(cs), Algorithm::Neighbors) => Some(alloc(dev, cs.rank.len() * 27 * 4, "allocating cell neighbours")?),
             _ => None,
+        };
+        // Fused steps' second f32 position array in mixed (single and double use the sort's
+        // scratch positions, see `Arrays::other_bufs`).
+        self.a.posf_alt = if self.algorithm == Algorithm::Neighbors && self.precision == Precision::Mixed {
+            Some(alloc(dev, n.max(1) * 16, "allocating positions")?)
+        } else {
+            None
         };
         self.configure_piston(dev, params)?;
         self.set_flow_arrays(dev, c.flow_bins.max(0) as usize)?;
@@ -392,6 +411,12 @@ impl Engine {
 
     fn launcher<'a>(&'a self, dev: &'a Device) -> Launcher<'a> {
         Launcher { stream: &dev.stream, module: &self.module, c: &self.consts, b: &self.bufs }
+    }
+
+    /// Fused steps on or off (`fused_forces`); cached graphs are dropped.
+    pub fn set_fused(&mut self, on: bool) {
+        self.fused_forces = on;
+        self.graphs.clear();
     }
 
     /// Advances `steps` steps, appending telemetry for steps divisible by `every`; with

@@ -50,6 +50,8 @@ pub struct CudaBackend {
     fault_at: Option<u64>,
     /// Steps as CUDA graphs (default; `ARGON_CUDA_GRAPHS=0` turns them off) or kernel by kernel.
     step_graphs: bool,
+    /// Fused steps where they apply (default; `ARGON_FUSED_STEPS=0` turns them off).
+    fused_steps: bool,
     /// Flow-field sampling while on: the windows on the host, the sums on the device.
     fields: Option<(FieldSampler, DeviceFields)>,
     /// Transport sampling while on (MSD and VACF; the records stay on the device until taken).
@@ -148,6 +150,8 @@ impl CudaBackend {
         let mut engine = Engine::new(&dev, module, &params, &snap, field.as_deref(), dof)?;
         let step_graphs = std::env::var("ARGON_CUDA_GRAPHS").map(|v| v.trim() != "0").unwrap_or(true);
         engine.use_graphs = step_graphs;
+        let fused_steps = std::env::var("ARGON_FUSED_STEPS").map(|v| v.trim() != "0").unwrap_or(true);
+        engine.fused_forces = fused_steps;
         Ok(CudaBackend {
             dev,
             engine,
@@ -159,6 +163,7 @@ impl CudaBackend {
             checkpoints: Default::default(),
             fault_at: std::env::var("ARGON_FAULT_GPU_AT_STEP").ok().and_then(|v| v.trim().parse().ok()),
             step_graphs,
+            fused_steps,
             fields: None,
             transport: None,
         })
@@ -170,6 +175,20 @@ impl CudaBackend {
     pub fn set_step_graphs(&mut self, on: bool) {
         self.step_graphs = on;
         self.engine.use_graphs = on;
+    }
+
+    /// Runs pairs of plain steps as fused steps, the integrator in the force kernel
+    /// (`true`, the default, where they apply: neighbour lists, no telemetry, thermostat
+    /// factor, sample, piston or bodies between two steps) or as separate kernels. Both
+    /// compute the same bits.
+    pub fn set_fused_steps(&mut self, on: bool) {
+        self.fused_steps = on;
+        self.engine.set_fused(on);
+    }
+
+    /// Steps that ran fused since this backend was made.
+    pub fn fused_steps_run(&self) -> u64 {
+        self.engine.fused_count
     }
 
     /// The algorithm that actually runs (Auto resolved, fallbacks applied).
@@ -190,8 +209,11 @@ impl CudaBackend {
         if let Some(t) = self.transport.as_mut() {
             t.drain_stress(&self.dev, &self.engine)?;
         }
+        let fused_count = self.engine.fused_count;
         self.engine = Engine::new(&self.dev, module, p, snap, self.field.as_deref(), dof)?;
         self.engine.use_graphs = self.step_graphs;
+        self.engine.fused_forces = self.fused_steps;
+        self.engine.fused_count = fused_count;
         // A measurement of the pressure tensor goes on in the new engine (the caller restarts
         // the whole measurement where the atoms changed).
         if let Some(t) = self.transport.as_ref() {

@@ -5,7 +5,7 @@
 use crate::physics::real::Precision;
 
 /// (file name, text) of every kernel source, in the order they are concatenated.
-const SOURCES: [(&str, &str); 22] = [
+const SOURCES: [(&str, &str); 23] = [
     ("common.cuh", include_str!("../../../kernels/common.cuh")),
     ("cells.cuh", include_str!("../../../kernels/cells.cuh")),
     ("lj.cuh", include_str!("../../../kernels/lj.cuh")),
@@ -15,6 +15,7 @@ const SOURCES: [(&str, &str); 22] = [
     ("rng.cuh", include_str!("../../../kernels/rng.cuh")),
     ("reduce.cuh", include_str!("../../../kernels/reduce.cuh")),
     ("binsum.cuh", include_str!("../../../kernels/binsum.cuh")),
+    ("integrate.cuh", include_str!("../../../kernels/integrate.cuh")),
     ("integrate.cu", include_str!("../../../kernels/integrate.cu")),
     ("forces.cu", include_str!("../../../kernels/forces.cu")),
     ("friction.cu", include_str!("../../../kernels/friction.cu")),
@@ -68,8 +69,9 @@ pub const KERNELS: [&str; 30] = [
 pub const RDF_KERNELS: [&str; 3] = ["rdf_bin", "rdf_scatter", "rdf_cells"];
 
 /// Kernels beyond [`KERNELS`] (kept separate so the array length stays readable).
-pub const EXTRA_KERNELS: [&str; 21] = [
+pub const EXTRA_KERNELS: [&str; 22] = [
     "publish",
+    "forces_neighbors_step",
     "step_tick",
     "allpairs_finish_noev",
     "allpairs_finish_ev",

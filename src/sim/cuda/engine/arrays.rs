@@ -71,6 +71,8 @@ pub(super) struct Arrays {
     pub(super) tunnel_records: Option<CudaSlice<u8>>,
     /// Per cell, the first atom of each of its 27 neighbour cells (16-bit list entries).
     pub(super) nb_first: Option<CudaSlice<u8>>,
+    /// In mixed precision with neighbour lists, the f32 positions' other array for fused steps.
+    pub(super) posf_alt: Option<CudaSlice<u8>>,
     // Pressure-tensor sampling (engine/stress.rs), only while it is on.
     pub(super) partials_stress: Option<CudaSlice<u8>>,
     pub(super) stress_records: Option<CudaSlice<u8>>,
@@ -88,7 +90,7 @@ pub(super) type Slot = Option<CudaSlice<u8>>;
 impl Arrays {
     /// Bytes of every array allocated now.
     pub(super) fn bytes(&self) -> usize {
-        let all: [&Slot; 55] = [
+        let all: [&Slot; 56] = [
             &self.pos,
             &self.vel,
             &self.force,
@@ -137,6 +139,7 @@ impl Arrays {
             &self.tunnel_sum_bak,
             &self.tunnel_records,
             &self.nb_first,
+            &self.posf_alt,
             &self.partials_stress,
             &self.stress_records,
             &self.pos_bak,
@@ -164,7 +167,10 @@ fn bytes_needed(n: usize, precision: Precision, max_nbrs: usize, with_list: bool
     // The last 32: per-atom obstacle forces, when there are obstacles; 8 for the cells'
     // neighbour tables. List entries take 16 bits (32 only where a cell is too full).
     // The build positions (`pos_build`) are kept in force precision, as the list is built.
-    let per_atom = 6 * 4 * s + 3 * 4 * f + if precision == Precision::Mixed { 16 } else { 0 } + 7 * 4 + 16 + 32 + 8;
+    // Mixed keeps f32 positions besides the state, and with a list a second array of them
+    // for fused steps.
+    let mixed = if precision == Precision::Mixed { if with_list { 32 } else { 16 } } else { 0 };
+    let per_atom = 6 * 4 * s + 3 * 4 * f + mixed + 7 * 4 + 16 + 32 + 8;
     n * per_atom + if with_list { n * max_nbrs * 2 } else { 0 } + (1 << 20)
 }
 
@@ -370,6 +376,22 @@ impl Engine {
             partials_stress: ptr(dev, &a.partials_stress),
             stress_records: ptr(dev, &a.stress_records),
         };
+        self.other_bufs = self.other_positions(dev);
+    }
+
+    /// The pointer table with the positions in their other array, for fused steps
+    /// (`steps::Fused`). In single and double (positions in state precision, one array) the
+    /// other array is the sort's scratch, which then takes the positions' place as scratch: a
+    /// rebuild between the two steps of a pair sorts from it and back into it. In mixed the
+    /// state stays in place (the fused kernel writes only each atom's own) and the f32
+    /// positions alternate with `posf_alt`; None where it is not allocated.
+    fn other_positions(&self, dev: &Device) -> Option<Bufs> {
+        let b = self.bufs;
+        match self.precision {
+            Precision::Mixed => self.a.posf_alt.as_ref().map(|_| Bufs { posf: ptr(dev, &self.a.posf_alt), ..b }),
+            _ if b.pos2 != 0 => Some(Bufs { pos: b.pos2, posf: b.pos2, pos2: b.pos, ..b }),
+            _ => None,
+        }
     }
 
     /// The flow bins of a thermostat relative to the flow: `bins` of them (4 words each for

@@ -116,6 +116,47 @@ struct StepKind {
     scale_next: bool,
 }
 
+/// How a step's forces and integrator run. A fused step (`Fused::Out` or `Fused::Back`) is
+/// one kernel, `forces_neighbors_step`: the forces without energies and integrate_fused's
+/// kicks and drift in its epilogue, so the forces never go through memory. Its drift cannot
+/// write the positions every thread of it still reads, so fused steps come in pairs: the
+/// first (`Out`) reads the positions and writes the other array (`Engine::other_bufs`), the
+/// second (`Back`) reads that one (its list rebuild and obstacle pass too) and writes the
+/// positions back. Every other kernel finds the positions where it always does.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(super) enum Fused {
+    No,
+    Out,
+    Back,
+}
+
+/// Pairs up the steps that may fuse (`may[s]`: its integrator is integrate_fused with no
+/// pressure tensor and no piston between the forces and it), in order: a step and
+/// the next one fuse when both may.
+pub(super) fn pair_fused(may: &[bool]) -> Vec<Fused> {
+    let mut out = vec![Fused::No; may.len()];
+    let mut s = 0;
+    while s + 1 < may.len() {
+        if may[s] && may[s + 1] {
+            out[s] = Fused::Out;
+            out[s + 1] = Fused::Back;
+            s += 2;
+        } else {
+            s += 1;
+        }
+    }
+    out
+}
+
+/// One step of a segment as `add_steps` lays it out.
+struct Planned {
+    kind: StepKind,
+    fused: Fused,
+    msd: bool,
+    vacf: bool,
+    sample: bool,
+}
+
 impl Engine {
     /// The kernels of one list rebuild, gated on the skin flag (neighbour lists) or on
     /// always (the cell list's sort); none for all pairs.
@@ -154,6 +195,12 @@ impl Engine {
     /// The forces: the obstacle pass when there are obstacles, the surface friction pass
     /// when it is on, then the force kernel.
     fn force_calls(&self, l: &Launcher, mode: Mode) -> Vec<Call> {
+        self.force_calls_into(l, mode, None)
+    }
+
+    /// `force_calls`, with the force kernel replaced by the fused step kernel writing the
+    /// drifted positions to `fused_out` when given (neighbour lists only, see `Fused`).
+    fn force_calls_into(&self, l: &Launcher, mode: Mode, fused_out: Option<u64>) -> Vec<Call> {
         let mut calls = Vec::new();
         if self.consts.has_obstacles != 0 {
             calls.extend(l.plain_call("obstacle_pass", Over::Atoms));
@@ -173,7 +220,10 @@ impl Engine {
             calls.extend(l.plain_call(finish, Over::Atoms).map(|c| c.arg(&part0)));
         } else {
             let over = if self.algorithm == Algorithm::Neighbors { Over::Lanes } else { Over::Atoms };
-            let call = l.plain_call(self.force_kernel(mode), over);
+            let call = match fused_out {
+                Some(out) => l.plain_call("forces_neighbors_step", Over::Lanes).map(|c| c.arg(&out).arg(&1i32)),
+                None => l.plain_call(self.force_kernel(mode), over),
+            };
             let tiled = self.algorithm == Algorithm::AllPairsTiled;
             calls.extend(call.map(|c| if tiled { c.arg(&1i32) } else { c }));
         }
@@ -205,6 +255,7 @@ impl Engine {
         out: &mut Builder<'_>,
         cond: Option<(&cudarc::driver::CudaFunction, cudarc::driver::sys::CUcontext)>,
         kind: StepKind,
+        fused_out: Option<u64>,
     ) -> Result<(), SimError> {
         let StepKind { first, ev, stress, stress_separate, thermostat_on, fuse_next, scale_first, scale_next } = kind;
         let kin_off = if stress && !stress_separate { self.stress_kin_off() } else { -1 };
@@ -237,6 +288,14 @@ impl Engine {
         } else {
             Mode::NoEv
         };
+        if fused_out.is_some() {
+            // The whole step in one kernel (`Fused`: no piston or pressure tensor here), then
+            // the bodies' latch, which reads only their force sums.
+            for c in self.force_calls_into(l, mode, fused_out) {
+                out.add(Some(c))?;
+            }
+            return out.add(self.body_latch_call(l, bodies::LATCH_ADD));
+        }
         for c in self.force_calls(l, mode) {
             out.add(Some(c))?;
         }
@@ -285,6 +344,55 @@ impl Engine {
         Ok(())
     }
 
+    /// The steps of a segment of `shape`: which kernels each needs, whether it fuses (see
+    /// `Fused`), and the samples after it.
+    fn plan(&self, shape: Shape) -> Vec<Planned> {
+        let Shape { steps, ev_last, thermostat_on, tunnel_on, samples, stress: stress_mask, msd, vacf } = shape;
+        let (mut first, mut scale_first) = (true, false);
+        let mut out = Vec::with_capacity(steps as usize);
+        for s in 0..steps {
+            let ev = ev_last && s + 1 == steps;
+            // A flow-field sample reads the state at the step's end, as a segment's end does.
+            let sample = samples & (1 << s) != 0;
+            // A pressure-tensor step whose velocities change after its integrator other than
+            // by a uniform factor (relative to the flow, the tunnel's zone) sums its kinetic
+            // tensor at its end: like a sample, it ends its fused pass and scales itself.
+            let stress = stress_mask & (1 << s) != 0;
+            let stress_separate = stress && (tunnel_on || (thermostat_on && self.relative_to_flow()));
+            // MSD and VACF samples read the step's final state, as a flow-field sample does.
+            let (msd_now, vacf_now) = (msd & (1 << s) != 0, vacf & (1 << s) != 0);
+            let sampled = sample || stress_separate || msd_now || vacf_now;
+            // The tunnel's zone runs between a step's second kick and the next one's first, on
+            // scaled velocities: with it on, steps are never fused and always scale themselves.
+            let fuse_next = !ev && !thermostat_on && !tunnel_on && !sampled && s + 1 < steps;
+            // Inside a segment the next step's kick applies this step's velocity factor; the
+            // last step scales before the state can be read. Relative to the flow the factor
+            // applies about each bin's mean, which only scale_relative does: every step scales.
+            let scale_next = thermostat_on && !self.relative_to_flow() && !tunnel_on && !sampled && s + 1 < steps;
+            let kind =
+                StepKind { first, ev, stress, stress_separate, thermostat_on, fuse_next, scale_first, scale_next };
+            out.push(Planned { kind, fused: Fused::No, msd: msd_now, vacf: vacf_now, sample });
+            first = !fuse_next;
+            scale_first = scale_next;
+        }
+        // Fused steps: integrate_fused right after the force kernel (no pressure tensor or
+        // piston in between), with a second array for the positions.
+        let can_fuse = self.fused_forces
+            && self.algorithm == Algorithm::Neighbors
+            && self.consts.piston_on == 0
+            && self.other_bufs.is_some();
+        let may: Vec<bool> = out.iter().map(|p| can_fuse && p.kind.fuse_next && !p.kind.stress).collect();
+        for (p, f) in out.iter_mut().zip(pair_fused(&may)) {
+            p.fused = f;
+        }
+        out
+    }
+
+    /// Steps of a segment of `shape` that run fused (see `Fused`).
+    pub(super) fn fused_steps(&self, shape: Shape) -> u64 {
+        self.plan(shape).iter().filter(|p| p.fused != Fused::No).count() as u64
+    }
+
     /// Adds (or, with no graph, launches) `steps` steps, telemetry on the last with `ev_last`,
     /// and a flow-field sample into the sums at `acc` after each step whose bit is set in
     /// `sample`'s mask.
@@ -295,51 +403,36 @@ impl Engine {
         shape: Shape,
         sample: Option<(u32, &FieldGridArgs, u64)>,
     ) -> Result<(), SimError> {
-        let Shape { steps, ev_last, thermostat_on, tunnel_on, stress: stress_mask, msd, vacf, .. } = shape;
         let l = self.launcher(dev);
+        // The same kernels on the positions' other array (the second step of a fused pair).
+        let other = self.other_bufs.unwrap_or(self.bufs);
+        let lb = Launcher { b: &other, ..self.launcher(dev) };
         let cond = if self.algorithm == Algorithm::Neighbors && out.is_graph() {
             graph::conditional_kernel(dev)
         } else {
             None
         };
         let cond = cond.as_deref().map(|f| (f, dev.ctx.cu_ctx()));
-        let (mut first, mut scale_first) = (true, false);
-        for s in 0..steps {
-            let ev = ev_last && s + 1 == steps;
-            // A flow-field sample reads the state at the step's end, as a segment's end does.
-            let sampled = sample.is_some_and(|(mask, ..)| mask & (1 << s) != 0);
-            // A pressure-tensor step whose velocities change after its integrator other than
-            // by a uniform factor (relative to the flow, the tunnel's zone) sums its kinetic
-            // tensor at its end: like a sample, it ends its fused pass and scales itself.
-            let stress = stress_mask & (1 << s) != 0;
-            let stress_separate = stress && (tunnel_on || (thermostat_on && self.relative_to_flow()));
-            // MSD and VACF samples read the step's final state, as a flow-field sample does.
-            let (msd_now, vacf_now) = (msd & (1 << s) != 0, vacf & (1 << s) != 0);
-            let sampled = sampled || stress_separate || msd_now || vacf_now;
-            // The tunnel's zone runs between a step's second kick and the next one's first, on
-            // scaled velocities: with it on, steps are never fused and always scale themselves.
-            let fuse_next = !ev && !thermostat_on && !tunnel_on && !sampled && s + 1 < steps;
-            // Inside a segment the next step's kick applies this step's velocity factor; the
-            // last step scales before the state can be read. Relative to the flow the factor
-            // applies about each bin's mean, which only scale_relative does: every step scales.
-            let scale_next = thermostat_on && !self.relative_to_flow() && !tunnel_on && !sampled && s + 1 < steps;
-            let kind =
-                StepKind { first, ev, stress, stress_separate, thermostat_on, fuse_next, scale_first, scale_next };
-            self.add_step(&l, out, cond, kind)?;
-            for (on, is_msd) in [(msd_now, true), (vacf_now, false)] {
+        let shape = Shape { samples: sample.map_or(0, |(mask, ..)| mask), ..shape };
+        for p in self.plan(shape) {
+            let (ls, fused_out) = match p.fused {
+                Fused::No => (&l, None),
+                Fused::Out => (&l, Some(other.posf)),
+                Fused::Back => (&lb, Some(self.bufs.posf)),
+            };
+            self.add_step(ls, out, cond, p.kind, fused_out)?;
+            for (on, is_msd) in [(p.msd, true), (p.vacf, false)] {
                 if on {
                     for c in self.transport_calls(&l, is_msd) {
                         out.add(Some(c))?;
                     }
                 }
             }
-            if let Some((mask, grid, acc)) = sample
-                && mask & (1 << s) != 0
+            if let Some((_, grid, acc)) = sample
+                && p.sample
             {
                 out.add(l.fields_sample_call(grid, acc))?;
             }
-            first = !fuse_next;
-            scale_first = scale_next;
         }
         Ok(())
     }
@@ -376,6 +469,7 @@ impl Engine {
                 Err(_) => self.use_graphs = false,
             }
         }
+        self.fused_count += self.fused_steps(Shape { samples: with_mask.map_or(0, |(m, ..)| m), ..shape });
         if let Some(g) = self.graphs.get(&shape) {
             return g.launch(&dev.stream);
         }
@@ -450,6 +544,45 @@ impl Engine {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn fused_steps_pair_up_where_two_in_a_row_may() {
+        use Fused::{Back, No, Out};
+        let t = true;
+        let f = false;
+        assert_eq!(pair_fused(&[]), vec![]);
+        assert_eq!(pair_fused(&[t]), vec![No]);
+        assert_eq!(pair_fused(&[t, t]), vec![Out, Back]);
+        assert_eq!(pair_fused(&[t, t, t]), vec![Out, Back, No]);
+        assert_eq!(pair_fused(&[f, t, t, t, t, f]), vec![No, Out, Back, Out, Back, No]);
+        assert_eq!(pair_fused(&[t, f, t, t, f, t]), vec![No, No, Out, Back, No, No]);
+        // Every pattern of 10: an Out is always followed by its Back, both allowed, and the
+        // positions are back in their array after every step that is not an Out.
+        for bits in 0u32..1024 {
+            let may: Vec<bool> = (0..10).map(|s| bits & (1 << s) != 0).collect();
+            let plan = pair_fused(&may);
+            let mut away = false;
+            for (s, &p) in plan.iter().enumerate() {
+                assert!(p == No || may[s], "{may:?}: step {s} fused without leave");
+                match p {
+                    Out => {
+                        assert!(!away, "{may:?}: step {s}");
+                        away = true;
+                    }
+                    Back => {
+                        assert!(away, "{may:?}: step {s}");
+                        away = false;
+                    }
+                    No => assert!(!away, "{may:?}: step {s} runs on the other array"),
+                }
+            }
+            assert!(!away, "{may:?}: the segment ends with the positions away");
+            // Greedy from the start: no two allowed steps in a row are left unfused.
+            for s in 0..9 {
+                assert!(!(may[s] && may[s + 1] && plan[s] == No && plan[s + 1] == No), "{may:?}: step {s}");
+            }
+        }
+    }
 
     #[test]
     fn segments_end_exactly_on_telemetry_steps_and_cover_every_step() {
