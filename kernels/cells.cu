@@ -92,6 +92,35 @@ extern "C" __global__ void __launch_bounds__(SCAN_THREADS) cells_scan_top(Consts
     if (threadIdx.x == 0) b.cell_start[c.n_cells] = carry;
 }
 
+// The whole scan in one launch where the cells fit one block (small systems, where each
+// launch of a rebuild costs more than its work): each thread sums SCAN_ITEMS consecutive
+// cells, one block scan of those sums gives each thread its first start, and it writes its
+// cells' starts and empties their counts as cells_scan_add does. The same starts as the
+// three-pass scan.
+#define SCAN_ITEMS 8
+extern "C" __global__ void __launch_bounds__(SCAN_THREADS) cells_scan_single(Consts c, Bufs b, int gate) {
+    if (!b.flags[gate]) return;
+    int k0 = threadIdx.x * SCAN_ITEMS;
+    int v[SCAN_ITEMS];
+    int sum = 0;
+    #pragma unroll
+    for (int q = 0; q < SCAN_ITEMS; q++) {
+        v[q] = k0 + q < c.n_cells ? b.cell_count[k0 + q] : 0;
+        sum += v[q];
+    }
+    int total;
+    int start = block_exclusive_scan(sum, total);
+    #pragma unroll
+    for (int q = 0; q < SCAN_ITEMS; q++) {
+        if (k0 + q < c.n_cells) {
+            b.cell_start[k0 + q] = start;
+            b.cell_count[k0 + q] = 0;
+        }
+        start += v[q];
+    }
+    if (threadIdx.x == 0) b.cell_start[c.n_cells] = total;
+}
+
 // Adds each cell's block offset, and empties the counts for the next binning (cells_bin
 // counts into zeros: they start zeroed and are emptied here once the scan has read them).
 extern "C" __global__ void __launch_bounds__(BLOCK) cells_scan_add(Consts c, Bufs b, int gate) {

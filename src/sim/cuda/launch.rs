@@ -84,6 +84,10 @@ pub const NB_BLOCK: u32 = 128;
 /// Threads of the one-block cell scan (`SCAN_THREADS` in kernels/cells.cu).
 pub const SCAN_THREADS: u32 = 1024;
 
+/// Cells per thread of the single-launch scan (`SCAN_ITEMS` in kernels/cells.cu), which
+/// takes systems of up to `SCAN_THREADS * SCAN_ITEMS` cells.
+pub const SCAN_ITEMS: u32 = 8;
+
 /// Arguments of the g(r) kernels (`struct RdfArgs` in kernels/rdf.cu, field for field).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default)]

@@ -9,7 +9,7 @@
 use super::*;
 use crate::sim::cuda::consts::FieldGridArgs;
 use crate::sim::cuda::graph::{self, Builder};
-use crate::sim::cuda::launch::Call;
+use crate::sim::cuda::launch::{Call, SCAN_ITEMS, SCAN_THREADS};
 
 /// Steps in one graph at most when it ends on a telemetry step, and in one plain graph.
 pub(super) const MAX_GRAPH_STEPS: u64 = 32;
@@ -159,25 +159,34 @@ struct Planned {
 
 impl Engine {
     /// The kernels of one list rebuild, gated on the skin flag (neighbour lists) or on
-    /// always (the cell list's sort); none for all pairs.
-    fn list_calls(&self, l: &Launcher) -> Vec<Call> {
+    /// always (the cell list's sort); none for all pairs. `in_if`: the body of a graph's
+    /// conditional node, whose `step_begin_if` already read, cleared and counted the skin
+    /// flag, so the kernels run ungated and no `rebuild_done` follows.
+    fn list_calls(&self, l: &Launcher, in_if: bool) -> Vec<Call> {
         let gate = match self.algorithm {
-            Algorithm::Neighbors => flag::REBUILD,
-            Algorithm::Cells => flag::ALWAYS,
+            Algorithm::Neighbors if !in_if => flag::REBUILD,
+            Algorithm::Neighbors | Algorithm::Cells => flag::ALWAYS,
             _ => return Vec::new(),
         };
-        let mut calls = vec![
-            l.gated_call("cells_bin", Over::Atoms, gate),
-            l.gated_call("cells_scan_blocks", Over::ScanBlocks, gate),
-            l.gated_call("cells_scan_top", Over::Scan, gate),
-            l.gated_call("cells_scan_add", Over::Cells, gate),
+        let mut calls = vec![l.gated_call("cells_bin", Over::Atoms, gate)];
+        // Cells few enough for one block are scanned in one launch instead of three.
+        if self.consts.n_cells as u32 <= SCAN_THREADS * SCAN_ITEMS {
+            calls.push(l.gated_call("cells_scan_single", Over::Scan, gate));
+        } else {
+            calls.push(l.gated_call("cells_scan_blocks", Over::ScanBlocks, gate));
+            calls.push(l.gated_call("cells_scan_top", Over::Scan, gate));
+            calls.push(l.gated_call("cells_scan_add", Over::Cells, gate));
+        }
+        calls.extend([
             l.gated_call("cells_scatter", Over::Atoms, gate),
             l.gated_call("cells_sort", Over::CellWarps, gate),
             l.gated_call("permute_copy", Over::Atoms, gate),
-        ];
+        ]);
         if self.algorithm == Algorithm::Neighbors {
             calls.push(l.gated_call("nlist_build", Over::BuildWarps, gate));
-            calls.push(l.gated_call("rebuild_done", Over::Single, gate));
+            if !in_if {
+                calls.push(l.gated_call("rebuild_done", Over::Single, gate));
+            }
         }
         calls.into_iter().flatten().collect()
     }
@@ -186,7 +195,7 @@ impl Engine {
     pub(super) fn queue_lists(&self, dev: &Device) -> Result<(), SimError> {
         dev.ctx.bind_to_thread().map_err(dev_err("binding the CUDA context"))?;
         let l = self.launcher(dev);
-        for c in self.list_calls(&l) {
+        for c in self.list_calls(&l, false) {
             c.launch(&dev.stream)?;
         }
         Ok(())
@@ -264,9 +273,10 @@ impl Engine {
             out.add(l.integrate_first_call(track, scale_first))?;
             out.add(self.piston_call(l, false, true))?;
         }
-        let rebuild = self.list_calls(l);
+        let rebuild = self.list_calls(l, false);
         match cond {
             Some((f, ctx)) if !rebuild.is_empty() => {
+                let rebuild = self.list_calls(l, true);
                 let h = out.condition(ctx)?;
                 out.add(Some(Call::of("step_begin_if", f, 1, 32).arg(&self.bufs.clock).arg(&self.bufs.flags).arg(&h)))?;
                 let mut body = out.if_node(ctx, h)?;
