@@ -301,6 +301,18 @@ fn lammps_state() -> (SimBox, AtomState) {
     (f.sim_box, AtomState { positions: f.positions, velocities: f.velocities.unwrap(), types: vec![0; n] })
 }
 
+/// Advances 153 steps in uneven chunks (segments start off the telemetry grid and graphs get
+/// reused) and returns the telemetry's (step, temperature, pair energy + virial) as bits.
+fn uneven_chunks(g: &mut CudaBackend) -> Vec<(u64, u64, u64)> {
+    for steps in [5, 40, 1, 77, 30] {
+        g.advance(steps).unwrap();
+    }
+    g.drain_telemetry()
+        .iter()
+        .map(|t| (t.step, t.temperature.to_bits(), (t.pair_energy + t.virial).to_bits()))
+        .collect()
+}
+
 /// Steps run as CUDA graphs (conditional rebuild node, fused integrator, device step clock)
 /// follow exactly the trajectory and telemetry of steps launched kernel by kernel, for every
 /// algorithm, precision and thermostat kind; and the symmetric all-pairs kernel's fixed-point
@@ -325,15 +337,7 @@ fn step_graphs_match_kernel_by_kernel_launches_bit_for_bit() {
         let run = |graphs: bool| {
             let mut g = CudaBackend::new(b, p.clone(), &atoms, None).unwrap();
             g.set_step_graphs(graphs);
-            // Uneven chunks: segments start off the telemetry grid and graphs get reused.
-            for steps in [5, 40, 1, 77, 30] {
-                g.advance(steps).unwrap();
-            }
-            let t: Vec<(u64, u64, u64)> = g
-                .drain_telemetry()
-                .iter()
-                .map(|t| (t.step, t.temperature.to_bits(), (t.pair_energy + t.virial).to_bits()))
-                .collect();
+            let t = uneven_chunks(&mut g);
             (g.snapshot().unwrap(), t)
         };
         let (graph, tg) = run(true);
@@ -382,14 +386,7 @@ fn fused_steps_match_separate_kernels_bit_for_bit() {
             let mut g = CudaBackend::new(sb, p.clone(), st, field.clone()).unwrap();
             g.set_step_graphs(graphs);
             g.set_fused_steps(fused);
-            for steps in [5, 40, 1, 77, 30] {
-                g.advance(steps).unwrap();
-            }
-            let t: Vec<(u64, u64, u64)> = g
-                .drain_telemetry()
-                .iter()
-                .map(|t| (t.step, t.temperature.to_bits(), (t.pair_energy + t.virial).to_bits()))
-                .collect();
+            let t = uneven_chunks(&mut g);
             (g.snapshot().unwrap(), t, g.fused_steps_run())
         };
         let what = format!("{system} {precision:?} {thermostat:?}");
