@@ -273,9 +273,9 @@ impl Engine {
             out.add(l.integrate_first_call(track, scale_first))?;
             out.add(self.piston_call(l, false, true))?;
         }
-        let rebuild = self.list_calls(l, false);
+        // `cond` comes only with neighbour lists, so there is always a rebuild to hold.
         match cond {
-            Some((f, ctx)) if !rebuild.is_empty() => {
+            Some((f, ctx)) => {
                 let rebuild = self.list_calls(l, true);
                 let h = out.condition(ctx)?;
                 out.add(Some(Call::of("step_begin_if", f, 1, 32).arg(&self.bufs.clock).arg(&self.bufs.flags).arg(&h)))?;
@@ -284,9 +284,9 @@ impl Engine {
                     body.add(Some(c))?;
                 }
             }
-            _ => {
+            None => {
                 out.add(l.plain_call("step_tick", Over::Single))?;
-                for c in rebuild {
+                for c in self.list_calls(l, false) {
                     out.add(Some(c))?;
                 }
             }
