@@ -580,7 +580,7 @@ FORCE_KERNELS(forces_neighbors, neighbor_list)
 // engine pairs such steps so positions go to the other array and back (engine/steps.rs):
 // the forces never make the round trip through memory, and a step is one kernel fewer.
 // Held to 56 registers in f32 (those of forces_neighbors_noev; the integrator's few spills
-// fall in the epilogue) and 72 in f64 at 128 threads. Left free it takes 64 and 88, and the
+// fall in the epilogue) and 72 in f64 at 128 threads. Left free it takes 64 and 89, and the
 // gathers lose warps: at a million atoms 2.6% slower in f32, 4.4% in f64 (H200). Tighter
 // costs more than it gains: at 48 in f32 the pair loop spills (4.6% slower); at 72 in f64 it
 // keeps two values of each pack in local memory and is still 0.4% faster than at 80.
