@@ -214,11 +214,13 @@ __device__ __forceinline__ void fused_integrate(const Consts& c, const Bufs& a, 
         kick_drift(c, o, i, x, v, f, m, step + 1, track, q);
         return;
     }
-    // After a blow-up the positions stay (as integrate_fused leaves them), in the other array.
+    // After a blow-up the positions stay (as integrate_fused leaves them), in the other array
+    // (in mixed only the f32 copy moves: the state is updated in place).
     a.vel[i] = v;
-    o.pos[i] = x;
 #if PRECISION == 1
     out[i] = a.posf[i];
+#else
+    o.pos[i] = x;
 #endif
 }
 

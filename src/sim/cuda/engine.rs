@@ -152,7 +152,7 @@ pub struct Engine {
     /// Fused steps (the integrator in the force kernel's epilogue, `steps::Fused`) where they
     /// apply: on by default; `ARGON_FUSED_STEPS=0` or `CudaBackend::set_fused_steps` turn
     /// them off (the same numbers either way).
-    pub fused_forces: bool,
+    pub fuse_steps: bool,
     /// Steps run fused so far (counted as they are launched).
     pub fused_count: u64,
     /// The piston's settings while there is one (its state lives in `a.piston`).
@@ -199,7 +199,7 @@ impl Engine {
             graphs: std::collections::HashMap::new(),
             graph_sample: None,
             use_graphs: true,
-            fused_forces: true,
+            fuse_steps: true,
             fused_count: 0,
             piston: None,
             piston_seed: snap.piston,
@@ -292,7 +292,7 @@ impl Engine {
             _ => None,
         };
         // Fused steps' second f32 position array in mixed (single and double use the sort's
-        // scratch positions, see `Arrays::other_bufs`).
+        // scratch positions, see `Engine::other_positions`).
         self.a.posf_alt = if self.algorithm == Algorithm::Neighbors && self.precision == Precision::Mixed {
             Some(alloc(dev, n.max(1) * 16, "allocating positions")?)
         } else {
@@ -413,9 +413,9 @@ impl Engine {
         Launcher { stream: &dev.stream, module: &self.module, c: &self.consts, b: &self.bufs }
     }
 
-    /// Fused steps on or off (`fused_forces`); cached graphs are dropped.
+    /// Fused steps on or off (`fuse_steps`); cached graphs are dropped.
     pub fn set_fused(&mut self, on: bool) {
-        self.fused_forces = on;
+        self.fuse_steps = on;
         self.graphs.clear();
     }
 

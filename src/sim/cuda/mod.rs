@@ -151,7 +151,7 @@ impl CudaBackend {
         let step_graphs = std::env::var("ARGON_CUDA_GRAPHS").map(|v| v.trim() != "0").unwrap_or(true);
         engine.use_graphs = step_graphs;
         let fused_steps = std::env::var("ARGON_FUSED_STEPS").map(|v| v.trim() != "0").unwrap_or(true);
-        engine.fused_forces = fused_steps;
+        engine.fuse_steps = fused_steps;
         Ok(CudaBackend {
             dev,
             engine,
@@ -179,8 +179,8 @@ impl CudaBackend {
 
     /// Runs pairs of plain steps as fused steps, the integrator in the force kernel
     /// (`true`, the default, where they apply: neighbour lists, no telemetry, thermostat
-    /// factor, sample, piston or bodies between two steps) or as separate kernels. Both
-    /// compute the same bits.
+    /// factor, sample, pressure tensor or piston between two steps) or as separate kernels.
+    /// Both compute the same bits.
     pub fn set_fused_steps(&mut self, on: bool) {
         self.fused_steps = on;
         self.engine.set_fused(on);
@@ -212,7 +212,7 @@ impl CudaBackend {
         let fused_count = self.engine.fused_count;
         self.engine = Engine::new(&self.dev, module, p, snap, self.field.as_deref(), dof)?;
         self.engine.use_graphs = self.step_graphs;
-        self.engine.fused_forces = self.fused_steps;
+        self.engine.fuse_steps = self.fused_steps;
         self.engine.fused_count = fused_count;
         // A measurement of the pressure tensor goes on in the new engine (the caller restarts
         // the whole measurement where the atoms changed).

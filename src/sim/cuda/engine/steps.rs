@@ -387,7 +387,7 @@ impl Engine {
         }
         // Fused steps: integrate_fused right after the force kernel (no pressure tensor or
         // piston in between), with a second array for the positions.
-        let can_fuse = self.fused_forces
+        let can_fuse = self.fuse_steps
             && self.algorithm == Algorithm::Neighbors
             && self.consts.piston_on == 0
             && self.other_bufs.is_some();
@@ -405,13 +405,13 @@ impl Engine {
 
     /// Adds (or, with no graph, launches) `steps` steps, telemetry on the last with `ev_last`,
     /// and a flow-field sample into the sums at `acc` after each step whose bit is set in
-    /// `sample`'s mask.
+    /// `shape.samples` (no bit without `sample`: see `launch_steps`).
     fn add_steps(
         &self,
         dev: &Device,
         out: &mut Builder<'_>,
         shape: Shape,
-        sample: Option<(u32, &FieldGridArgs, u64)>,
+        sample: Option<(&FieldGridArgs, u64)>,
     ) -> Result<(), SimError> {
         let l = self.launcher(dev);
         // The same kernels on the positions' other array (the second step of a fused pair).
@@ -423,7 +423,6 @@ impl Engine {
             None
         };
         let cond = cond.as_deref().map(|f| (f, dev.ctx.cu_ctx()));
-        let shape = Shape { samples: sample.map_or(0, |(mask, ..)| mask), ..shape };
         for p in self.plan(shape) {
             let (ls, fused_out) = match p.fused {
                 Fused::No => (&l, None),
@@ -438,7 +437,7 @@ impl Engine {
                     }
                 }
             }
-            if let Some((_, grid, acc)) = sample
+            if let Some((grid, acc)) = sample
                 && p.sample
             {
                 out.add(l.fields_sample_call(grid, acc))?;
@@ -457,16 +456,17 @@ impl Engine {
         sample: Option<(&FieldGridArgs, u64)>,
     ) -> Result<(), SimError> {
         let sample = sample.filter(|_| shape.samples != 0);
+        // Without the sums to sample into, no step samples.
+        let shape = Shape { samples: if sample.is_some() { shape.samples } else { 0 }, ..shape };
         if let Some((grid, acc)) = sample
             && self.graph_sample != Some((*grid, acc))
         {
             self.graphs.clear();
             self.graph_sample = Some((*grid, acc));
         }
-        let with_mask = sample.map(|(grid, acc)| (shape.samples, grid, acc));
         if self.use_graphs && !self.graphs.contains_key(&shape) {
             let built = Builder::new().and_then(|mut g| {
-                self.add_steps(dev, &mut g, shape, with_mask)?;
+                self.add_steps(dev, &mut g, shape, sample)?;
                 g.instantiate()
             });
             match built {
@@ -479,11 +479,11 @@ impl Engine {
                 Err(_) => self.use_graphs = false,
             }
         }
-        self.fused_count += self.fused_steps(Shape { samples: with_mask.map_or(0, |(m, ..)| m), ..shape });
+        self.fused_count += self.fused_steps(shape);
         if let Some(g) = self.graphs.get(&shape) {
             return g.launch(&dev.stream);
         }
-        self.add_steps(dev, &mut Builder::direct(&dev.stream), shape, with_mask)
+        self.add_steps(dev, &mut Builder::direct(&dev.stream), shape, sample)
     }
 
     /// Sets the device step clock to `step` with no records written.
