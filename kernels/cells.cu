@@ -201,8 +201,9 @@ extern "C" __global__ void __launch_bounds__(BLOCK) permute_copy(Consts c, Bufs 
 // candidate's cell by walking the table forward. Each lane tests its candidate against every
 // i-atom (the sign of r^2 - range^2 funnel-shifted into a word: no vote, no shuffle, no
 // compare per test), a 32 x 32 bit transpose gives each i-atom's lane the hits among the 32
-// candidates in stream order, and the lane appends them to its ring of RING entries in
-// shared memory after the at most 7 left from the last chunk; after each chunk, whole packs
+// candidates in stream order, and the lane appends them to its ring of RING entries (16 or
+// 32 bits, the list's: see nlist_build and nlist_build_wide) in shared memory after the at
+// most 7 left from the last chunk; after each chunk, whole packs
 // of 8 go out as two 16-byte stores, many lanes at once, and the rest moves to the ring's
 // start. Each atom's hits come in cell-then-sorted-order, as a one-thread-per-atom scan
 // would find them. Before the distance tests, each chunk of candidates meets a box test: one
@@ -212,12 +213,17 @@ extern "C" __global__ void __launch_bounds__(BLOCK) permute_copy(Consts c, Bufs 
 // launches it so).
 #define NB_BLOCK 128
 #define RING 40
+// A ring entry: 16 bits where the list's entries are (half the shared memory, so more warps
+// fit an SM), 32 in the wide variant.
+template <bool WIDE> struct RingEntry { typedef unsigned short T; };
+template <> struct RingEntry<true> { typedef unsigned int T; };
 // The box test, in f32 builds only (see the f64 branch in nlist_build).
 #define BUILD_BOX (PRECISION != 2)
 // Pack k of atom i out: 32-bit entries as two 16-byte stores, 16-bit ones as one.
+template <bool WIDE>
 __device__ __forceinline__ void store_pack(const Consts& c, void* list, int k, int i, const unsigned int v[8]) {
     size_t at = (size_t)k * (size_t)c.n + (size_t)i;
-    if (c.list_wide) {
+    if (WIDE) {
         uint4* p = reinterpret_cast<uint4*>(list) + 2 * at;
         p[0] = make_uint4(v[0], v[1], v[2], v[3]);
         p[1] = make_uint4(v[4], v[5], v[6], v[7]);
@@ -270,14 +276,15 @@ __device__ __forceinline__ int candidate(const Bufs& b, const int4& span, const 
 
 // The list entry of atom j at stream place `at` of neighbour cell t (table row `span`): the
 // atom, or (16-bit entries) its neighbour cell and place there.
-__device__ __forceinline__ unsigned int list_entry(const Consts& c, int j, int t, int at, const int4& span) {
-    return c.list_wide ? (unsigned int)j : (unsigned int)(t << LIST16_SHIFT | (at - span.z));
+template <bool WIDE>
+__device__ __forceinline__ unsigned int list_entry(int j, int t, int at, const int4& span) {
+    return WIDE ? (unsigned int)j : (unsigned int)(t << LIST16_SHIFT | (at - span.z));
 }
 
-extern "C" __global__ void __launch_bounds__(NB_BLOCK) nlist_build(Consts c, Bufs b, int gate) {
+template <bool WIDE> __device__ __forceinline__ void nlist_build_body(const Consts& c, const Bufs& b, int gate) {
     if (!b.flags[gate]) return;
     __shared__ real_f4 stage[NB_BLOCK];
-    __shared__ unsigned int ring[NB_BLOCK * RING];
+    __shared__ typename RingEntry<WIDE>::T ring[NB_BLOCK * RING];
     // Per warp, the candidates that passed the box test and wait for the distance tests: their
     // shifted positions, list entries and atoms (at most 31 left over plus a chunk's 32).
 #if BUILD_BOX
@@ -302,7 +309,7 @@ extern "C" __global__ void __launch_bounds__(NB_BLOCK) nlist_build(Consts c, Buf
     const unsigned int full = 0xffffffffu;
     // 16-bit entries name places up to LIST16_PLACES in a cell: a fuller one has the list
     // built again with 32-bit entries (the host sees both flags).
-    if (!c.list_wide && e - s > LIST16_PLACES && lane == 0) {
+    if (!WIDE && e - s > LIST16_PLACES && lane == 0) {
         b.flags[FLAG_CELL_FULL] = 1;
         b.flags[FLAG_OVERFLOW] = 1;
     }
@@ -396,7 +403,7 @@ extern "C" __global__ void __launch_bounds__(NB_BLOCK) nlist_build(Consts c, Buf
                 if (keep) {
                     int slot = waiting + __popc(kept & ((1u << lane) - 1u));
                     kpos[slot] = make_real_f4(px, py, pz);
-                    kentry[slot] = list_entry(c, j, t, at, span);
+                    kentry[slot] = list_entry<WIDE>(j, t, at, span);
                     katom[slot] = j;
                 }
                 waiting += __popc(kept);
@@ -427,7 +434,7 @@ extern "C" __global__ void __launch_bounds__(NB_BLOCK) nlist_build(Consts c, Buf
             real_f px = (real_f)1e18, py = (real_f)1e18, pz = (real_f)1e18;
             if (at < total) j = candidate(b, span, nb_shift[wib][t], at, px, py, pz);
             __syncwarp();
-            kentry[lane] = list_entry(c, j, t, at, span);
+            kentry[lane] = list_entry<WIDE>(j, t, at, span);
             __syncwarp();
             c0 += 32;
 #endif
@@ -467,11 +474,11 @@ extern "C" __global__ void __launch_bounds__(NB_BLOCK) nlist_build(Consts c, Buf
             if (pend >= 8) {
                 int f = 0;
                 do {
-                    const unsigned int* r = ring + f * NB_BLOCK + threadIdx.x;
+                    const typename RingEntry<WIDE>::T* r = ring + f * NB_BLOCK + threadIdx.x;
                     unsigned int v[8];
                     #pragma unroll
                     for (int q = 0; q < 8; q++) v[q] = r[q * NB_BLOCK];
-                    store_pack(c, b.nlist, flushed >> 3, i, v);
+                    store_pack<WIDE>(c, b.nlist, flushed >> 3, i, v);
                     flushed += 8;
                     f += 8;
                 } while (f + 8 <= pend);
@@ -505,11 +512,11 @@ extern "C" __global__ void __launch_bounds__(NB_BLOCK) nlist_build(Consts c, Buf
             // The last, partial pack, padded with the atom itself (max_nbrs is a multiple of 8):
             // in 16-bit entries, place i - s of neighbour cell 13 (the cell itself).
             if (pend) {
-                unsigned int self = c.list_wide ? (unsigned int)i : (unsigned int)(13 << LIST16_SHIFT | (i - s));
+                unsigned int self = WIDE ? (unsigned int)i : (unsigned int)(13 << LIST16_SHIFT | (i - s));
                 unsigned int v[8];
                 #pragma unroll
                 for (int q = 0; q < 8; q++) v[q] = q < pend ? ring[q * NB_BLOCK + threadIdx.x] : self;
-                store_pack(c, b.nlist, flushed >> 3, i, v);
+                store_pack<WIDE>(c, b.nlist, flushed >> 3, i, v);
             }
             b.ncount[i] = flushed + pend;
             // From here to the next binning cell_of holds each (sorted) atom's cell.
@@ -517,6 +524,15 @@ extern "C" __global__ void __launch_bounds__(NB_BLOCK) nlist_build(Consts c, Buf
             b.pos_build[i] = b.posf[i];
         }
     }
+}
+
+// The build for 16-bit entries, and for 32-bit ones (c.list_wide: some cell is too full for
+// 16 bits), each with the shared memory its entries need.
+extern "C" __global__ void __launch_bounds__(NB_BLOCK) nlist_build(Consts c, Bufs b, int gate) {
+    nlist_build_body<false>(c, b, gate);
+}
+extern "C" __global__ void __launch_bounds__(NB_BLOCK) nlist_build_wide(Consts c, Bufs b, int gate) {
+    nlist_build_body<true>(c, b, gate);
 }
 
 // One thread: the rebuild is over.

@@ -14,7 +14,10 @@
 
 static const Consts* g_c;
 static const Bufs* g_b;
-static void build() { nlist_build(*g_c, *g_b, FLAG_ALWAYS); }
+static void build() {
+    if (g_c->list_wide) nlist_build_wide(*g_c, *g_b, FLAG_ALWAYS);
+    else nlist_build(*g_c, *g_b, FLAG_ALWAYS);
+}
 
 static int problems = 0;
 #define CHECK(cond, ...)                                                                                            \

@@ -69,8 +69,9 @@ pub const KERNELS: [&str; 30] = [
 pub const RDF_KERNELS: [&str; 3] = ["rdf_bin", "rdf_scatter", "rdf_cells"];
 
 /// Kernels beyond [`KERNELS`] (kept separate so the array length stays readable).
-pub const EXTRA_KERNELS: [&str; 23] = [
+pub const EXTRA_KERNELS: [&str; 24] = [
     "publish",
+    "nlist_build_wide",
     "cells_scan_single",
     "forces_neighbors_step",
     "step_tick",

@@ -183,7 +183,8 @@ impl Engine {
             l.gated_call("permute_copy", Over::Atoms, gate),
         ]);
         if self.algorithm == Algorithm::Neighbors {
-            calls.push(l.gated_call("nlist_build", Over::BuildWarps, gate));
+            let build = if self.consts.list_wide != 0 { "nlist_build_wide" } else { "nlist_build" };
+            calls.push(l.gated_call(build, Over::BuildWarps, gate));
             if !in_if {
                 calls.push(l.gated_call("rebuild_done", Over::Single, gate));
             }
