@@ -203,9 +203,8 @@ extern "C" __global__ void __launch_bounds__(BLOCK) permute_copy(Consts c, Bufs 
 // compare per test), a 32 x 32 bit transpose gives each i-atom's lane the hits among the 32
 // candidates in stream order, and the lane appends them to its ring of RING entries (16 or
 // 32 bits, the list's: see nlist_build and nlist_build_wide) in shared memory after the at
-// most 7 left from the last chunk; after each chunk, whole packs
-// of 8 go out as two 16-byte stores, many lanes at once, and the rest moves to the ring's
-// start. Each atom's hits come in cell-then-sorted-order, as a one-thread-per-atom scan
+// most 7 left from the last chunk; after each chunk, whole packs of 8 go out as 16-byte
+// stores, many lanes at once, and the rest moves to the ring's start. Each atom's hits come in cell-then-sorted-order, as a one-thread-per-atom scan
 // would find them. Before the distance tests, each chunk of candidates meets a box test: one
 // farther than the list range from the i-atoms' bounding box cannot be in range of any of
 // them, so only the kept ones (stream order kept, 32 at a time) are tested. Blocks of
@@ -217,8 +216,6 @@ extern "C" __global__ void __launch_bounds__(BLOCK) permute_copy(Consts c, Bufs 
 // fit an SM), 32 in the wide variant.
 template <bool WIDE> struct RingEntry { typedef unsigned short T; };
 template <> struct RingEntry<true> { typedef unsigned int T; };
-// The box test, in f32 builds only (see the f64 branch in nlist_build).
-#define BUILD_BOX (PRECISION != 2)
 // Pack k of atom i out: 32-bit entries as two 16-byte stores, 16-bit ones as one.
 template <bool WIDE>
 __device__ __forceinline__ void store_pack(const Consts& c, void* list, int k, int i, const unsigned int v[8]) {
@@ -287,12 +284,10 @@ template <bool WIDE> __device__ __forceinline__ void nlist_build_body(const Cons
     __shared__ typename RingEntry<WIDE>::T ring[NB_BLOCK * RING];
     // Per warp, the candidates that passed the box test and wait for the distance tests: their
     // shifted positions, list entries and atoms (at most 31 left over plus a chunk's 32).
-#if BUILD_BOX
     __shared__ real_f4 keep_pos[NB_BLOCK / 32][64];
     __shared__ int keep_atom[NB_BLOCK / 32][64];
     real_f4* kpos = keep_pos[threadIdx.x >> 5];
     int* katom = keep_atom[threadIdx.x >> 5];
-#endif
     __shared__ unsigned int keep_entry[NB_BLOCK / 32][64];
     // Per warp, neighbour cell t's image shift (x, y, z) and (first atom - first stream place,
     // end of its stream places, first stream place); t = 27 ends the table (no candidates).
@@ -363,7 +358,6 @@ template <bool WIDE> __device__ __forceinline__ void nlist_build_body(const Cons
         // corners), so it is dropped before the distance tests. The margin keeps every
         // candidate that a distance test could pass in floating point, so the lists are
         // exactly those without the box test.
-#if BUILD_BOX
         real_f bx0 = me.x, by0 = me.y, bz0 = me.z, bx1 = me.x, by1 = me.y, bz1 = me.z;
         #pragma unroll
         for (int off = 16; off > 0; off >>= 1) {
@@ -375,13 +369,11 @@ template <bool WIDE> __device__ __forceinline__ void nlist_build_body(const Cons
             bz1 = max(bz1, __shfl_xor_sync(full, bz1, off));
         }
         real_f box2 = rl2 * (real_f)1.00001;
-#endif
         // This lane's neighbour cell: the first whose stream places end after its candidate.
         int t = 0;
         // Stream places read so far, and candidates kept and waiting (the same in every lane).
         int c0 = 0, waiting = 0;
         while (true) {
-#if BUILD_BOX
             // Chunks of 32 stream places (one a lane) through the box test until 32 candidates
             // wait or the stream ends; kept ones are appended in stream order.
             while (waiting < 32 && c0 < total) {
@@ -422,22 +414,6 @@ template <bool WIDE> __device__ __forceinline__ void nlist_build_body(const Cons
                 pz = q.z;
                 j = katom[lane];
             }
-#else
-            // In f64 every candidate is tested (the box test's shared arrays would cost the
-            // build more occupancy than its tests save): this lane's candidate is stream place
-            // c0 + lane (places only grow, so t only moves forward); padding past the stream
-            // is far from everything.
-            if (c0 >= total) break;
-            int at = c0 + lane, j = -1;
-            int4 span = nb_span[wib][t];
-            while (at >= span.y) span = nb_span[wib][++t];
-            real_f px = (real_f)1e18, py = (real_f)1e18, pz = (real_f)1e18;
-            if (at < total) j = candidate(b, span, nb_shift[wib][t], at, px, py, pz);
-            __syncwarp();
-            kentry[lane] = list_entry<WIDE>(j, t, at, span);
-            __syncwarp();
-            c0 += 32;
-#endif
             // Bit ni - 1 - ii: this lane's candidate is within range of i-atom ii (the sign of
             // r^2 - range^2 shifted in, i-atom 0 first).
             unsigned int mine_hits = 0;
@@ -487,7 +463,6 @@ template <bool WIDE> __device__ __forceinline__ void nlist_build_body(const Cons
                 for (int q = 0; q < 7; q++)
                     if (q < pend) ring[q * NB_BLOCK + threadIdx.x] = ring[(f + q) * NB_BLOCK + threadIdx.x];
             }
-#if BUILD_BOX
             // The kept candidates not yet tested move to the front (slots 32.. to 0..: the
             // reads and the writes never meet).
             __syncwarp();
@@ -498,7 +473,6 @@ template <bool WIDE> __device__ __forceinline__ void nlist_build_body(const Cons
             }
             __syncwarp();
             waiting -= nc;
-#endif
         }
         // The warp's largest count, so one atomic per warp reaches the shared flag.
         int most = mine ? seen : 0;

@@ -68,18 +68,17 @@ pub struct CellSetup {
 /// idle in the appends and flushes, while past 32 a cell takes two rounds over its
 /// candidates. Measured on an H200 (in.lj, ms a step against cells one range wide): 24.5
 /// atoms 2.4% faster at 1M atoms in single, 1.9% in mixed, 0.4% at 256,000, the same at
-/// 32,000; 32 atoms 5-13% slower.
+/// 32,000 (double 1.5% faster at 1M atoms, 0.5% at 256,000, 0.7% slower at 32,000); 32
+/// atoms 5-13% slower.
 const BUILD_CELL_ATOMS: f64 = 23.5;
 
 impl CellSetup {
-    /// The list build's cells for `n` atoms and list range `range`: one range wide, or in f32
-    /// builds (single and mixed, whose box test drops a wider cell's far candidates before the
-    /// distance tests) up to 10% wider, for about `BUILD_CELL_ATOMS` atoms a cell at the box's
-    /// mean density, unless that leaves a periodic axis with fewer than two cells. The f64
-    /// build tests every candidate of the 27 cells, so a wider cell only costs it (2.6% at 1M
-    /// atoms, 9% wider).
-    pub fn for_lists(b: &SimBox, range: f64, n: usize, precision: Precision) -> Option<CellSetup> {
-        if precision != Precision::Double && n > 0 {
+    /// The list build's cells for `n` atoms and list range `range`: up to 10% wider than the
+    /// range, for about `BUILD_CELL_ATOMS` atoms a cell at the box's mean density (the build's
+    /// box test drops a wider cell's far candidates before the distance tests), unless that
+    /// leaves a periodic axis with fewer than two cells.
+    pub fn for_lists(b: &SimBox, range: f64, n: usize) -> Option<CellSetup> {
+        if n > 0 {
             let volume: f64 = b.length().iter().product();
             let width = (BUILD_CELL_ATOMS * volume / n as f64).cbrt().clamp(range, 1.1 * range);
             if let Some(cs) = CellSetup::new(b, width) {
@@ -285,7 +284,7 @@ impl Engine {
             _ => params.list_range(),
         };
         self.cells = match wanted {
-            Algorithm::Neighbors => CellSetup::for_lists(&self.sim_box, range, n, self.precision),
+            Algorithm::Neighbors => CellSetup::for_lists(&self.sim_box, range, n),
             Algorithm::Cells => CellSetup::new(&self.sim_box, range),
             _ => None,
         };
@@ -576,23 +575,20 @@ mod tests {
     }
 
     #[test]
-    fn list_cells_hold_about_24_atoms_in_f32_builds() {
-        // in.lj at a million atoms: 38 cells of 2.83 sigma (19 atoms) at the list range; 35 of
-        // 3.07 (24.5 atoms) in f32 builds, and the range in f64.
+    fn list_cells_hold_about_24_atoms() {
+        // in.lj at a million atoms: 38 cells of 2.83 sigma (19 atoms) at the list range, 35 of
+        // 3.07 (24.5 atoms) for the build.
         let edge = (1_048_576.0f64 / 0.8442).cbrt();
         let b = SimBox::new([edge; 3], [true; 3]);
-        assert_eq!(CellSetup::for_lists(&b, 2.8, 1_048_576, Precision::Single).unwrap().dims, [35; 3]);
-        assert_eq!(CellSetup::for_lists(&b, 2.8, 1_048_576, Precision::Mixed).unwrap().dims, [35; 3]);
-        assert_eq!(CellSetup::for_lists(&b, 2.8, 1_048_576, Precision::Double).unwrap().dims, [38; 3]);
+        assert_eq!(CellSetup::new(&b, 2.8).unwrap().dims, [38; 3]);
+        assert_eq!(CellSetup::for_lists(&b, 2.8, 1_048_576).unwrap().dims, [35; 3]);
         // A dilute gas: at most 10% wider than the range; a dense liquid: the range.
-        assert_eq!(CellSetup::for_lists(&b, 2.8, 10_000, Precision::Single).unwrap().dims, [34; 3]);
-        assert_eq!(CellSetup::for_lists(&b, 2.8, 4_000_000, Precision::Single).unwrap().dims, [38; 3]);
+        assert_eq!(CellSetup::for_lists(&b, 2.8, 10_000).unwrap().dims, [34; 3]);
+        assert_eq!(CellSetup::for_lists(&b, 2.8, 4_000_000).unwrap().dims, [38; 3]);
         // Where the wider cells would leave one along a periodic axis, the range's two.
         let slab = SimBox::new([40.0, 40.0, 5.9], [true; 3]);
-        assert_eq!(CellSetup::for_lists(&slab, 2.8, 8_000, Precision::Single).unwrap().dims[2], 2);
-        assert!(
-            CellSetup::for_lists(&SimBox::new([5.5, 20.0, 20.0], [true; 3]), 2.8, 500, Precision::Single).is_none()
-        );
+        assert_eq!(CellSetup::for_lists(&slab, 2.8, 8_000).unwrap().dims[2], 2);
+        assert!(CellSetup::for_lists(&SimBox::new([5.5, 20.0, 20.0], [true; 3]), 2.8, 500).is_none());
     }
 
     #[test]
