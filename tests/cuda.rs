@@ -50,8 +50,9 @@ fn systems() -> Vec<System> {
     let (slab, sla) = jiggled_fluid([12, 8, 4], [false; 3], 0.12, &[], 5);
     let cylinder = vec![Shape::Circle { centre: [9.0, 7.0], radius: 2.0 }];
     let (wslab, wsa) = jiggled_fluid([12, 10, 1], [false, false, true], 0.12, &cylinder, 6);
-    // A liquid block in a large empty periodic box: 24^3 list cells, more than one block of
-    // the cell scan takes (8,192), so the lists come from the three-pass scan.
+    // A liquid block in a large empty periodic box: 22^3 list cells (10% wider than the list
+    // range at this low mean density, CellSetup::for_lists), more than one block of the cell
+    // scan takes (8,192), so the lists come from the three-pass scan.
     let (_, block) = jiggled_fluid([6, 6, 6], [false; 3], 0.1, &[], 7);
     let sparse = SimBox::new([68.0; 3], [true; 3]);
     vec![
