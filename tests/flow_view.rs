@@ -155,7 +155,13 @@ fn view_screenshot(h: &mut Headless, name: &str) -> Vec<u8> {
     let new = std::fs::read_dir(out_dir())
         .unwrap()
         .filter_map(|e| e.ok().map(|e| e.path()))
-        .find(|p| !before.contains(p) && p.extension().is_some_and(|e| e == "png"))
+        // The app's own file (`argon-screenshot-*.png`): the colour-plane test, running
+        // alongside, writes its PNGs into the same folder.
+        .find(|p| {
+            !before.contains(p)
+                && p.extension().is_some_and(|e| e == "png")
+                && p.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.starts_with("argon-"))
+        })
         .expect("the screenshot was written");
     let kept = out_dir().join(format!("{name}.png"));
     std::fs::rename(&new, &kept).unwrap();
