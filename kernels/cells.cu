@@ -204,8 +204,8 @@ extern "C" __global__ void __launch_bounds__(BLOCK) permute_copy(Consts c, Bufs 
 // candidates in stream order, and the lane appends them to its ring of RING entries (16 or
 // 32 bits, the list's: see nlist_build and nlist_build_wide) in shared memory after the at
 // most 7 left from the last chunk; after each chunk, whole packs of 8 go out as 16-byte
-// stores, many lanes at once, and the rest moves to the ring's start. Each atom's hits come in cell-then-sorted-order, as a one-thread-per-atom scan
-// would find them. Before the distance tests, each chunk of candidates meets a box test: one
+// stores, many lanes at once, and the rest moves to the ring's start. Each atom's hits come
+// in cell-then-sorted-order, as a one-thread-per-atom scan would find them. Before the distance tests, each chunk of candidates meets a box test: one
 // farther than the list range from the i-atoms' bounding box cannot be in range of any of
 // them, so only the kept ones (stream order kept, 32 at a time) are tested. Blocks of
 // NB_BLOCK threads whatever BLOCK is, so the shared arrays stay small (Over::BuildWarps
@@ -286,8 +286,6 @@ template <bool WIDE> __device__ __forceinline__ void nlist_build_body(const Cons
     // shifted positions, list entries and atoms (at most 31 left over plus a chunk's 32).
     __shared__ real_f4 keep_pos[NB_BLOCK / 32][64];
     __shared__ int keep_atom[NB_BLOCK / 32][64];
-    real_f4* kpos = keep_pos[threadIdx.x >> 5];
-    int* katom = keep_atom[threadIdx.x >> 5];
     __shared__ unsigned int keep_entry[NB_BLOCK / 32][64];
     // Per warp, neighbour cell t's image shift (x, y, z) and (first atom - first stream place,
     // end of its stream places, first stream place); t = 27 ends the table (no candidates).
@@ -295,6 +293,8 @@ template <bool WIDE> __device__ __forceinline__ void nlist_build_body(const Cons
     __shared__ int4 nb_span[NB_BLOCK / 32][28];
     int lane = threadIdx.x & 31, wib = threadIdx.x >> 5;
     real_f4* ipos = stage + (threadIdx.x & ~31);
+    real_f4* kpos = keep_pos[wib];
+    int* katom = keep_atom[wib];
     unsigned int* kentry = keep_entry[wib];
     int k = (blockIdx.x * NB_BLOCK + threadIdx.x) >> 5;
     // Whole warps leave together (n_cells warps are launched in whole warps).
