@@ -245,7 +245,12 @@ struct Bufs {
     int* nb_first;        // per cell rank, 27: the first atom of each neighbour cell (nlist_build)
     double* partials_stress; // 6 per force block, then 6 per atom block (stress.cu), while stress is sampled
     double* stress_records;  // pressure-tensor records, 8 doubles each (stress.cu)
+    unsigned char* near;     // per atom: NEAR_OBSTACLE | NEAR_FRICTION (near.cu), with obstacles or friction
 };
+
+// Bits of Bufs::near: the atom may feel the obstacles / the surface friction this step.
+#define NEAR_OBSTACLE 1
+#define NEAR_FRICTION 2
 
 // A read-only load (the non-coherent path, which the compiler may move ahead of stores).
 __device__ __forceinline__ float4 ldg4(const float4* p) { return __ldg(p); }

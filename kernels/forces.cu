@@ -127,7 +127,10 @@ __device__ __forceinline__ void external_forces(const Consts& c, const Bufs& a, 
             if (k == 1 && c.piston_on) a.piston_part[i] = (double)fh;
         }
     }
-    if (c.has_obstacles) {
+    // Which surfaces the atom may feel (near.cu): obstacle_pass and friction_pass write only
+    // those atoms' forces, and every other atom's is zero.
+    unsigned int near = c.has_obstacles || c.friction_range > 0.0 ? a.near[i] : 0u;
+    if (near & NEAR_OBSTACLE) {
         // From obstacle_pass, launched just before: the force kernels stay lean.
         double4 o = a.obs_force[i];
         f[0] += o.x;
@@ -147,7 +150,7 @@ __device__ __forceinline__ void external_forces(const Consts& c, const Bufs& a, 
             }
         }
     }
-    if (c.friction_range > 0.0) {
+    if (near & NEAR_FRICTION) {
         // Surface friction from friction_pass, launched just before (no energy, no virial).
         double4 q = a.fric_force[i];
         f[0] += q.x;
@@ -592,16 +595,19 @@ extern "C" __global__ void __launch_bounds__(BLOCK, STEP_MIN_BLOCKS) forces_neig
     neighbor_list<MODE_NOEV>(c, a, out, track);
 }
 
-// The obstacle force, energy and virial of every atom (exact distance, obstacles.cuh), for the
-// force kernel's epilogue to add in with the other one-body forces. A pass of its own, so the
-// candidate loop does not cost the pair loops registers.
+// The obstacle force, energy and virial of each atom near an obstacle (exact distance,
+// obstacles.cuh; near.cu flags them), for the force kernel's epilogue to add in with the
+// other one-body forces. A pass of its own, so the candidate loop does not cost the pair
+// loops registers. Warps with no such atom leave at once.
 // With bodies, the reaction goes to the shape of the nearest surface (every lane of a warp
 // reaches bodies_add_obstacle).
 extern "C" __global__ void __launch_bounds__(BLOCK) obstacle_pass(Consts c, Bufs a) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     int shape = -1;
     double4 o = make_double4(0.0, 0.0, 0.0, 0.0);
-    if (i < c.n) {
+    bool near = i < c.n && (a.near[i] & NEAR_OBSTACLE);
+    if (!__any_sync(FULL_WARP, near)) return;
+    if (near) {
         real_s4 x = a.pos[i];
         double gx, gy;
         int nearest;

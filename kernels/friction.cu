@@ -2,8 +2,9 @@
 // src/sim/cpu/external.rs: a Langevin force on the velocity tangential to each wall face and
 // to the obstacle surface within c.friction_range of the atom, toward zero, using the
 // velocity the atom has at this force pass. friction_pass runs before the force kernel (only
-// while friction is on) and writes each atom's friction into b.fric_force, which the force
-// epilogue adds after the obstacle force; the reaction goes to the surfaces' bodies here.
+// while friction is on) and writes the friction of each atom near a surface (near.cu) into
+// b.fric_force, which the force epilogue adds after the obstacle force; the reaction goes to
+// the surfaces' bodies here.
 // Noise: normal4(seed, STREAM_SURFACE_FRICTION, id, step * 8 + surface), surface = 2 axis + hi
 // for the wall faces and 6 for the obstacles, step = the device clock (the step whose force
 // pass this is), as the host draws it.
@@ -22,7 +23,10 @@ extern "C" __global__ void __launch_bounds__(BLOCK) friction_pass(Consts c, Bufs
     for (int f = 0; f < 6; f++) wf[f][0] = wf[f][1] = wf[f][2] = 0.0;
     double of[3] = {0.0, 0.0, 0.0};
     int shape = -1;
-    if (i < c.n) {
+    // Only atoms near a surface (near.cu); warps with none leave at once.
+    bool near = i < c.n && (a.near[i] & NEAR_FRICTION);
+    if (!__any_sync(FULL_WARP, near)) return;
+    if (near) {
         real_s4 x = a.pos[i];
         real_s4 vv = a.vel[i];
         double p[3] = {(double)x.x, (double)x.y, (double)x.z};

@@ -351,6 +351,7 @@ pub struct Bufs {
     pub nb_first: u64,
     pub partials_stress: u64,
     pub stress_records: u64,
+    pub near: u64,
 }
 
 // SAFETY: plain old data with the C layout the kernels expect.
@@ -456,6 +457,6 @@ mod layout_tests {
                 904
             ]
         );
-        assert_eq!(std::mem::size_of::<Bufs>(), 400);
+        assert_eq!(std::mem::size_of::<Bufs>(), 408);
     }
 }

@@ -5,7 +5,7 @@
 use crate::physics::real::Precision;
 
 /// (file name, text) of every kernel source, in the order they are concatenated.
-const SOURCES: [(&str, &str); 23] = [
+const SOURCES: [(&str, &str); 24] = [
     ("common.cuh", include_str!("../../../kernels/common.cuh")),
     ("cells.cuh", include_str!("../../../kernels/cells.cuh")),
     ("lj.cuh", include_str!("../../../kernels/lj.cuh")),
@@ -19,6 +19,7 @@ const SOURCES: [(&str, &str); 23] = [
     ("integrate.cu", include_str!("../../../kernels/integrate.cu")),
     ("forces.cu", include_str!("../../../kernels/forces.cu")),
     ("friction.cu", include_str!("../../../kernels/friction.cu")),
+    ("near.cu", include_str!("../../../kernels/near.cu")),
     ("cells.cu", include_str!("../../../kernels/cells.cu")),
     ("analysis.cu", include_str!("../../../kernels/analysis.cu")),
     ("rdf.cu", include_str!("../../../kernels/rdf.cu")),
@@ -69,8 +70,9 @@ pub const KERNELS: [&str; 30] = [
 pub const RDF_KERNELS: [&str; 3] = ["rdf_bin", "rdf_scatter", "rdf_cells"];
 
 /// Kernels beyond [`KERNELS`] (kept separate so the array length stays readable).
-pub const EXTRA_KERNELS: [&str; 24] = [
+pub const EXTRA_KERNELS: [&str; 25] = [
     "publish",
+    "near_pass",
     "nlist_build_wide",
     "cells_scan_single",
     "forces_neighbors_step",

@@ -35,6 +35,9 @@ pub(super) struct Arrays {
     pub(super) obs_force: Option<CudaSlice<u8>>,
     /// Per atom: the surface friction force (friction.cu), only while friction is on.
     pub(super) fric_force: Option<CudaSlice<u8>>,
+    /// Per atom: which surfaces it may feel until the next rebuild (`kernels/near.cu`), with
+    /// obstacles or surface friction.
+    pub(super) near: Option<CudaSlice<u8>>,
     pub(super) cell_count: Option<CudaSlice<u8>>,
     pub(super) cell_start: Option<CudaSlice<u8>>,
     pub(super) cell_rank: Option<CudaSlice<u8>>,
@@ -90,7 +93,7 @@ pub(super) type Slot = Option<CudaSlice<u8>>;
 impl Arrays {
     /// Bytes of every array allocated now.
     pub(super) fn bytes(&self) -> usize {
-        let all: [&Slot; 56] = [
+        let all: [&Slot; 57] = [
             &self.pos,
             &self.vel,
             &self.force,
@@ -108,6 +111,7 @@ impl Arrays {
             &self.obs_verts,
             &self.obs_force,
             &self.fric_force,
+            &self.near,
             &self.cell_count,
             &self.cell_start,
             &self.cell_rank,
@@ -375,6 +379,7 @@ impl Engine {
             nb_first: ptr(dev, &a.nb_first),
             partials_stress: ptr(dev, &a.partials_stress),
             stress_records: ptr(dev, &a.stress_records),
+            near: ptr(dev, &a.near),
         };
         self.other_bufs = self.other_positions(dev);
     }

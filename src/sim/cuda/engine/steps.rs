@@ -185,11 +185,23 @@ impl Engine {
         if self.algorithm == Algorithm::Neighbors {
             let build = if self.consts.list_wide != 0 { "nlist_build_wide" } else { "nlist_build" };
             calls.push(l.gated_call(build, Over::BuildWarps, gate));
-            if !in_if {
-                calls.push(l.gated_call("rebuild_done", Over::Single, gate));
-            }
+        }
+        // Which atoms may feel a surface until the next rebuild (cells: this step).
+        let margin = if self.algorithm == Algorithm::Neighbors { self.consts.skin_half_sq.sqrt() } else { 0.0 };
+        calls.push(self.near_call(l, gate, margin));
+        if self.algorithm == Algorithm::Neighbors && !in_if {
+            calls.push(l.gated_call("rebuild_done", Over::Single, gate));
         }
         calls.into_iter().flatten().collect()
+    }
+
+    /// `near_pass` (`kernels/near.cu`) on `gate` with `margin` (how far atoms may move before
+    /// it runs again); none without obstacles or surface friction.
+    fn near_call(&self, l: &Launcher, gate: i32, margin: f64) -> Option<Call> {
+        if self.consts.has_obstacles == 0 && self.consts.friction_range <= 0.0 {
+            return None;
+        }
+        l.gated_call("near_pass", Over::Atoms, gate).map(|c| c.arg(&margin))
     }
 
     /// Queues the cell sort (every step for cells) or the gated list rebuild (neighbours).
@@ -212,6 +224,10 @@ impl Engine {
     /// drifted positions to `fused_out` when given (neighbour lists only, see `Fused`).
     fn force_calls_into(&self, l: &Launcher, mode: Mode, fused_out: Option<u64>) -> Vec<Call> {
         let mut calls = Vec::new();
+        if !matches!(self.algorithm, Algorithm::Neighbors | Algorithm::Cells) {
+            // No rebuild to run it with (`list_calls`): every step, on these positions.
+            calls.extend(self.near_call(l, flag::ALWAYS, 0.0));
+        }
         if self.consts.has_obstacles != 0 {
             calls.extend(l.plain_call("obstacle_pass", Over::Atoms));
         }
