@@ -88,10 +88,10 @@ extern "C" __global__ void __launch_bounds__(BLOCK) integrate_fused(Consts c, Bu
     if (kin_off >= 0) kinetic_tensor(b, kin_off, m, v);
 }
 
-// One block: totals the kinetic partials, computes the thermostat's velocity factor into
-// lambda[0] (1 when none applies), and with `want` writes a telemetry record
+// One block of TOTAL_THREADS: totals the kinetic partials, computes the thermostat's velocity
+// factor into lambda[0] (1 when none applies), and with `want` writes a telemetry record
 // [step, 2 KE, pair E, pair W, ext E, ext W, px, py, pz, unused] after the scaling.
-extern "C" __global__ void __launch_bounds__(BLOCK) finish_step(Consts c, Bufs b, int n_blocks, int n_ev_blocks, int want, int thermostat_on) {
+extern "C" __global__ void __launch_bounds__(TOTAL_THREADS) finish_step(Consts c, Bufs b, int n_blocks, int n_ev_blocks, int want, int thermostat_on) {
     __shared__ double scratch[32];
     unsigned long long step = b.clock[0];
     int record = (int)b.clock[1];
@@ -103,30 +103,30 @@ extern "C" __global__ void __launch_bounds__(BLOCK) finish_step(Consts c, Bufs b
     // 64 rounds at a million atoms, each a full memory latency when issued one by one); the
     // adds keep their order, so the sums keep their bits.
     #pragma unroll 8
-    for (int k = threadIdx.x; k < n_kin; k += BLOCK) {
+    for (int k = threadIdx.x; k < n_kin; k += TOTAL_THREADS) {
         k0 += kin[4 * k];
         k1 += kin[4 * k + 1];
         k2 += kin[4 * k + 2];
         k3 += kin[4 * k + 3];
     }
-    double ke2 = block_sum(k0, scratch);
-    double px = block_sum(k1, scratch);
-    double py = block_sum(k2, scratch);
-    double pz = block_sum(k3, scratch);
+    double ke2 = block_sum_n<TOTAL_THREADS>(k0, scratch);
+    double px = block_sum_n<TOTAL_THREADS>(k1, scratch);
+    double py = block_sum_n<TOTAL_THREADS>(k2, scratch);
+    double pz = block_sum_n<TOTAL_THREADS>(k3, scratch);
     double e0 = 0, e1 = 0, e2 = 0, e3 = 0;
     if (want) {
         #pragma unroll 8
-        for (int k = threadIdx.x; k < n_ev; k += BLOCK) {
+        for (int k = threadIdx.x; k < n_ev; k += TOTAL_THREADS) {
             e0 += ev[4 * k];
             e1 += ev[4 * k + 1];
             e2 += ev[4 * k + 2];
             e3 += ev[4 * k + 3];
         }
     }
-    double pe = block_sum(e0, scratch);
-    double pw = block_sum(e1, scratch);
-    double xe = block_sum(e2, scratch);
-    double xw = block_sum(e3, scratch);
+    double pe = block_sum_n<TOTAL_THREADS>(e0, scratch);
+    double pw = block_sum_n<TOTAL_THREADS>(e1, scratch);
+    double xe = block_sum_n<TOTAL_THREADS>(e2, scratch);
+    double xw = block_sum_n<TOTAL_THREADS>(e3, scratch);
     if (threadIdx.x != 0) return;
     // Relative to the flow (flow_profile.cu, flow::FlowProfile): twice the kinetic energy
     // relative to each bin's mean, sum m v^2 - sum_b |P_b|^2 / M_b, over 3 N - 3 N_occupied

@@ -9,8 +9,15 @@ __device__ __forceinline__ double warp_sum(double v) {
     return v;
 }
 
-// Sum of `v` over the block; the result is valid in thread 0. `scratch` holds 32 doubles.
-__device__ __forceinline__ double block_sum(double v, double* scratch) {
+// Threads of the one-block kernels that total per-block partials every step (finish_step,
+// tunnel_latch): a million atoms leave 8,192 partials at 128 threads a block, and one block
+// of BLOCK threads reading them took 17 us a step (one memory latency per round).
+#define TOTAL_THREADS 1024
+
+// Sum of `v` over a block of NT threads; the result is valid in thread 0. `scratch` holds 32
+// doubles.
+template <int NT>
+__device__ __forceinline__ double block_sum_n(double v, double* scratch) {
     int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     v = warp_sum(v);
     __syncthreads();
@@ -18,11 +25,14 @@ __device__ __forceinline__ double block_sum(double v, double* scratch) {
     __syncthreads();
     double s = 0.0;
     if (warp == 0) {
-        s = lane < (BLOCK / 32) ? scratch[lane] : 0.0;
+        s = lane < (NT / 32) ? scratch[lane] : 0.0;
         s = warp_sum(s);
     }
     return s;
 }
+
+// Sum of `v` over the block (BLOCK threads); the result is valid in thread 0.
+__device__ __forceinline__ double block_sum(double v, double* scratch) { return block_sum_n<BLOCK>(v, scratch); }
 
 // Sums four values over the block into out[0..4] (thread 0 writes).
 __device__ __forceinline__ void block_sum4(double a, double b, double c, double d, double* out) {

@@ -19,49 +19,55 @@ extern "C" __global__ void __launch_bounds__(BLOCK) tunnel_zone(Consts c, Bufs b
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     unsigned long long step = b.clock[0];
     double dp[3] = {0.0, 0.0, 0.0}, dke = 0.0;
-    if (i < c.n) {
-        real_s4 x = b.pos[i];
-        double px = (double)x.x;
-        if (px >= c.tunnel_lo && px < c.tunnel_hi) {
-            real_s4 v = b.vel[i];
-            double m = b.masses[type_of(x.w)];
-            double g[4];
-            normal4(c.seed, STREAM_TUNNEL_INFLOW, b.ids[i], step, g);
-            double s = sqrt(c.target_t / m);
-            // Uncontracted, as the host computes U + s g0.
-            real_s4 w = v;
-            w.x = (real_s)__dadd_rn(c.tunnel_speed, __dmul_rn(s, g[0]));
-            w.y = (real_s)__dmul_rn(s, g[1]);
-            w.z = (real_s)__dmul_rn(s, g[2]);
-            b.vel[i] = w;
-            double o[3] = {(double)v.x, (double)v.y, (double)v.z};
-            double n[3] = {(double)w.x, (double)w.y, (double)w.z};
-            #pragma unroll
-            for (int k = 0; k < 3; k++) dp[k] = m * (n[k] - o[k]);
-            double n2 = n[0] * n[0] + n[1] * n[1] + n[2] * n[2];
-            double o2 = o[0] * o[0] + o[1] * o[1] + o[2] * o[2];
-            dke = 0.5 * m * (n2 - o2);
-        }
+    real_s4 x = i < c.n ? b.pos[i] : real_s4{};
+    double px = (double)x.x;
+    bool in_zone = i < c.n && px >= c.tunnel_lo && px < c.tunnel_hi;
+    // Most blocks hold no atom of the thin zone: their partials are zeros, as the sums give.
+    if (!__syncthreads_or(in_zone)) {
+        if (threadIdx.x < 4) b.tunnel_part[4 * blockIdx.x + threadIdx.x] = 0.0;
+        return;
+    }
+    if (in_zone) {
+        real_s4 v = b.vel[i];
+        double m = b.masses[type_of(x.w)];
+        double g[4];
+        normal4(c.seed, STREAM_TUNNEL_INFLOW, b.ids[i], step, g);
+        double s = sqrt(c.target_t / m);
+        // Uncontracted, as the host computes U + s g0.
+        real_s4 w = v;
+        w.x = (real_s)__dadd_rn(c.tunnel_speed, __dmul_rn(s, g[0]));
+        w.y = (real_s)__dmul_rn(s, g[1]);
+        w.z = (real_s)__dmul_rn(s, g[2]);
+        b.vel[i] = w;
+        double o[3] = {(double)v.x, (double)v.y, (double)v.z};
+        double n[3] = {(double)w.x, (double)w.y, (double)w.z};
+        #pragma unroll
+        for (int k = 0; k < 3; k++) dp[k] = m * (n[k] - o[k]);
+        double n2 = n[0] * n[0] + n[1] * n[1] + n[2] * n[2];
+        double o2 = o[0] * o[0] + o[1] * o[1] + o[2] * o[2];
+        dke = 0.5 * m * (n2 - o2);
     }
     block_sum4(dp[0], dp[1], dp[2], dke, b.tunnel_part + 4 * blockIdx.x);
 }
 
-// One block: the step's totals over the n_blocks partials of tunnel_zone into the running
-// sums; mode 1 (a telemetry step) also corrects that step's record and closes it.
-extern "C" __global__ void __launch_bounds__(BLOCK) tunnel_latch(Consts c, Bufs b, int n_blocks, int mode) {
+// One block of TOTAL_THREADS: the step's totals over the n_blocks partials of tunnel_zone
+// into the running sums; mode 1 (a telemetry step) also corrects that step's record and
+// closes it.
+extern "C" __global__ void __launch_bounds__(TOTAL_THREADS) tunnel_latch(Consts c, Bufs b, int n_blocks, int mode) {
     __shared__ double scratch[32];
     double a0 = 0.0, a1 = 0.0, a2 = 0.0, a3 = 0.0;
-    for (int k = threadIdx.x; k < n_blocks; k += BLOCK) {
+    #pragma unroll 8
+    for (int k = threadIdx.x; k < n_blocks; k += TOTAL_THREADS) {
         a0 += b.tunnel_part[4 * k];
         a1 += b.tunnel_part[4 * k + 1];
         a2 += b.tunnel_part[4 * k + 2];
         a3 += b.tunnel_part[4 * k + 3];
     }
     double d[4];
-    d[0] = block_sum(a0, scratch);
-    d[1] = block_sum(a1, scratch);
-    d[2] = block_sum(a2, scratch);
-    d[3] = block_sum(a3, scratch);
+    d[0] = block_sum_n<TOTAL_THREADS>(a0, scratch);
+    d[1] = block_sum_n<TOTAL_THREADS>(a1, scratch);
+    d[2] = block_sum_n<TOTAL_THREADS>(a2, scratch);
+    d[3] = block_sum_n<TOTAL_THREADS>(a3, scratch);
     if (threadIdx.x != 0) return;
     double s[4];
     #pragma unroll

@@ -76,10 +76,16 @@ pub enum Over {
     BuildWarps,
     /// One thread per bin of the thermostat's flow grid (`Consts::flow_bins`).
     FlowBins,
+    /// One block of [`TOTAL_THREADS`] (the totals over per-block partials every step).
+    Total,
 }
 
 /// Threads per block of the neighbour-list build (`NB_BLOCK` in kernels/cells.cu).
 pub const NB_BLOCK: u32 = 128;
+
+/// Threads of the one-block kernels that total per-block partials every step
+/// (`TOTAL_THREADS` in kernels/reduce.cuh: finish_step, tunnel_latch).
+pub const TOTAL_THREADS: u32 = 1024;
 
 /// Threads of the one-block cell scan (`SCAN_THREADS` in kernels/cells.cu).
 pub const SCAN_THREADS: u32 = 1024;
@@ -212,6 +218,7 @@ impl Launcher<'_> {
     fn config(&self, over: Over, shared: u32) -> Option<LaunchConfig> {
         let block = match over {
             Over::Scan | Over::ScanBlocks => SCAN_THREADS,
+            Over::Total => TOTAL_THREADS,
             Over::BuildWarps => NB_BLOCK,
             _ => self.module.block,
         };
@@ -221,13 +228,13 @@ impl Launcher<'_> {
             Over::Cells | Over::ScanBlocks => self.c.n_cells.max(0) as u32,
             Over::CellWarps | Over::BuildWarps => self.c.n_cells.max(0) as u32 * 32,
             Over::FlowBins => self.c.flow_bins.max(0) as u32,
-            Over::Single | Over::Scan => 1,
+            Over::Single | Over::Scan | Over::Total => 1,
         };
         if items == 0 {
             return None;
         }
         let grid = match over {
-            Over::Single | Over::Scan => 1,
+            Over::Single | Over::Scan | Over::Total => 1,
             _ => items.div_ceil(block),
         };
         Some(LaunchConfig { grid_dim: (grid, 1, 1), block_dim: (block, 1, 1), shared_mem_bytes: shared })
@@ -289,7 +296,7 @@ impl Launcher<'_> {
     /// Thermostat factor and (with `want`) the telemetry record of the clock's step.
     pub fn finish_step_call(&self, n_blocks: i32, n_ev_blocks: i32, want: i32, thermostat_on: i32) -> Call {
         let name = "finish_step";
-        let cfg = LaunchConfig { grid_dim: (1, 1, 1), block_dim: (self.module.block, 1, 1), shared_mem_bytes: 0 };
+        let cfg = LaunchConfig { grid_dim: (1, 1, 1), block_dim: (TOTAL_THREADS, 1, 1), shared_mem_bytes: 0 };
         Call::new(name, self.func(name), cfg)
             .arg(self.c)
             .arg(self.b)

@@ -70,7 +70,7 @@ impl Engine {
         let mode = if ev { LATCH_RECORD } else { LATCH_ADD };
         let blocks = self.n_blocks as i32;
         let zone = l.plain_call("tunnel_zone", Over::Atoms);
-        let latch = l.plain_call("tunnel_latch", Over::Single).map(|c| c.arg(&blocks).arg(&mode));
+        let latch = l.plain_call("tunnel_latch", Over::Total).map(|c| c.arg(&blocks).arg(&mode));
         zone.into_iter().chain(latch).collect()
     }
 
