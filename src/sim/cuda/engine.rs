@@ -277,9 +277,10 @@ impl Engine {
             Some(_) => Some(alloc(dev, self.n.max(1) * 32, "allocating surface friction forces")?),
             None => None,
         };
-        self.a.near = match field.is_some() || params.surface_friction.is_some() {
-            true => Some(alloc(dev, self.n.max(1), "allocating the atoms' surface flags")?),
-            false => None,
+        self.a.near = if field.is_some() || params.surface_friction.is_some() {
+            Some(alloc(dev, self.n.max(1), "allocating the atoms' surface flags")?)
+        } else {
+            None
         };
 
         let wanted = params.algorithm.resolve(n, &self.sim_box, params.list_range());
