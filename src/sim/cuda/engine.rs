@@ -75,13 +75,15 @@ const BUILD_CELL_ATOMS: f64 = 23.5;
 impl CellSetup {
     /// The list build's cells for `n` atoms and list range `range`: up to 10% wider than the
     /// range, for about `BUILD_CELL_ATOMS` atoms a cell at the box's mean density (the build's
-    /// box test drops a wider cell's far candidates before the distance tests), unless that
-    /// leaves a periodic axis with fewer than two cells.
+    /// box test drops a wider cell's far candidates before the distance tests), except along a
+    /// periodic axis that would then hold fewer than two (a thin slab's depth), which keeps the
+    /// range's width.
     pub fn for_lists(b: &SimBox, range: f64, n: usize) -> Option<CellSetup> {
         if n > 0 {
-            let volume: f64 = b.length().iter().product();
+            let (len, volume) = (b.length(), b.length().iter().product::<f64>());
             let width = (BUILD_CELL_ATOMS * volume / n as f64).cbrt().clamp(range, 1.1 * range);
-            if let Some(cs) = CellSetup::new(b, width) {
+            let widths = std::array::from_fn(|k| if b.periodic[k] && len[k] < 2.0 * width { range } else { width });
+            if let Some(cs) = CellSetup::with_widths(b, widths) {
                 return Some(cs);
             }
         }
@@ -93,10 +95,16 @@ impl CellSetup {
     /// two cells the 27-cell stencil reaches the other cell both ways: the list build takes
     /// both images (at most one is in range), the cell-list forces visit it once.
     pub fn new(b: &SimBox, range: f64) -> Option<CellSetup> {
+        CellSetup::with_widths(b, [range; 3])
+    }
+
+    /// Cells at least `widths[k]` wide along axis k (all widened alike past 2^24 cells); None
+    /// when a periodic axis would have fewer than two.
+    fn with_widths(b: &SimBox, widths: [f64; 3]) -> Option<CellSetup> {
         let len = b.length();
-        let mut cell = range;
+        let mut scale = 1.0;
         loop {
-            let dims: [usize; 3] = std::array::from_fn(|k| ((len[k] / cell).floor() as usize).max(1));
+            let dims: [usize; 3] = std::array::from_fn(|k| ((len[k] / (widths[k] * scale)).floor() as usize).max(1));
             if (0..3).any(|k| b.periodic[k] && dims[k] < 2) {
                 return None;
             }
@@ -121,7 +129,7 @@ impl CellSetup {
                 }
                 return Some(CellSetup { dims, inv: std::array::from_fn(|k| dims[k] as f64 / len[k]), rank });
             }
-            cell *= 1.26;
+            scale *= 1.26;
         }
     }
 }
@@ -590,9 +598,14 @@ mod tests {
         // A dilute gas: at most 10% wider than the range; a dense liquid: the range.
         assert_eq!(CellSetup::for_lists(&b, 2.8, 10_000).unwrap().dims, [34; 3]);
         assert_eq!(CellSetup::for_lists(&b, 2.8, 4_000_000).unwrap().dims, [38; 3]);
-        // Where the wider cells would leave one along a periodic axis, the range's two.
+        // Where the wider cells would leave one along a periodic axis, the range's two there
+        // and the wider cells along the others (3.03 sigma at this density; 14 at the range).
         let slab = SimBox::new([40.0, 40.0, 5.9], [true; 3]);
-        assert_eq!(CellSetup::for_lists(&slab, 2.8, 8_000).unwrap().dims[2], 2);
+        assert_eq!(CellSetup::for_lists(&slab, 2.8, 8_000).unwrap().dims, [13, 13, 2]);
+        // The vortex street's slab (862 x 404 x 5.6463 at density 0.6): 3.08 sigma across,
+        // two cells deep.
+        let street = SimBox::new([862.0, 404.0, 5.6463], [true; 3]);
+        assert_eq!(CellSetup::for_lists(&street, 2.8, 1_174_416).unwrap().dims, [279, 131, 2]);
         assert!(CellSetup::for_lists(&SimBox::new([5.5, 20.0, 20.0], [true; 3]), 2.8, 500).is_none());
     }
 
