@@ -24,13 +24,10 @@ extern "C" __global__ void __launch_bounds__(BLOCK) near_pass(Consts c, Bufs b, 
     double p[3] = {(double)x.x, (double)x.y, (double)x.z};
     double slack = margin + NEAR_SLACK;
     double dist = c.obs_far;
-    if (c.has_obstacles) {
-        double gx, gy;
-        int shape;
-        dist = obs_sample_shape(c, b, p[0], p[1], gx, gy, shape);
-    }
     unsigned char bits = 0;
     if (c.has_obstacles) {
+        double gx, gy;
+        dist = obs_sample(c, b, p[0], p[1], gx, gy);
         double reach = c.o_cutoff + slack;
         if (dist < reach || reach >= c.obs_far) bits |= NEAR_OBSTACLE;
     }

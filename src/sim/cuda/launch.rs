@@ -296,8 +296,7 @@ impl Launcher<'_> {
     /// Thermostat factor and (with `want`) the telemetry record of the clock's step.
     pub fn finish_step_call(&self, n_blocks: i32, n_ev_blocks: i32, want: i32, thermostat_on: i32) -> Call {
         let name = "finish_step";
-        let cfg = LaunchConfig { grid_dim: (1, 1, 1), block_dim: (TOTAL_THREADS, 1, 1), shared_mem_bytes: 0 };
-        Call::new(name, self.func(name), cfg)
+        Call::of(name, self.func(name), 1, TOTAL_THREADS)
             .arg(self.c)
             .arg(self.b)
             .arg(&n_blocks)
