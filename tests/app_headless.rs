@@ -7,6 +7,7 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use argon_sandbox::app::commands::PaceMode;
 use argon_sandbox::app::headless::Headless;
 use argon_sandbox::app::settings::{Settings, VideoFormat};
 use argon_sandbox::app::{App, AppOptions};
@@ -267,8 +268,10 @@ fn a_flow_preset_opens_in_the_flow_view_at_its_pace() {
     assert!(h.app.settings.view.flow.on, "{:?}", h.app.messages);
     assert_eq!(h.app.settings.flow_sampling.window_tau, 10.0);
     assert_eq!(h.app.pace.steps_per_frame, pace, "twin_eddies.ron names no pace");
+    assert_eq!(h.app.pace.mode, PaceMode::Fill, "the default pace: the simulation fills each frame");
     h.app.open_scene(&paced);
     assert_eq!((h.app.pace.steps_per_frame, h.app.settings.flow_sampling.window_tau), (7, 0.5));
+    assert_eq!(h.app.pace.mode, PaceMode::Fixed, "a scene's steps_per_frame is a fixed pace");
     assert!(
         h.run_until(Duration::from_secs(120), |a| a.scene_path.as_deref() == Some(paced.as_path())
             && a.status.as_ref().is_some_and(|s| s.params.tunnel.is_some())

@@ -41,7 +41,7 @@ fn harness(name: &str, paused: bool) -> Harness<'static, App> {
     let app = App::new(AppOptions {
         scene: Some(scene(name)),
         backend: Some(BackendChoice::Cpu),
-        settings: Some(Settings { unlimited: true, ..Settings::default() }),
+        settings: Some(Settings { pace: argon_sandbox::app::commands::PaceMode::Unlimited, ..Settings::default() }),
         paused,
         ..Default::default()
     });

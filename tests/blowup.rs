@@ -71,7 +71,7 @@ fn wait_for<T>(h: &SimHandle, what: &str, mut pick: impl FnMut(SimReport) -> Opt
 fn the_app_rolls_back_pauses_and_says_what_to_change() {
     let text = argon_sandbox::scene::presets::preset("droplet").unwrap();
     let scene = Scene::from_str(text, "droplet").unwrap();
-    let pace = Pace { steps_per_frame: 20, frame_hz: 60.0, unlimited: true };
+    let pace = Pace::unlimited(20);
     let h = SimHandle::spawn(scene, BackendChoice::Cpu, pace, ColourScalar::Speed, true);
     // Let it run clean for a while (checkpoints are kept every half second).
     let status = wait_for(&h, "status", |r| match r {

@@ -834,7 +834,7 @@ fn gpu_failure_child() {
     }
     let text = argon_sandbox::scene::presets::preset("droplet").unwrap();
     let scene = argon_sandbox::scene::Scene::from_str(text, "droplet").unwrap();
-    let pace = Pace { steps_per_frame: 50, frame_hz: 60.0, unlimited: true };
+    let pace = Pace::unlimited(50);
     let h = SimHandle::spawn(scene, argon_sandbox::sim::BackendChoice::Cuda, pace, ColourScalar::Speed, true);
     let end = Instant::now() + Duration::from_secs(120);
     let mut told = None;

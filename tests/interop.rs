@@ -114,7 +114,12 @@ fn ten_thousand_app_frames_with_live_switches_stay_ordered_whole_and_flat() {
     let Some((_gpu, _one)) = gpu_and_cuda() else { return };
     let app = App::new(AppOptions {
         backend: Some(BackendChoice::Cuda),
-        settings: Some(Settings { steps_per_frame: 5, unlimited: true, show_plots: false, ..Settings::default() }),
+        settings: Some(Settings {
+            steps_per_frame: 5,
+            pace: argon_sandbox::app::commands::PaceMode::Unlimited,
+            show_plots: false,
+            ..Settings::default()
+        }),
         atoms: Some(3000),
         ..Default::default()
     });
@@ -302,7 +307,12 @@ fn running_frames_and_frames_across_backend_switches_are_whole() {
     let app = App::new(AppOptions {
         scene: Some(path),
         backend: Some(BackendChoice::Cuda),
-        settings: Some(Settings { steps_per_frame: 3, unlimited: true, show_plots: false, ..Settings::default() }),
+        settings: Some(Settings {
+            steps_per_frame: 3,
+            pace: argon_sandbox::app::commands::PaceMode::Unlimited,
+            show_plots: false,
+            ..Settings::default()
+        }),
         ..Default::default()
     });
     let mut h = Headless::new(app, [480, 320]).unwrap();

@@ -250,8 +250,10 @@ fn periodic_channel_with_obstacle_images_and_drive_matches_lammps_in_metal_units
 
 #[test]
 fn every_preset_matches_lammps_at_step_zero() {
-    for (name, text) in presets::PRESETS {
-        check(name, text, LammpsUnits::Lj, false);
+    // The vortex street is the twin eddies' tunnel at 33 times the atoms (1.17 million): its
+    // deck is the same mapping, and writing and reading it would add a minute to CI.
+    for p in presets::PRESETS.iter().filter(|p| p.name != "vortex_street") {
+        check(p.name, p.text, LammpsUnits::Lj, false);
     }
 }
 
@@ -292,7 +294,7 @@ fn deck_maps_every_part_of_the_system() {
 /// near each y face with a bias leaving out y; its cylinder stays smooth, with a warning.
 #[test]
 fn surface_friction_maps_to_tangential_langevin_near_the_walls() {
-    let text = presets::PRESETS.iter().find(|(n, _)| *n == "channel_flow").expect("channel_flow preset").1;
+    let text = presets::preset("channel_flow").expect("channel_flow preset");
     let scene = Scene::from_str(text, "channel_flow").unwrap();
     assert!(scene.surface_friction.is_some());
     let dir = std::env::temp_dir().join(format!("argon-lammps-friction-{}", std::process::id()));

@@ -8,8 +8,11 @@ use std::path::{Path, PathBuf};
 use argon_sandbox::analysis::degrees_of_freedom;
 use argon_sandbox::scene::{Scene, SimSetup, find_close_pair};
 
-const PRESETS: [&str; 7] =
-    ["default", "in_lj", "channel_flow", "droplet", "ar_kr_mixture", "twin_eddies", "vortex_street"];
+/// Every preset's name, from the list built into the binary (which the first test below
+/// checks against the folder).
+fn preset_names() -> Vec<&'static str> {
+    argon_sandbox::scene::presets::PRESETS.iter().map(|p| p.name).collect()
+}
 
 fn preset_path(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/scenes").join(format!("{name}.ron"))
@@ -33,6 +36,94 @@ fn kinetic_temperature(setup: &SimSetup) -> f64 {
         .sum();
     let dof = degrees_of_freedom(setup.atoms.len(), &setup.sim_box, &setup.params, !setup.shapes.is_empty());
     twice_ke / dof
+}
+
+/// The built-in list (the gallery, `examples`, names on the command line) and the files in
+/// `assets/scenes/` are the same set, and every preset has its picture: a real image of the
+/// scene (not a blank placeholder), at least 240 px wide.
+#[test]
+fn the_built_in_list_and_the_scene_folder_are_equal_and_each_has_a_picture() {
+    use argon_sandbox::scene::presets::PRESETS;
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/scenes");
+    let mut files: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "ron"))
+        .map(|p| p.file_stem().unwrap().to_string_lossy().into_owned())
+        .collect();
+    files.sort();
+    let mut listed: Vec<String> = preset_names().iter().map(|s| s.to_string()).collect();
+    listed.sort();
+    assert_eq!(listed, files, "src/scene/presets.rs PRESETS and assets/scenes/*.ron differ");
+    for p in PRESETS {
+        let text = std::fs::read_to_string(preset_path(p.name)).unwrap();
+        assert_eq!(p.text, text, "{}: the embedded text is the file's", p.name);
+        let on_disk = Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("assets/thumbnails/{}.png", p.name));
+        assert_eq!(std::fs::read(&on_disk).unwrap(), p.thumbnail, "{}", p.name);
+        let decoder = png::Decoder::new(std::io::Cursor::new(p.thumbnail));
+        let mut reader = decoder.read_info().unwrap_or_else(|e| panic!("{}: thumbnail is no PNG: {e}", p.name));
+        let mut buf = vec![0; reader.output_buffer_size().unwrap()];
+        let info = reader.next_frame(&mut buf).unwrap();
+        assert!(info.width >= 240 && info.height >= 100, "{}: {}x{}", p.name, info.width, info.height);
+        let px = &buf[..info.buffer_size()];
+        let step = info.color_type.samples();
+        let mut colours: Vec<&[u8]> = px.chunks_exact(step).step_by(7).collect();
+        colours.sort();
+        colours.dedup();
+        assert!(colours.len() > 200, "{}: the thumbnail has only {} colours: a placeholder?", p.name, colours.len());
+        let scene = Scene::from_str(p.text, p.name).unwrap();
+        assert!(!scene.name.is_empty() && !scene.description.is_empty(), "{}: the gallery needs both", p.name);
+        assert!(!p.shows.is_empty());
+    }
+}
+
+/// The atom count each preset announces (gallery, `examples`, the too-slow estimate) is what
+/// it builds.
+#[test]
+fn every_preset_builds_the_atoms_it_announces() {
+    for p in argon_sandbox::scene::presets::PRESETS {
+        assert_eq!(build(p.name).atoms.len(), p.atoms, "{}", p.name);
+    }
+}
+
+/// `precision`: optional, one of Single / Mixed / Double; round trip; absent, `run` uses
+/// double and the app mixed; anything else refused naming the field and the choices.
+#[test]
+fn the_precision_field_round_trips_defaults_and_refuses_bad_values() {
+    use argon_sandbox::physics::real::Precision;
+    let base = std::fs::read_to_string(preset_path("droplet")).unwrap();
+    let without = base.replace("    precision: Single,\n", "");
+    assert_ne!(without, base, "the droplet preset names its precision");
+    let scene = Scene::from_str(&without, "without.ron").unwrap();
+    assert_eq!(scene.precision, None);
+    assert_eq!(scene.sim_params().precision, Precision::Double, "run's default");
+    let app = argon_sandbox::app::actions::with_app_defaults(scene.clone());
+    assert_eq!(app.sim_params().precision, Precision::Mixed, "the app's default");
+    for p in Precision::ALL {
+        let name = format!("{p:?}");
+        let text = without.replace("    seed:", &format!("    precision: {name},\n    seed:"));
+        let s = Scene::from_str(&text, "with.ron").unwrap();
+        assert_eq!(s.precision, Some(p));
+        assert_eq!(s.sim_params().precision, p);
+        let again = Scene::from_str(&s.to_ron(), "again.ron").unwrap();
+        assert_eq!(again, s, "{name} round trip");
+        let written = s.to_ron();
+        assert!(written.lines().any(|l| l.contains("precision") && l.contains(&name)), "{written}");
+    }
+    assert!(!scene.to_ron().contains("precision"), "absent stays absent");
+    for bad in ["Quad", "\"single\"", "2"] {
+        let text = without.replace("    seed:", &format!("    precision: {bad},\n    seed:"));
+        let e = Scene::from_str(&text, "bad.ron").unwrap_err().to_string();
+        assert!(e.contains("bad.ron:") && e.contains("precision"), "{bad}: {e}");
+        if bad == "Quad" {
+            assert!(e.contains("Single") && e.contains("Mixed") && e.contains("Double"), "{e}");
+        }
+    }
+    // Every preset names the precision it is made for; the tunnels' and pictures' fastest.
+    for name in preset_names() {
+        let want = if name == "in_lj" { Precision::Double } else { Precision::Single };
+        assert_eq!(load(name).precision, Some(want), "{name}");
+    }
 }
 
 #[test]
@@ -163,7 +254,7 @@ fn scene_building_is_deterministic() {
 
 #[test]
 fn preset_scenes_round_trip_through_to_ron() {
-    for name in PRESETS {
+    for name in preset_names() {
         let scene = load(name);
         let text = scene.to_ron();
         assert!(text.starts_with("// argon-sandbox scene"), "{text}");
@@ -208,7 +299,7 @@ fn saved_scenes_continue_the_same_simulation_bit_for_bit() {
         start_at(b.as_mut(), s.step, s.time, s.piston).unwrap();
         b
     };
-    for name in PRESETS {
+    for name in preset_names() {
         let scene = load(name);
         let path = dir.join(format!("{name}.ron"));
         scene.save(&path).unwrap();

@@ -12,20 +12,46 @@ use crate::sim::{
     AtomSelection, AtomState, BackendChoice, BackendInfo, CaughtAtoms, ColourScalar, Snapshot, Telemetry,
 };
 
+/// How the simulation thread spends its time between displayed frames.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+pub enum PaceMode {
+    /// The default: the display keeps its rate and the simulation gets all the time drawing
+    /// does not need (chunks sized to one display frame, backing off only while the display
+    /// falls below its rate; see `sim_thread/pacing.rs`).
+    #[default]
+    Fill,
+    /// `steps_per_frame` steps per displayed frame: slow motion, or a pace to compare.
+    Fixed,
+    /// Flat out in chunks of `steps_per_frame`, whatever the display does (tests, benches).
+    Unlimited,
+}
+
 /// How fast the simulation thread runs.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Pace {
-    /// Steps advanced per published frame.
+    /// Steps advanced per published frame (`Fixed`), or per chunk (`Unlimited`).
     pub steps_per_frame: u64,
-    /// Frames per second to aim for (the display's rate); ignored when `unlimited`.
+    /// The display's frame rate as measured (what `Fixed` paces to).
     pub frame_hz: f64,
-    /// Run flat out, publishing a frame after every chunk.
-    pub unlimited: bool,
+    /// The rate the display should keep (the monitor's refresh rate): `Fill` backs off while
+    /// the display falls below [`DISPLAY_KEEP`] of it.
+    pub target_hz: f64,
+    pub mode: PaceMode,
 }
+
+/// The share of its target rate the display must keep under `Fill` (55 of 60 frames/s).
+pub const DISPLAY_KEEP: f64 = 0.92;
 
 impl Default for Pace {
     fn default() -> Self {
-        Pace { steps_per_frame: 10, frame_hz: 60.0, unlimited: false }
+        Pace { steps_per_frame: 10, frame_hz: 60.0, target_hz: 60.0, mode: PaceMode::Fill }
+    }
+}
+
+impl Pace {
+    /// Flat out in chunks of `steps` (tests and benches).
+    pub fn unlimited(steps: u64) -> Pace {
+        Pace { steps_per_frame: steps, mode: PaceMode::Unlimited, ..Pace::default() }
     }
 }
 
@@ -81,6 +107,11 @@ pub enum SimCommand {
     /// Advance this many steps now, then stay paused.
     Step(u64),
     SetPace(Pace),
+    /// The display's measured frame rate, once a second (the `Fill` pace gives way while it is
+    /// below the target).
+    DisplayRate {
+        fps: f64,
+    },
     /// Any parameter: dt, thermostat, target T, forces, algorithm, precision, block size.
     SetParams(Box<SimParams>),
     /// Replace the obstacles; atoms caught inside are removed or pushed out.

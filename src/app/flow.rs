@@ -74,7 +74,7 @@ impl App {
 
     /// What a scene asks of the app when it is opened: a scene that names `fields` opens in
     /// the Flow view, sampled as it says (its bin, slab, interval and window), and one that
-    /// names `steps_per_frame` runs at that pace: how a flow preset such as
+    /// names `steps_per_frame` runs at that fixed pace (slow motion): how a flow preset such as
     /// `vortex_street.ron` shows its flow from the start. Other scenes leave both as they were.
     pub(super) fn adopt_scene_view(&mut self, fields: Option<crate::flow::FieldSpec>, steps_per_frame: Option<u64>) {
         if let Some(spec) = fields {
@@ -82,7 +82,7 @@ impl App {
             self.flow_preset();
         }
         if let Some(n) = steps_per_frame {
-            self.set_steps_per_frame(n);
+            self.set_fixed_pace(n);
         }
     }
 

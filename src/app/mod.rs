@@ -24,6 +24,7 @@ pub mod exports;
 pub mod flow;
 pub mod force_plots;
 pub mod frames;
+pub mod gallery;
 pub mod headless;
 pub mod measure;
 pub mod measure_files;
@@ -111,14 +112,17 @@ impl Default for FpsCounter {
 }
 
 impl FpsCounter {
-    fn tick(&mut self) {
+    /// Counts a frame; true when a new rate was measured (once a second).
+    fn tick(&mut self) -> bool {
         self.frames += 1;
         let dt = self.since.elapsed().as_secs_f64();
         if dt >= 1.0 {
             self.fps = self.frames as f64 / dt;
             self.frames = 0;
             self.since = Instant::now();
+            return true;
         }
+        false
     }
 }
 
@@ -213,6 +217,8 @@ pub struct App {
     pub probe: probe::ProbeState,
     /// The Measure panel: its settings and the current or last transport measurement.
     pub measure: measure::MeasureState,
+    /// The examples gallery (opened by itself on the first launch).
+    pub gallery: gallery::GalleryState,
 }
 
 /// Analysis (g(r), histograms) is refreshed this often while the plots show.
@@ -239,7 +245,8 @@ impl App {
         let wanted = opts.scene.clone().or_else(|| settings.last_scene.clone());
         let (mut scene, scene_path) = match &wanted {
             Some(path) => match scene::load(Some(path)) {
-                Ok(s) => (s, Some(path.clone())),
+                // A built-in example has no file to save into.
+                Ok(s) => (s, scene::preset_named(path).is_none().then(|| path.clone())),
                 Err(e) => {
                     note(format!("{e}; opened the default scene instead"), true);
                     (scene::default_scene(), None)
@@ -254,7 +261,8 @@ impl App {
                 Err(e) => note(e, true),
             }
         }
-        let pace = Pace { steps_per_frame: settings.steps_per_frame, frame_hz: 60.0, unlimited: settings.unlimited };
+        let scene = actions::with_app_defaults(scene);
+        let pace = Pace { steps_per_frame: settings.steps_per_frame, mode: settings.pace, ..Pace::default() };
         let mut settings = settings;
         if scene.species.len() > 1 {
             settings.view.colour_by = crate::render::ColourBy::Species;
@@ -328,9 +336,15 @@ impl App {
             flow: flow::FlowState::default(),
             probe: probe::ProbeState::default(),
             measure: measure::MeasureState::default(),
+            gallery: gallery::GalleryState::default(),
         };
         app.sync_flow_sampling();
         app.adopt_scene_view(app.scene.fields.clone(), app.scene.steps_per_frame);
+        // The first launch (settings kept, none saved yet, no scene asked for) offers the examples.
+        if app.settings_path.is_some() && !app.settings.examples_offered && opts.scene.is_none() {
+            app.gallery.open = true;
+        }
+        app.settings.examples_offered = true;
         app
     }
 
@@ -624,7 +638,9 @@ impl App {
         crate::ui::shortcuts(self, ui.ctx());
         crate::ui::app_ui(self, ui);
         self.request_analysis();
-        self.fps.tick();
+        if self.fps.tick() {
+            self.sim.send(SimCommand::DisplayRate { fps: self.fps.fps });
+        }
         self.frames_drawn += 1;
         let pace_hz = if self.fps.fps > 1.0 { self.fps.fps.min(240.0) } else { 60.0 };
         if (self.pace.frame_hz - pace_hz).abs() > 5.0 {
@@ -638,7 +654,7 @@ impl App {
     pub fn save_settings(&mut self) {
         self.settings.last_scene = self.scene_path.clone();
         self.settings.steps_per_frame = self.pace.steps_per_frame;
-        self.settings.unlimited = self.pace.unlimited;
+        self.settings.pace = self.pace.mode;
         self.settings.rdf_window = self.plots.rdf_window;
         if let Some(p) = &self.settings_path
             && let Err(e) = self.settings.save(p)

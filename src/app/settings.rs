@@ -43,9 +43,10 @@ pub struct Settings {
     pub view: ViewSettings,
     pub camera_mode: CameraMode,
     pub backend: BackendChoice,
+    /// Steps per displayed frame under the `Fixed` pace.
     pub steps_per_frame: u64,
-    /// Run the simulation as fast as it goes instead of steps_per_frame per displayed frame.
-    pub unlimited: bool,
+    /// How the simulation is paced (default: fill each display frame).
+    pub pace: crate::app::commands::PaceMode,
     pub caught: CaughtAtoms,
     /// Line (wall) tool thickness and free-hand brush radius, sigma.
     pub line_thickness: f64,
@@ -70,6 +71,8 @@ pub struct Settings {
     pub lammps_units: LammpsUnits,
     /// How the flow layer samples fields: bin, z slab, every k steps, window in tau.
     pub flow_sampling: crate::flow::FieldSpec,
+    /// The examples gallery was offered once (it opens by itself only on the first launch).
+    pub examples_offered: bool,
 }
 
 impl Default for Settings {
@@ -84,7 +87,7 @@ impl Default for Settings {
             camera_mode: CameraMode::Front,
             backend: BackendChoice::Auto,
             steps_per_frame: 10,
-            unlimited: false,
+            pace: crate::app::commands::PaceMode::Fill,
             caught: CaughtAtoms::Remove,
             line_thickness: 1.0,
             brush_radius: 0.6,
@@ -100,6 +103,7 @@ impl Default for Settings {
             trajectory_every: 100,
             lammps_units: LammpsUnits::Lj,
             flow_sampling: crate::app::flow::live_sampling(),
+            examples_offered: false,
         }
     }
 }

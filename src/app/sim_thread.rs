@@ -1,7 +1,8 @@
 //! The simulation thread: owns the backend, applies [`SimCommand`]s between chunks of steps,
 //! publishes positions into [`FrameSlots`] after every chunk and sends telemetry, analysis
-//! and status back. It paces itself to `steps_per_frame` x the display's frame rate (or runs
-//! flat out) on its own clock: it never waits for the renderer, and the UI never waits for it.
+//! and status back. By default it fills each display frame with steps (`pacing.rs`), or paces
+//! itself to `steps_per_frame` x the display's frame rate, or runs flat out, on its own clock:
+//! it never waits for the renderer, and the UI never waits for it.
 //!
 //! This file holds [`SimHandle`] (the UI's end), the `Worker` and its main loop (`run`,
 //! `chunk`); the rest of the worker lives in child modules, each an `impl Worker` block:
@@ -16,7 +17,7 @@
 
 mod fields;
 mod handle_commands;
-mod pacing;
+pub mod pacing;
 mod publish;
 mod safety;
 mod transport;
@@ -26,7 +27,7 @@ use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, channel};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use super::commands::{Pace, SimCommand, SimReport};
+use super::commands::{Pace, PaceMode, SimCommand, SimReport};
 use super::frames::FrameSlots;
 use super::trajectory::Recorder;
 use crate::physics::obstacles::ObstacleField;
@@ -61,6 +62,7 @@ impl SimHandle {
             colour,
             due: Instant::now(),
             chunk_per_frame: Duration::ZERO,
+            fill: pacing::FillPacer::default(),
             rate_since: Instant::now(),
             rate_steps: 0,
             steps_per_s: 0.0,
@@ -131,6 +133,8 @@ struct Worker {
     due: Instant,
     /// How long the last chunk took per display frame it advanced (pacing's catch-up test).
     chunk_per_frame: Duration,
+    /// The `Fill` pace's chunk size and share of each frame.
+    fill: pacing::FillPacer,
     rate_since: Instant,
     rate_steps: u64,
     steps_per_s: f64,
@@ -213,7 +217,14 @@ impl Worker {
                     break;
                 }
             }
-            if self.running && self.backend.is_some() {
+            if self.running && self.backend.is_some() && self.pace.mode == PaceMode::Fill {
+                let steps = self.fill.steps();
+                let t = Instant::now();
+                self.chunk(steps);
+                if self.after_fill_chunk(steps, t.elapsed()) {
+                    return;
+                }
+            } else if self.running && self.backend.is_some() {
                 let frames = self.frames_due();
                 let t = Instant::now();
                 self.chunk(self.pace.steps_per_frame * frames);

@@ -131,6 +131,13 @@ impl Shell {
     fn redraw(&mut self, el: &ActiveEventLoop) {
         let (Some(g), Some(app)) = (self.gfx.as_mut(), self.app.as_mut()) else { return };
         app.gpu_frame(&g.device);
+        // The rate the display should keep: the monitor's refresh rate (60 where unknown).
+        let hz = g
+            .window
+            .current_monitor()
+            .and_then(|m| m.refresh_rate_millihertz())
+            .map_or(60.0, |mhz| mhz as f64 / 1000.0);
+        app.set_display_target(hz);
         let raw = g.egui.take_egui_input(&g.window);
         let ctx = g.egui.egui_ctx().clone();
         let output = ctx.run_ui(raw, |ui| app.ui(ui));

@@ -10,7 +10,8 @@ use crate::export::lammps::{ExportInput, LammpsUnits, build_deck, write_deck};
 
 #[derive(Args, Debug, Clone)]
 pub struct ExportArgs {
-    /// Scene file (RON); without it, the built-in default scene.
+    /// Scene file (RON) or a built-in example's name (`argon-sandbox examples`); without it,
+    /// the built-in default scene.
     pub scene: Option<PathBuf>,
     /// Folder for `in.argon` and `data.argon` (created if missing).
     #[arg(long)]

@@ -46,7 +46,8 @@ pub struct MeasureArgs {
     /// The quantity.
     #[arg(value_enum)]
     pub quantity: Quantity,
-    /// Scene file (RON). Without it: the built-in default scene, or only the --init state.
+    /// Scene file (RON) or a built-in example's name (`argon-sandbox examples`). Without it:
+    /// the built-in default scene, or only the --init state.
     pub scene: Option<PathBuf>,
     /// Production steps sampled (after --equilibrate).
     #[arg(long)]

@@ -1,8 +1,10 @@
 //! The command line: `run` (headless simulation with thermo and trajectory output),
-//! `bench` (throughput table), `record`, `export-lammps`, `eos` (equation-of-state sweep) and `measure` (transport coefficients). Every error names the file, field or flag and the fix.
+//! `bench` (throughput table), `record`, `export-lammps`, `eos` (equation-of-state sweep), `measure` (transport coefficients) and
+//! `examples` (the built-in scenes, whose names work wherever a scene file does). Every error names the file, field or flag and the fix.
 
 pub mod bench;
 pub mod eos;
+pub mod examples;
 pub mod export;
 pub mod measure;
 pub mod run;
@@ -34,7 +36,8 @@ pub struct Cli {
 /// Options of the desktop app (no subcommand).
 #[derive(clap::Args, Debug, Clone, Default)]
 pub struct AppArgs {
-    /// Scene file (RON) to open; default: the last one, else the built-in default scene.
+    /// Scene file (RON) or a built-in example's name (`argon-sandbox examples` lists them) to
+    /// open; default: the last one, else the built-in default scene.
     pub scene: Option<std::path::PathBuf>,
     /// Backend (default: the remembered choice, else CUDA if usable, else CPU).
     #[arg(long, value_enum)]
@@ -107,6 +110,8 @@ pub enum Command {
     /// the Yeh-Hummer correction) or shear viscosity (Green-Kubo).
     #[command(allow_negative_numbers = true)]
     Measure(measure::MeasureArgs),
+    /// List the built-in example scenes; each name works wherever a scene file does.
+    Examples(examples::ExamplesArgs),
 }
 
 impl AppArgs {
@@ -156,6 +161,7 @@ pub fn main() -> std::process::ExitCode {
         Some(Command::ExportLammps(a)) => export::run(a),
         Some(Command::Eos(a)) => eos::run(a),
         Some(Command::Measure(a)) => measure::run(a),
+        Some(Command::Examples(a)) => examples::run(a),
         None => run_app(&cli.app),
     };
     match result {

@@ -43,7 +43,8 @@ pub enum Ensemble {
 
 #[derive(Args, Debug, Clone)]
 pub struct RunArgs {
-    /// Scene file (RON). Without it: the built-in default scene, or only the --init state.
+    /// Scene file (RON) or a built-in example's name (`argon-sandbox examples`). Without it:
+    /// the built-in default scene, or only the --init state.
     pub scene: Option<PathBuf>,
     /// Number of steps to run.
     #[arg(long)]

@@ -20,7 +20,8 @@ use crate::sim::{BackendChoice, PositionTarget, open_backend, start_at};
 
 #[derive(Args, Debug, Clone)]
 pub struct RecordArgs {
-    /// Scene file (RON); the built-in default scene without one.
+    /// Scene file (RON) or a built-in example's name (`argon-sandbox examples`); the
+    /// built-in default scene without one.
     pub scene: Option<PathBuf>,
     /// Frames to record.
     #[arg(long, default_value_t = 300)]
@@ -28,6 +29,9 @@ pub struct RecordArgs {
     /// Simulation steps between frames.
     #[arg(long, default_value_t = 20)]
     pub steps_per_frame: u64,
+    /// Simulation steps before the first frame (to start from a developed flow).
+    #[arg(long, value_name = "STEPS", default_value_t = 0)]
+    pub skip: u64,
     /// Image size, WIDTHxHEIGHT in pixels.
     #[arg(long, default_value = "1280x720")]
     pub size: String,
@@ -117,6 +121,18 @@ pub fn run(args: &RecordArgs) -> Result<()> {
         flow: flow.as_ref().map(|f| f.0).unwrap_or_default(),
         ..ViewSettings::default()
     };
+    if args.skip > 0 {
+        if !args.quiet {
+            eprintln!("simulating {} steps before the first frame", args.skip);
+        }
+        let mut left = args.skip;
+        while left > 0 && !crate::interrupt::interrupted() {
+            let n = left.min(10_000);
+            sim.advance(n).context("simulating the steps before the first frame")?;
+            sim.drain_telemetry();
+            left -= n;
+        }
+    }
     // The flow layer starts from a full window, so the first frame already shows it.
     let mut legend = None;
     let plane_z = (b.hi[2] + args.radius as f64 + 0.05) as f32;

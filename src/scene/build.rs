@@ -52,6 +52,7 @@ impl Scene {
             piston: self.piston.as_ref().map(|p| p.params()),
             surface_friction: self.surface_friction,
             tunnel: self.tunnel,
+            precision: self.precision.unwrap_or(SimParams::default().precision),
             ..SimParams::default()
         }
     }

@@ -18,16 +18,45 @@ use crate::units;
 
 /// The built-in default scene (`assets/scenes/default.ron`, compiled in and tested valid).
 pub fn default_scene() -> Scene {
-    let text = presets::preset("default").expect("the default scene is built in");
-    Scene::from_str(text, "default.ron (built in)").expect("the built-in default scene is valid")
+    preset_scene("default").expect("the default scene is built in and valid")
 }
 
-/// The scene at `path`, or the built-in default scene.
-pub fn load(path: Option<&Path>) -> Result<Scene, SceneError> {
-    match path {
-        Some(path) => Scene::load(path),
-        None => Ok(default_scene()),
+/// The built-in preset called `name` (a file stem of `assets/scenes/`, `.ron` optional).
+pub fn preset_scene(name: &str) -> Result<Scene, SceneError> {
+    let p = presets::find(name).ok_or_else(|| SceneError::Unreadable {
+        path: name.to_string(),
+        reason: format!("no preset has this name; the presets are {}", presets::names()),
+    })?;
+    Scene::from_str(p.text, &format!("{}.ron (built-in preset)", p.name))
+}
+
+/// The preset a command-line or settings path names: a bare name (no folder) that is no file
+/// here but is a preset's name, with or without `.ron`. A file of that name wins.
+pub fn preset_named(path: &Path) -> Option<&'static presets::Preset> {
+    let bare = path.parent().is_none_or(|p| p.as_os_str().is_empty());
+    if !bare || path.exists() {
+        return None;
     }
+    presets::find(path.to_str()?)
+}
+
+/// The scene at `path` (a file, or a preset's name: `twin_eddies`), or the built-in default
+/// scene. A path that is neither says so and lists the presets.
+pub fn load(path: Option<&Path>) -> Result<Scene, SceneError> {
+    let Some(path) = path else { return Ok(default_scene()) };
+    if let Some(p) = preset_named(path) {
+        return preset_scene(p.name);
+    }
+    Scene::load(path).map_err(|e| match e {
+        SceneError::Unreadable { path: shown, reason } if !path.exists() => SceneError::Unreadable {
+            path: shown,
+            reason: format!(
+                "{reason}; it is no file here nor the name of a built-in example ({}; `argon-sandbox examples` describes them)",
+                presets::names()
+            ),
+        },
+        e => e,
+    })
 }
 
 /// Builds the scene at `path`, or the built-in default scene; errors name the file.

@@ -31,7 +31,7 @@ mod validate_species;
 pub use build::{EXPLICIT_SEPARATION, GAS_SEPARATION, LATTICE_SEPARATION, SURFACE_CLEARANCE};
 pub use error::{Location, SceneError};
 pub use grid::find_close_pair;
-pub use load::{InitSetup, default_scene, load, load_setup, with_init};
+pub use load::{InitSetup, default_scene, load, load_setup, preset_named, preset_scene, with_init};
 pub use parse::MAX_FILE_BYTES;
 pub use validate::{
     MAX_ATOMS, MAX_BOX_LENGTH, MAX_BOX_VOLUME, MAX_DENSITY, MAX_OBSTACLES, MAX_POLYGON_POINTS, MAX_SHAPE_COORDINATE,
@@ -48,6 +48,7 @@ use crate::physics::cutoff::Cutoff;
 use crate::physics::init::LatticeKind;
 use crate::physics::params::{Boundary, SimParams, Species, Thermostat};
 use crate::physics::piston::{PistonParams, PistonState};
+use crate::physics::real::Precision;
 use crate::physics::sim_box::SimBox;
 use crate::physics::species;
 use crate::shapes::Shape;
@@ -75,6 +76,10 @@ pub struct Scene {
     pub walls: WallSpec,
     #[serde(default)]
     pub integrator: IntegratorSpec,
+    /// Floating-point precision the scene runs in: `Single` (f32 throughout), `Mixed` (f32
+    /// forces, f64 state) or `Double`; absent, the app starts in mixed and `run` in double.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub precision: Option<Precision>,
     /// Target temperature of the thermostat and temperature of generated velocities.
     pub temperature_k: f64,
     #[serde(default = "default_thermostat")]

@@ -45,6 +45,7 @@ fn describe(type_name: &str) -> String {
         "Boundary" => "box.boundaries",
         "Thermostat" | "Nve" | "Berendsen" | "Csvr" | "Langevin" | "Hmc" | "HmcNpt" => "thermostat",
         "LatticeKind" => "kind",
+        "Precision" => "precision",
         "Fill" | "Lattice" | "Gas" | "LiquidSlab" | "Atoms" => "atoms",
         "Shape" | "Circle" | "Rectangle" | "Segment" | "Polygon" | "Stroke" => "obstacles",
         other => return format!("`{other}`"),

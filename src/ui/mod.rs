@@ -10,6 +10,7 @@ pub mod eos;
 pub mod fields;
 pub mod flow;
 pub mod forces;
+pub mod gallery;
 pub mod help;
 pub mod measure;
 pub mod piston;
@@ -116,6 +117,7 @@ pub fn app_ui(app: &mut App, ui: &mut egui::Ui) {
         }
     }
     if !app.ui_hidden {
+        egui::Panel::top("top bar").show(ui, |ui| top_bar_ui(app, ui));
         egui::Panel::bottom("status").show(ui, |ui| status::status_ui(app, ui));
         if app.settings.show_controls {
             egui::Panel::left("controls").default_size(300.0).resizable(true).show(ui, |ui| {
@@ -132,9 +134,32 @@ pub fn app_ui(app: &mut App, ui: &mut egui::Ui) {
     if app.help_open {
         help::help_ui(app, ui.ctx());
     }
+    gallery::gallery_ui(app, ui.ctx());
     if !app.ui_hidden {
         messages_ui(app, ui.ctx());
     }
+}
+
+/// The bar at the top of the window: the examples, opening and saving scenes, help, and the
+/// open scene's name.
+fn top_bar_ui(app: &mut App, ui: &mut egui::Ui) {
+    ui.horizontal(|ui| {
+        if ui.button("Examples").on_hover_text("The built-in scenes, with pictures: one click opens one").clicked() {
+            app.gallery.open = !app.gallery.open;
+        }
+        if ui.button("Open…").on_hover_text("Open a scene file (Ctrl+O)").clicked() {
+            app.open_scene_dialog();
+        }
+        if ui.button("Save…").on_hover_text("Save the scene with its parameters and obstacles (Ctrl+S)").clicked() {
+            app.save();
+        }
+        if ui.button("Help").on_hover_text("Keyboard shortcuts (F1)").clicked() {
+            app.help_open = !app.help_open;
+        }
+        ui.separator();
+        let name = if app.scene.name.is_empty() { "untitled scene".to_string() } else { app.scene.name.clone() };
+        ui.label(egui::RichText::new(name).strong()).on_hover_text(app.scene.description.clone());
+    });
 }
 
 /// A control panel: its title, whether it starts open, and the function that draws it.

@@ -100,19 +100,7 @@ pub fn simulation_ui(app: &mut App, ui: &mut egui::Ui) {
         app.params.dt = v / 1000.0 / units::argon_tau_ps();
         app.apply_params();
     }
-    ui.horizontal(|ui| {
-        if let Some(n) = count_field(ui, "Steps per frame", app.pace.steps_per_frame, 1..=10_000, "") {
-            app.set_steps_per_frame(n);
-        }
-    });
-    let mut unlimited = app.pace.unlimited;
-    if ui
-        .checkbox(&mut unlimited, "As fast as possible")
-        .on_hover_text("do not tie steps to displayed frames")
-        .changed()
-    {
-        app.set_unlimited(unlimited);
-    }
+    pace_ui(app, ui);
     ui.separator();
     if let Some(n) = count_field(ui, "Atoms", app.reinit_atoms as u64, MIN_ATOMS as u64..=MAX_ATOMS as u64, "") {
         app.reinit_atoms = n as usize;
@@ -132,5 +120,44 @@ pub fn simulation_ui(app: &mut App, ui: &mut egui::Ui) {
     });
     if ui.button("Re-initialise").on_hover_text("rebuild the tank with this many atoms of these species").clicked() {
         app.reinitialise();
+    }
+}
+
+/// The pace: as fast as the display allows (the default), or a fixed number of steps per
+/// displayed frame (slow motion).
+fn pace_ui(app: &mut App, ui: &mut egui::Ui) {
+    use crate::app::commands::PaceMode;
+    let mode = app.pace.mode;
+    ui.horizontal(|ui| {
+        ui.label("Pace");
+        if ui
+            .radio(mode != PaceMode::Fixed, "Fastest")
+            .on_hover_text(
+                "The display keeps its rate and the simulation gets all the time drawing does not need \
+                 (it gives way only while the display falls below 92 % of its rate)",
+            )
+            .clicked()
+        {
+            app.set_pace_mode(PaceMode::Fill);
+        }
+        if ui
+            .radio(mode == PaceMode::Fixed, "Fixed")
+            .on_hover_text("A set number of steps per displayed frame: slow motion")
+            .clicked()
+        {
+            app.set_pace_mode(PaceMode::Fixed);
+        }
+    });
+    if mode == PaceMode::Fixed {
+        ui.horizontal(|ui| {
+            if let Some(n) = count_field(ui, "Steps per frame", app.pace.steps_per_frame, 1..=10_000, "") {
+                app.set_steps_per_frame(n);
+            }
+        });
+    } else if let Some(s) = &app.status
+        && app.fps.fps > 0.0
+        && s.running
+    {
+        ui.weak(format!("{:.0} steps per frame at {:.0} frames/s", s.steps_per_s / app.fps.fps, app.fps.fps));
     }
 }

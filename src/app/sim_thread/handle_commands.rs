@@ -33,6 +33,7 @@ impl Worker {
                 self.maybe_status(true);
             }
             SimCommand::SetPace(p) => self.pace = p,
+            SimCommand::DisplayRate { fps } => self.fill.display(fps, self.pace.target_hz),
             SimCommand::UseSlots(s) => {
                 if self.pending.is_some() {
                     self.hand_over(true);

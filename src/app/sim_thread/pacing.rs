@@ -1,11 +1,19 @@
 //! Pacing of the simulation thread: sleeping until the next paced frame (applying commands
 //! meanwhile) and the step rate and status sent twice a second.
+//!
+//! Three paces ([`PaceMode`]): `Fixed` advances `steps_per_frame` steps per displayed frame and
+//! sleeps to the next; `Unlimited` runs chunks of `steps_per_frame` back to back; `Fill`, the
+//! default, runs back to back in chunks sized by [`FillPacer`] to take one display frame, so
+//! the per-chunk costs (synchronising, telemetry, publishing) are paid once a frame and the
+//! simulation gets all the time drawing does not need. Only while the display falls below
+//! [`DISPLAY_KEEP`] of its target rate (a GPU shared with the renderer, or CPU cores shared
+//! with a software renderer) does the simulation rest for part of each frame, down to half.
 
 use std::sync::mpsc::RecvTimeoutError;
 use std::time::{Duration, Instant};
 
 use super::{Flow, Worker};
-use crate::app::commands::{SimReport, SimStatus};
+use crate::app::commands::{DISPLAY_KEEP, PaceMode, SimReport, SimStatus};
 use crate::app::trajectory::Recorder;
 
 impl Worker {
@@ -16,7 +24,7 @@ impl Worker {
     /// simulation far slower than the display never doubles: that would only halve how often
     /// the display gets a new frame.
     pub(super) fn frames_due(&self) -> u64 {
-        if self.pace.unlimited {
+        if self.pace.mode != PaceMode::Fixed {
             return 1;
         }
         frames_due(Instant::now(), self.due, self.frame_period(), self.chunk_per_frame)
@@ -33,7 +41,7 @@ impl Worker {
         if self.pending.is_some() {
             self.hand_over(true);
         }
-        if self.pace.unlimited || !self.running {
+        if self.pace.mode != PaceMode::Fixed || !self.running {
             self.due = Instant::now();
             return false;
         }
@@ -44,7 +52,28 @@ impl Worker {
             // Far behind (the simulation is slower than the display): do not try to catch up.
             self.due = now;
         }
-        while let Some(left) = self.due.checked_duration_since(Instant::now()) {
+        self.wait_until(self.due)
+    }
+
+    /// After a `Fill` chunk of `steps` that took `took`: sizes the next chunk and rests as long
+    /// as the pacer says (applying commands meanwhile). True when the thread must stop.
+    pub(super) fn after_fill_chunk(&mut self, steps: u64, took: Duration) -> bool {
+        if self.pending.is_some() {
+            self.hand_over(true);
+        }
+        let period = Duration::from_secs_f64(1.0 / self.pace.target_hz.clamp(1.0, 1000.0));
+        self.fill.chunk_done(steps, took, period);
+        let rest = self.fill.rest(took);
+        self.due = Instant::now();
+        if rest.is_zero() || !self.running {
+            return false;
+        }
+        self.wait_until(Instant::now() + rest)
+    }
+
+    /// Applies commands until `deadline` (or until paused). True when the thread must stop.
+    fn wait_until(&mut self, deadline: Instant) -> bool {
+        while let Some(left) = deadline.checked_duration_since(Instant::now()) {
             match self.rx.recv_timeout(left) {
                 Ok(cmd) => {
                     if let Flow::Stop = self.apply(cmd) {
@@ -97,6 +126,74 @@ impl Worker {
     }
 }
 
+/// Chunks under `Fill` never exceed this many steps (a few hundred atoms on a GPU).
+pub const MAX_FILL_STEPS: u64 = 100_000;
+/// The least share of each frame the simulation keeps under `Fill`, however slow the display.
+pub const MIN_SHARE: f64 = 0.5;
+
+/// The `Fill` pace's rule: how many steps the next chunk takes and how long the simulation
+/// rests after it. A chunk aims at `share` of a display frame (the step time is measured on
+/// the chunks themselves, so it follows the system, the backend and the machine); `share` is 1
+/// while the display keeps [`DISPLAY_KEEP`] of its target rate, and falls by 15 % a report
+/// (once a second) while it does not, to [`MIN_SHARE`] at most, the simulation resting
+/// for the rest of the frame. Climbing back, it stays 5 % below the share at which the
+/// display last fell short, a ceiling that itself rises by 1 % a report.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FillPacer {
+    steps: u64,
+    share: f64,
+    ceiling: f64,
+}
+
+impl Default for FillPacer {
+    fn default() -> Self {
+        FillPacer { steps: 1, share: 1.0, ceiling: 1.0 }
+    }
+}
+
+impl FillPacer {
+    /// Steps of the next chunk.
+    pub fn steps(&self) -> u64 {
+        self.steps
+    }
+
+    /// The share of each frame the simulation takes.
+    pub fn share(&self) -> f64 {
+        self.share
+    }
+
+    /// A chunk of `steps` took `took`, with display frames of `period`: the next chunk is
+    /// scaled toward `share` x `period`, at most halved or doubled at a time.
+    pub fn chunk_done(&mut self, steps: u64, took: Duration, period: Duration) {
+        let steps = steps.max(1);
+        let aim = period.as_secs_f64() * self.share;
+        let took = took.as_secs_f64();
+        let scaled = if took > 0.0 { steps as f64 * aim / took } else { steps as f64 * 2.0 };
+        let bounded = scaled.clamp(steps as f64 / 2.0, steps as f64 * 2.0);
+        self.steps = (bounded.round() as u64).clamp(1, MAX_FILL_STEPS);
+    }
+
+    /// How long to rest after a chunk that took `took`, so the simulation's share of the
+    /// time is `share`.
+    pub fn rest(&self, took: Duration) -> Duration {
+        if self.share >= 1.0 { Duration::ZERO } else { took.mul_f64((1.0 - self.share) / self.share) }
+    }
+
+    /// The display's measured rate `fps` against its `target_hz` (a report a second).
+    pub fn display(&mut self, fps: f64, target_hz: f64) {
+        if !(fps.is_finite() && fps > 0.0 && target_hz > 0.0) {
+            return;
+        }
+        if fps < DISPLAY_KEEP * target_hz {
+            self.ceiling = (self.share - 0.05).max(MIN_SHARE);
+            self.share = (self.share * 0.85).max(MIN_SHARE);
+        } else {
+            self.ceiling = (self.ceiling + 0.01).min(1.0);
+            self.share = (self.share + 0.05).min(self.ceiling).max(MIN_SHARE);
+        }
+    }
+}
+
 /// [`Worker::frames_due`] at `now` for a frame `due`, a frame `period` and the last chunk's
 /// time per frame.
 fn frames_due(now: Instant, due: Instant, period: Duration, chunk_per_frame: Duration) -> u64 {
@@ -107,6 +204,70 @@ fn frames_due(now: Instant, due: Instant, period: Duration, chunk_per_frame: Dur
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    const FRAME: Duration = Duration::from_micros(16_667);
+
+    /// Chunks converge on one display frame whatever the step costs, within the bounds.
+    #[test]
+    fn fill_chunks_converge_on_one_frame() {
+        for step_us in [0.3, 25.0, 400.0, 5_000.0] {
+            let mut p = FillPacer::default();
+            for _ in 0..60 {
+                let s = p.steps();
+                p.chunk_done(s, Duration::from_secs_f64(s as f64 * step_us * 1e-6), FRAME);
+            }
+            let chunk = p.steps() as f64 * step_us * 1e-6;
+            let frame = FRAME.as_secs_f64();
+            if p.steps() < MAX_FILL_STEPS {
+                assert!((chunk - frame).abs() <= step_us * 1e-6 + 0.01 * frame, "{step_us} us: {} steps", p.steps());
+            }
+            assert!(p.rest(Duration::from_secs_f64(chunk)).is_zero());
+        }
+        // A step slower than a frame: one step a chunk.
+        let mut p = FillPacer::default();
+        p.chunk_done(1, FRAME * 5, FRAME);
+        assert_eq!(p.steps(), 1);
+        // Far faster: capped.
+        let mut p = FillPacer { steps: MAX_FILL_STEPS, ..FillPacer::default() };
+        p.chunk_done(MAX_FILL_STEPS, Duration::from_micros(10), FRAME);
+        assert_eq!(p.steps(), MAX_FILL_STEPS);
+    }
+
+    /// The display below 92 % of its target: the simulation gives way (rests part of each
+    /// frame, never below half); at its target again it takes the time back, staying under
+    /// the share at which the display fell short.
+    #[test]
+    fn fill_gives_way_to_a_display_below_its_rate_and_takes_the_time_back() {
+        let mut p = FillPacer::default();
+        p.display(60.0, 60.0);
+        assert_eq!(p.share(), 1.0);
+        p.display(50.0, 60.0);
+        assert!((p.share() - 0.85).abs() < 1e-12);
+        let took = FRAME.mul_f64(0.85);
+        let rest = p.rest(took);
+        assert!((took + rest).as_secs_f64() - FRAME.as_secs_f64() < 1e-6, "a chunk and its rest fill a frame");
+        for _ in 0..20 {
+            p.display(30.0, 60.0);
+        }
+        assert_eq!(p.share(), MIN_SHARE);
+        // Recovered: the share climbs, under the last failing share's ceiling at first.
+        p.display(60.0, 60.0);
+        assert!(p.share() > MIN_SHARE && p.share() <= MIN_SHARE + 0.05 + 1e-12);
+        for _ in 0..200 {
+            p.display(59.0, 60.0);
+        }
+        assert_eq!(p.share(), 1.0, "a display at its rate gets the whole frame back to the simulation");
+        // 55 of 60 is kept; 54 is not.
+        p.display(55.5, 60.0);
+        assert_eq!(p.share(), 1.0);
+        p.display(54.0, 60.0);
+        assert!(p.share() < 1.0);
+        // Nonsense rates change nothing.
+        let before = p.clone();
+        p.display(f64::NAN, 60.0);
+        p.display(0.0, 60.0);
+        assert_eq!(p, before);
+    }
 
     #[test]
     fn a_chunk_catches_up_only_when_behind_and_nearly_on_pace() {

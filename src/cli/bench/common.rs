@@ -69,15 +69,16 @@ pub struct BenchArgs {
     /// fields sampled every 10 steps over windows of 5 tau).
     #[arg(long, requires = "interactive")]
     pub flow_view: bool,
-    /// MD steps per displayed frame asked of the app with --interactive.
-    #[arg(long, default_value_t = 30)]
-    pub steps_per_frame: u64,
-    /// Measure a scene instead of the in.lj system: `default` (the app's tank) or a scene
-    /// file, with its own thermostat, walls, gravity and obstacles, re-initialised as a
+    /// With --interactive: a fixed pace of this many MD steps per displayed frame; absent, the
+    /// app's default pace (the display keeps its rate, the simulation fills the rest).
+    #[arg(long)]
+    pub steps_per_frame: Option<u64>,
+    /// Measure a scene instead of the in.lj system: a built-in example's name (`default`, the
+    /// app's tank; `argon-sandbox examples` lists them) or a scene file, with its own thermostat, walls, gravity and obstacles, re-initialised as a
     /// liquid slab to each --n like the app's Re-initialise (--n 0: as written). The
     /// simulation alone, with no rendering; with --interactive, the whole app with this scene
     /// open (a scene with `fields` opens in the Flow view, as in the app).
-    #[arg(long, value_name = "default|FILE", conflicts_with_all = ["render", "publish"])]
+    #[arg(long, value_name = "NAME|FILE", conflicts_with_all = ["render", "publish"])]
     pub scene: Option<std::path::PathBuf>,
     /// Time one g(r) instead (100 bins to 4 sigma, the app's request), whole box and over the
     /// middle half of the box, for each --n, --backend and --precision (median of --repeats).

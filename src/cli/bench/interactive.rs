@@ -3,7 +3,8 @@
 //! the GPU), measuring frames per second and the MD steps that land in each displayed frame,
 //! for each `--n` (`--n 0`: the scene as shipped). The app runs as a person would run it: liquid slab in the default tank
 //! (or the `--scene` file, re-initialised to `--n` atoms unless it is 0),
-//! steps per frame tied to the display (`--steps-per-frame`), plots open.
+//! the app's default pace (the simulation fills each display frame) or a fixed
+//! `--steps-per-frame`, plots open.
 
 use std::time::{Duration, Instant};
 
@@ -42,7 +43,7 @@ pub fn run(args: &BenchArgs) -> Result<()> {
     if !(args.max_fps.is_finite() && args.max_fps >= 0.0) {
         bail!("--max-fps {}: use 0 (no limit) or a positive rate", args.max_fps);
     }
-    if args.steps_per_frame == 0 {
+    if args.steps_per_frame == Some(0) {
         bail!("--steps-per-frame must be at least 1");
     }
     if !args.json {
@@ -77,7 +78,7 @@ pub fn run(args: &BenchArgs) -> Result<()> {
 }
 
 fn measure(args: &BenchArgs, n: usize, size: [u32; 2]) -> Result<InteractiveResult> {
-    let mut settings = Settings { steps_per_frame: args.steps_per_frame, ..Settings::default() };
+    let mut settings = Settings::default();
     if args.flow_view {
         settings.view.flow = crate::render::flow_layer::FlowView::flow_preset();
     }
@@ -99,8 +100,13 @@ fn measure(args: &BenchArgs, n: usize, size: [u32; 2]) -> Result<InteractiveResu
         bail!("{e}");
     }
     let app = &mut h.app;
-    // The pace asked here, also over a scene's own `steps_per_frame`.
-    app.set_steps_per_frame(args.steps_per_frame);
+    // The pace asked here, also over a scene's own `steps_per_frame`; the display's target
+    // rate is --max-fps where given (a monitor's refresh), else 60.
+    match args.steps_per_frame {
+        Some(n) => app.set_fixed_pace(n),
+        None => app.set_pace_mode(crate::app::commands::PaceMode::Fill),
+    }
+    app.set_display_target(if args.max_fps > 0.0 { args.max_fps } else { 60.0 });
     app.params.algorithm = args.algorithm[0];
     app.params.precision = args.precision[0];
     app.params.block_size = args.block_size[0];
