@@ -116,8 +116,8 @@ fn temperature_now_ui(t: &Telemetry, ui: &mut egui::Ui) {
                  fluid would read, and what a thermostat relative to the flow holds at its target.";
     ui.label(format!("{THERMAL_LABEL}: {:.1} K", kelvin(thermal.temperature))).on_hover_text(hover);
     ui.weak(format!("{ALL_MOTION_LABEL}: {:.1} K", kelvin(t.temperature))).on_hover_text(
-        "The ordinary kinetic temperature, sum m v^2 over all atoms: it counts the stream's kinetic \
-         energy (about m U^2 / 3 k_B at stream speed U) as if it were heat.",
+        "The ordinary kinetic temperature, from sum m v^2 over all atoms: it counts the stream's \
+         kinetic energy (about m U^2 / 3 k_B at stream speed U) as if it were heat.",
     );
 }
 
