@@ -47,6 +47,10 @@ typedef real_s real_a;
 // An atom this far (sigma) beyond a wall plane has left the tank (sim::ESCAPE_MARGIN).
 #define ESCAPE_MARGIN 1.0
 // 64-bit blow-up step (atomicMin) lives in a separate u64 array.
+// Doubles per telemetry record (sim/cuda/engine/telemetry.rs: RECORD_WORDS): [step, 2 KE,
+// pair E, pair W, ext E, ext W, px, py, pz, piston velocity, height, push, sum_b |P_b|^2 / M_b
+// of the thermal readout's flow bins, their occupied count] (integrate.cu's finish_step).
+#define RECORD_WORDS 14
 
 // Mirrors the device parameters of flow::Grid (sim/cuda/consts.rs: FieldGridArgs): the flow
 // fields' grid (fields.cu) and the thermostat's flow grid (Consts::flow_grid, flow_profile.cu).
@@ -222,7 +226,7 @@ struct Bufs {
     double* partials_ev;  // 4 per block
     double* partials_kin; // 4 per block
     double* lambda;       // thermostat factor of this step
-    double* records;      // telemetry records, 10 doubles each
+    double* records;      // telemetry records, RECORD_WORDS doubles each
     int* flags;
     unsigned long long* blowup_step;
     unsigned long long* hist;
@@ -232,7 +236,8 @@ struct Bufs {
     unsigned long long* pair_acc; // per atom 4 x 64-bit fixed-point pair force (symmetric all pairs)
     double* piston;       // height, velocity, push, drag target, dragged (piston.cu)
     double* piston_part;  // per atom: the top wall's push on it (the piston's force), this force pass
-    unsigned long long* flow_sums; // per flow bin: mass, px, py, pz as 64-bit fixed point (flow_profile.cu)
+    unsigned long long* flow_sums; // per flow bin: mass, px, py, pz as 64-bit fixed point (flow_profile.cu;
+                          // the thermostat relative to the flow and the thermal readout)
     double* flow_mean;    // per flow bin: ux, uy, uz, unused
     double* flow_stats;   // [sum over bins |P|^2 / M, occupied bins]
     unsigned long long* body_fix; // per body 3 x 64-bit fixed-point force of this force pass (bodies.cuh)

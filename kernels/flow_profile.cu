@@ -3,7 +3,10 @@
 // mass M_b and momentum P_b of its atoms (flow_bins_clear, flow_bins_sum), the means
 // u_b = P_b / M_b with sum |P_b|^2 / M_b and the occupied bins (flow_bins_reduce, read by
 // finish_step in integrate.cu), and the rescale v <- u_b + lambda (v - u_b) (scale_relative).
-// Launched by sim/cuda/engine/steps.rs between integrate_second and finish_step.
+// Launched by sim/cuda/engine/steps.rs between integrate_second and finish_step. The thermal
+// readout (sim::ThermalTelemetry) runs the same bins on a telemetry step's final state where
+// finish_step's are not that state's (after a tunnel's zone, and in a measure) and copies
+// their sums into the record (flow_bins_record; sim/cuda/engine/telemetry.rs).
 #include "binsum.cuh"
 #include "reduce.cuh"
 
@@ -94,4 +97,16 @@ extern "C" __global__ void __launch_bounds__(BLOCK) scale_relative(Consts c, Buf
     v.y = (real_s)(u[1] + l * ((double)v.y - u[1]));
     v.z = (real_s)(u[2] + l * ((double)v.z - u[2]));
     b.vel[i] = v;
+}
+
+// One thread: the last flow_bins_reduce's [sum |P_b|^2 / M_b, occupied bins] into the last
+// two words of the telemetry record written last (b.clock[1] - 1), whose 2 KE already
+// describes the same state (after a tunnel's latch corrected it).
+extern "C" __global__ void flow_bins_record(Consts c, Bufs b) {
+    if (threadIdx.x != 0 || blockIdx.x != 0) return;
+    int record = (int)b.clock[1] - 1;
+    if (record < 0) return;
+    double* r = b.records + RECORD_WORDS * record;
+    r[12] = b.flow_stats[0];
+    r[13] = b.flow_stats[1];
 }

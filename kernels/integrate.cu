@@ -90,7 +90,10 @@ extern "C" __global__ void __launch_bounds__(BLOCK) integrate_fused(Consts c, Bu
 
 // One block of TOTAL_THREADS: totals the kinetic partials, computes the thermostat's velocity
 // factor into lambda[0] (1 when none applies), and with `want` writes a telemetry record
-// [step, 2 KE, pair E, pair W, ext E, ext W, px, py, pz, unused] after the scaling.
+// (RECORD_WORDS, common.cuh) after the scaling. Relative to the flow its last two words are
+// the bins' sum |P_b|^2 / M_b and occupied count, which the rescale about the bins' means
+// keeps, so 2 KE minus the first is the thermal motion after the scaling (the thermal
+// readout); else zeros, which a tunnel's latch replaces after its zone (flow_bins_record).
 extern "C" __global__ void __launch_bounds__(TOTAL_THREADS) finish_step(Consts c, Bufs b, int n_blocks, int n_ev_blocks, int want, int thermostat_on) {
     __shared__ double scratch[32];
     unsigned long long step = b.clock[0];
@@ -161,7 +164,7 @@ extern "C" __global__ void __launch_bounds__(TOTAL_THREADS) finish_step(Consts c
     }
     b.lambda[0] = l;
     if (want) {
-        double* r = b.records + 12 * record;
+        double* r = b.records + RECORD_WORDS * record;
         r[0] = (double)step;
         // Relative to the flow only the relative motion is scaled: the flow's part and the
         // momentum stay.
@@ -177,6 +180,8 @@ extern "C" __global__ void __launch_bounds__(TOTAL_THREADS) finish_step(Consts c
         r[9] = c.piston_on ? b.piston[1] : 0.0;
         r[10] = c.piston_on ? b.piston[0] : 0.0;
         r[11] = c.piston_on ? b.piston[2] : 0.0;
+        r[12] = relative ? b.flow_stats[0] : 0.0;
+        r[13] = relative ? b.flow_stats[1] : 0.0;
         b.clock[1] = record + 1;
     }
 }

@@ -74,7 +74,7 @@ extern "C" __global__ void __launch_bounds__(TOTAL_THREADS) tunnel_latch(Consts 
     for (int k = 0; k < 4; k++) s[k] = b.tunnel_sum[k] + d[k];
     if (mode == 1) {
         int record = (int)b.clock[1] - 1;
-        double* r = b.records + 12 * record;
+        double* r = b.records + RECORD_WORDS * record;
         r[1] += 2.0 * d[3];
         r[6] += d[0];
         r[7] += d[1];

@@ -1,5 +1,6 @@
 //! Thermo CSV logs: exact headers for both unit systems, per-atom values in round-trip
-//! precision, rows readable while the log is still open, and reader errors with line numbers.
+//! precision, rows readable while the log is still open, the thermal temperature's column in
+//! flows, and reader errors with line numbers.
 
 use std::path::PathBuf;
 
@@ -94,6 +95,56 @@ fn argon_log_converts_units() {
     // epsilon of argon is about 0.996 kJ/mol.
     assert!((reduced_energy_to_kj_per_mol(1.0) - 0.996).abs() < 1e-3);
     assert_eq!(read[1].get("pe_kJ_per_mol"), Some(0.0), "no atoms: per-atom values are 0");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// In a flow the log has the thermal temperature right after the temperature, exact in LJ
+/// units and converted to K in argon units; a record without one writes NaN there. A whole-CSV
+/// export has the column exactly when some record has a thermal temperature.
+#[test]
+fn flow_logs_carry_the_thermal_temperature_after_the_temperature() {
+    use argon_sandbox::io::thermo::{ARGON_COLUMNS, LJ_COLUMNS, thermo_csv};
+    use argon_sandbox::sim::ThermalTelemetry;
+    let dir = temp_dir("thermal");
+    let thermal = ThermalTelemetry { temperature: 3.0 + 1.0 / 7.0, kinetic_energy: 1.0, dof: 9.0, occupied_bins: 1 };
+    let flowing = Telemetry { thermal: Some(thermal), ..sample(100) };
+    for (units, header, column, want) in [
+        (UnitSystem::Lj, "step,temp,temp_thermal,pe,ke,etotal,press", "temp_thermal", thermal.temperature),
+        (
+            UnitSystem::Argon,
+            "step,time_ps,temperature_K,thermal_temperature_K,pe_kJ_per_mol,ke_kJ_per_mol,etotal_kJ_per_mol,pressure_MPa",
+            "thermal_temperature_K",
+            reduced_to_kelvin(thermal.temperature),
+        ),
+    ] {
+        let path = dir.join(format!("{units:?}.csv"));
+        let mut w = ThermoWriter::create_with(&path, units, true).unwrap();
+        w.write_row(&flowing).unwrap();
+        w.write_row(&sample(200)).unwrap();
+        w.finish().unwrap();
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert_eq!(text.lines().next(), Some(header));
+        let read = read_thermo_csv(&path).unwrap();
+        assert_eq!(read[0].get(column).unwrap().to_bits(), want.to_bits(), "{units:?}");
+        assert!(read[1].get(column).unwrap().is_nan(), "a record without a thermal temperature");
+        // Every other column as in a plain log.
+        let plain = dir.join(format!("{units:?}_plain.csv"));
+        let mut w = ThermoWriter::create(&plain, units).unwrap();
+        w.write_row(&flowing).unwrap();
+        w.finish().unwrap();
+        let base = &read_thermo_csv(&plain).unwrap()[0];
+        assert_eq!(base.values.len() + 1, read[0].values.len());
+        for (name, v) in &base.values {
+            assert_eq!(read[0].get(name).unwrap().to_bits(), v.to_bits(), "{name}");
+        }
+    }
+    // The app's export: the column only when a record has a thermal temperature.
+    let plain = thermo_csv(&[sample(0), sample(100)], UnitSystem::Lj);
+    assert_eq!(plain.lines().next().unwrap(), LJ_COLUMNS.join(","));
+    let mixed = thermo_csv(&[sample(0), flowing.clone()], UnitSystem::Argon);
+    let header = mixed.lines().next().unwrap();
+    assert!(header.contains("thermal_temperature_K") && header != ARGON_COLUMNS.join(","), "{header}");
+    assert!(mixed.lines().nth(1).unwrap().split(',').nth(3) == Some("NaN"), "{mixed}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

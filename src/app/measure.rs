@@ -340,7 +340,8 @@ impl App {
         let Some(m) = self.measure.run.as_mut().filter(|m| m.phase == Phase::Sampling) else { return };
         let (Some(since), Some(end)) = (m.since, m.end()) else { return };
         for r in t.iter().filter(|r| r.step > since && r.step <= end) {
-            m.temperature_sum += r.temperature;
+            // In a flow, the thermal temperature: the stream is not heat.
+            m.temperature_sum += r.thermal_temperature().unwrap_or(r.temperature);
             m.temperatures += 1;
         }
     }
@@ -401,7 +402,7 @@ impl App {
     fn spawn_analysis(&mut self) {
         let sim_box = self.sim_box();
         let viscosity = self.measure.viscosity;
-        let fallback_t = self.last_telemetry.as_ref().map(|t| t.temperature);
+        let fallback_t = self.last_telemetry.as_ref().map(|t| t.thermal_temperature().unwrap_or(t.temperature));
         let Some(m) = self.measure.run.as_mut() else { return };
         let Some(since) = m.since else { return };
         let end = since + m.request.steps;

@@ -1,5 +1,6 @@
 //! The data behind the live plots, already in the units they are shown in: time series of
-//! temperature (K), energies per atom (kJ/mol), pressure (MPa) against time (ps); g(r)
+//! temperature (K; in flows also the thermal temperature relative to the local flow, which
+//! the panels show first), energies per atom (kJ/mol), pressure (MPa) against time (ps); g(r)
 //! averaged over a window of frames; the latest speed histogram (m/s) with the
 //! Maxwell-Boltzmann density at the measured temperature; the density profile along y (nm).
 //! Data only: `ui/plots.rs` draws it.
@@ -40,7 +41,11 @@ impl Series {
 /// Everything the plot panel draws.
 #[derive(Clone, Debug, Default)]
 pub struct Plots {
+    /// The ordinary kinetic temperature, all motion (a stream's too).
     pub temperature_k: Series,
+    /// The thermal temperature relative to the local flow, from the records that have one
+    /// (`Telemetry::thermal`: a wind tunnel or a thermostat relative to the flow).
+    pub thermal_k: Series,
     pub kinetic: Series,
     pub potential: Series,
     pub total: Series,
@@ -86,6 +91,9 @@ impl Plots {
             let n = t.n_atoms;
             push_thinned(&mut self.records, t.clone());
             self.temperature_k.push(time_ps, units::reduced_to_kelvin(t.temperature));
+            if let Some(thermal) = t.thermal_temperature() {
+                self.thermal_k.push(time_ps, units::reduced_to_kelvin(thermal));
+            }
             self.kinetic.push(time_ps, per_atom_kj(t.kinetic_energy, n));
             self.potential.push(time_ps, per_atom_kj(t.potential_energy(), n));
             self.total.push(time_ps, per_atom_kj(t.total_energy(), n));
@@ -95,9 +103,14 @@ impl Plots {
 
     /// Forgets the time series (not the histograms).
     pub fn clear_series(&mut self) {
-        for s in
-            [&mut self.temperature_k, &mut self.kinetic, &mut self.potential, &mut self.total, &mut self.pressure_mpa]
-        {
+        for s in [
+            &mut self.temperature_k,
+            &mut self.thermal_k,
+            &mut self.kinetic,
+            &mut self.potential,
+            &mut self.total,
+            &mut self.pressure_mpa,
+        ] {
             s.points.clear();
         }
         self.records.clear();
@@ -234,6 +247,29 @@ mod tests {
         assert!((p.temperature_k.points.last().unwrap()[1] - 119.8).abs() < 1e-9);
         p.add_telemetry(&[rec(5)]);
         assert_eq!(p.temperature_k.points.len(), 1);
+        assert!(p.thermal_k.points.is_empty(), "no record had a thermal temperature");
+    }
+
+    #[test]
+    fn records_with_a_thermal_temperature_fill_its_series_beside_the_ordinary_one() {
+        let mut p = Plots::new(3);
+        let thermal = crate::sim::ThermalTelemetry { temperature: 3.0, ..Default::default() };
+        let rec = |step: u64, thermal| Telemetry {
+            step,
+            time: step as f64 * 0.005,
+            n_atoms: 10,
+            temperature: 5.25,
+            thermal,
+            ..Default::default()
+        };
+        p.add_telemetry(&[rec(100, Some(thermal)), rec(200, Some(thermal)), rec(300, None)]);
+        assert_eq!(p.temperature_k.points.len(), 3);
+        assert_eq!(p.thermal_k.points.len(), 2);
+        assert!((p.thermal_k.points[1][1] - 3.0 * 119.8).abs() < 1e-9);
+        assert!((p.temperature_k.points[1][1] - 5.25 * 119.8).abs() < 1e-9);
+        assert_eq!(p.thermal_k.points[1][0], p.temperature_k.points[1][0]);
+        p.clear_series();
+        assert!(p.thermal_k.points.is_empty());
     }
 
     #[test]

@@ -224,7 +224,9 @@ fn advance(
             bail!("interrupted at step {}", sim.step());
         }
         sim.advance((end - sim.step()).min(1000))?;
-        let temps: Vec<f64> = sim.drain_telemetry().iter().map(|t| t.temperature).collect();
+        // In a flow, the thermal temperature: the stream is not heat.
+        let temps: Vec<f64> =
+            sim.drain_telemetry().iter().map(|t| t.thermal_temperature().unwrap_or(t.temperature)).collect();
         each(sim, &temps)?;
         if let Some(b) = &bar {
             b.set_position(steps - (end - sim.step()));
@@ -278,7 +280,7 @@ pub fn run(args: &MeasureArgs) -> Result<()> {
         Ok(())
     })?;
     let temperature = match temps.len() {
-        0 => sim.measure()?.temperature,
+        0 => sim.measure().map(|t| t.thermal_temperature().unwrap_or(t.temperature))?,
         k => temps.iter().sum::<f64>() / k as f64,
     };
     let b = sim.sim_box();

@@ -179,18 +179,30 @@ fn write_fields(series: &mut VtkSeries, windows: Vec<Fields>) -> Result<(), SimE
     Ok(())
 }
 
+/// The summary line of a record: in a flow (`Telemetry::thermal`) the thermal temperature
+/// relative to the flow first, then the all-motion one, which counts the stream as heat.
 fn describe(t: &Telemetry, u: UnitSystem) -> String {
+    let temperature = match (u, t.thermal_temperature()) {
+        (UnitSystem::Lj, None) => format!("T* = {:.5}", t.temperature),
+        (UnitSystem::Lj, Some(th)) => {
+            format!("thermal T* = {th:.5} (relative to the flow; all motion {:.5})", t.temperature)
+        }
+        (UnitSystem::Argon, None) => format!("T = {:.2} K", units::reduced_to_kelvin(t.temperature)),
+        (UnitSystem::Argon, Some(th)) => format!(
+            "thermal T = {:.2} K (relative to the flow; all motion {:.2} K)",
+            units::reduced_to_kelvin(th),
+            units::reduced_to_kelvin(t.temperature)
+        ),
+    };
     match u {
         UnitSystem::Lj => format!(
-            "T* = {:.5}, PE/N = {:.6}, E/N = {:.6}, P* = {:.5}",
-            t.temperature,
+            "{temperature}, PE/N = {:.6}, E/N = {:.6}, P* = {:.5}",
             t.pe_per_atom(),
             t.etotal_per_atom(),
             t.pressure
         ),
         UnitSystem::Argon => format!(
-            "T = {:.2} K, PE = {:.4} kJ/mol, E = {:.4} kJ/mol, P = {:.2} MPa",
-            units::reduced_to_kelvin(t.temperature),
+            "{temperature}, PE = {:.4} kJ/mol, E = {:.4} kJ/mol, P = {:.2} MPa",
             units::reduced_energy_to_kj_per_mol(t.pe_per_atom()),
             units::reduced_energy_to_kj_per_mol(t.etotal_per_atom()),
             units::reduced_pressure_to_mpa(t.pressure)
@@ -280,7 +292,11 @@ pub fn run(args: &RunArgs) -> Result<()> {
     }
 
     let mut thermo = match &args.thermo {
-        Some(p) => Some(ThermoWriter::create(p, args.units).with_context(|| format!("creating {}", p.display()))?),
+        // In a flow, the thermal temperature relative to the flow beside the ordinary one.
+        Some(p) => Some(
+            ThermoWriter::create_with(p, args.units, params.thermal_readout())
+                .with_context(|| format!("creating {}", p.display()))?,
+        ),
         None => None,
     };
     let names: Vec<String> = params.species.iter().map(|s| s.name.clone()).collect();

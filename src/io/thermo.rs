@@ -1,6 +1,9 @@
 //! Thermo logs: one CSV row of temperature, per-atom energies and pressure per telemetry
 //! sample, in reduced LJ units (LAMMPS `units lj`, `thermo_modify norm yes` column meanings) or
-//! in argon units. Numbers are in shortest round-trip form.
+//! in argon units. Numbers are in shortest round-trip form. Runs in a flow (a wind tunnel, a
+//! thermostat relative to the flow) add the thermal temperature relative to the local flow
+//! after the temperature (`temp_thermal`, `thermal_temperature_K`); other logs keep exactly
+//! the columns above.
 //!
 //! Unlike trajectories, the log is written straight to its final path and flushed after every
 //! row, so it can be read (plotted, tailed) while a long run is going and a crash keeps every
@@ -21,8 +24,12 @@ pub const LJ_COLUMNS: [&str; 6] = ["step", "temp", "pe", "ke", "etotal", "press"
 /// Column names for argon units.
 pub const ARGON_COLUMNS: [&str; 7] =
     ["step", "time_ps", "temperature_K", "pe_kJ_per_mol", "ke_kJ_per_mol", "etotal_kJ_per_mol", "pressure_MPa"];
+/// The thermal temperature's column (relative to the local flow, `Telemetry::thermal`) in
+/// reduced and in argon units; a log that has it carries it right after the temperature.
+pub const LJ_THERMAL: &str = "temp_thermal";
+pub const ARGON_THERMAL: &str = "thermal_temperature_K";
 
-/// The header of a thermo log in `units`.
+/// The header of a thermo log in `units` without the thermal temperature.
 pub fn thermo_columns(units: UnitSystem) -> &'static [&'static str] {
     match units {
         UnitSystem::Lj => &LJ_COLUMNS,
@@ -30,37 +37,68 @@ pub fn thermo_columns(units: UnitSystem) -> &'static [&'static str] {
     }
 }
 
-/// One CSV row (no newline) of `t` in `units`, matching [`thermo_columns`].
-pub fn thermo_row(t: &Telemetry, units: UnitSystem) -> String {
+/// Where the thermal temperature's column goes (right after the temperature), and its name.
+fn thermal_column(units: UnitSystem) -> (usize, &'static str) {
     match units {
-        UnitSystem::Lj => format!(
-            "{},{:?},{:?},{:?},{:?},{:?}",
-            t.step,
-            t.temperature,
-            t.pe_per_atom(),
-            t.ke_per_atom(),
-            t.etotal_per_atom(),
-            t.pressure
-        ),
-        UnitSystem::Argon => format!(
-            "{},{:?},{:?},{:?},{:?},{:?},{:?}",
-            t.step,
-            reduced_time_to_ps(t.time),
-            reduced_to_kelvin(t.temperature),
-            reduced_energy_to_kj_per_mol(t.pe_per_atom()),
-            reduced_energy_to_kj_per_mol(t.ke_per_atom()),
-            reduced_energy_to_kj_per_mol(t.etotal_per_atom()),
-            reduced_pressure_to_mpa(t.pressure)
-        ),
+        UnitSystem::Lj => (2, LJ_THERMAL),
+        UnitSystem::Argon => (3, ARGON_THERMAL),
     }
 }
 
-/// A whole thermo CSV (header and one row per record), for writing at once.
+/// The header of a thermo log in `units`, with the thermal temperature's column when `thermal`
+/// (a run with a wind tunnel or a thermostat relative to the flow:
+/// `SimParams::thermal_readout`).
+pub fn thermo_header(units: UnitSystem, thermal: bool) -> Vec<&'static str> {
+    let mut names = thermo_columns(units).to_vec();
+    if thermal {
+        let (at, name) = thermal_column(units);
+        names.insert(at, name);
+    }
+    names
+}
+
+/// One CSV row (no newline) of `t` in `units`, matching [`thermo_header`] with `thermal` (a
+/// record without a thermal temperature writes NaN there).
+pub fn thermo_row(t: &Telemetry, units: UnitSystem, thermal: bool) -> String {
+    let num = |x: f64| format!("{x:?}");
+    let mut cells = match units {
+        UnitSystem::Lj => vec![
+            t.step.to_string(),
+            num(t.temperature),
+            num(t.pe_per_atom()),
+            num(t.ke_per_atom()),
+            num(t.etotal_per_atom()),
+            num(t.pressure),
+        ],
+        UnitSystem::Argon => vec![
+            t.step.to_string(),
+            num(reduced_time_to_ps(t.time)),
+            num(reduced_to_kelvin(t.temperature)),
+            num(reduced_energy_to_kj_per_mol(t.pe_per_atom())),
+            num(reduced_energy_to_kj_per_mol(t.ke_per_atom())),
+            num(reduced_energy_to_kj_per_mol(t.etotal_per_atom())),
+            num(reduced_pressure_to_mpa(t.pressure)),
+        ],
+    };
+    if thermal {
+        let value = t.thermal_temperature().unwrap_or(f64::NAN);
+        let value = match units {
+            UnitSystem::Lj => value,
+            UnitSystem::Argon => reduced_to_kelvin(value),
+        };
+        cells.insert(thermal_column(units).0, num(value));
+    }
+    cells.join(",")
+}
+
+/// A whole thermo CSV (header and one row per record), for writing at once; with the thermal
+/// temperature's column when any record has one.
 pub fn thermo_csv(records: &[Telemetry], units: UnitSystem) -> String {
-    let mut out = thermo_columns(units).join(",");
+    let thermal = records.iter().any(|t| t.thermal.is_some());
+    let mut out = thermo_header(units, thermal).join(",");
     out.push('\n');
     for t in records {
-        out.push_str(&thermo_row(t, units));
+        out.push_str(&thermo_row(t, units, thermal));
         out.push('\n');
     }
     out
@@ -70,20 +108,26 @@ pub fn thermo_csv(records: &[Telemetry], units: UnitSystem) -> String {
 pub struct ThermoWriter {
     out: BufWriter<File>,
     units: UnitSystem,
+    thermal: bool,
 }
 
 impl ThermoWriter {
     /// Creates (or truncates) `path` and writes the header for `units`.
     pub fn create(path: &Path, units: UnitSystem) -> io::Result<Self> {
+        Self::create_with(path, units, false)
+    }
+
+    /// Like [`ThermoWriter::create`], with the thermal temperature's column when `thermal`.
+    pub fn create_with(path: &Path, units: UnitSystem, thermal: bool) -> io::Result<Self> {
         let mut out = BufWriter::new(File::create(path)?);
-        writeln!(out, "{}", thermo_columns(units).join(","))?;
+        writeln!(out, "{}", thermo_header(units, thermal).join(","))?;
         out.flush()?;
-        Ok(ThermoWriter { out, units })
+        Ok(ThermoWriter { out, units, thermal })
     }
 
     /// Appends the row of `t` and flushes it to the file.
     pub fn write_row(&mut self, t: &Telemetry) -> io::Result<()> {
-        writeln!(self.out, "{}", thermo_row(t, self.units))?;
+        writeln!(self.out, "{}", thermo_row(t, self.units, self.thermal))?;
         self.out.flush()
     }
 

@@ -457,6 +457,13 @@ impl SimParams {
         )
     }
 
+    /// Whether the run reports a thermal temperature (`sim::Telemetry::thermal`, the motion
+    /// relative to the local mean flow) beside the ordinary one: with a wind tunnel, whose
+    /// stream the ordinary temperature counts as heat, or a thermostat relative to the flow.
+    pub fn thermal_readout(&self) -> bool {
+        self.tunnel.is_some() || self.thermostat.relative_to_flow()
+    }
+
     /// The mean density and atomic mass of atoms of species `types` in `sim_box`, which the
     /// tunnel's Mach number is measured against.
     pub fn mean_fluid(&self, sim_box: &SimBox, types: &[u32]) -> MeanFluid {

@@ -119,6 +119,43 @@ pub struct Telemetry {
     /// The kinetic energy the inflow zone gave the atoms over the same steps (epsilon;
     /// negative when it removed heat).
     pub tunnel_heat: f64,
+    /// The thermal motion alone, relative to the local mean flow, at the same state as
+    /// `temperature` (the record's step, after the thermostat and the tunnel's zone): present
+    /// whenever the parameters have a wind tunnel or a thermostat relative to the flow
+    /// ([`SimParams::thermal_readout`]), None otherwise. `temperature` counts the stream's
+    /// kinetic energy as heat; this does not.
+    pub thermal: Option<ThermalTelemetry>,
+}
+
+/// The kinetic energy and temperature of the motion relative to the local mean flow: per bin
+/// of the thermostat's grid ([`crate::flow::Grid::for_thermostat`], as
+/// [`crate::flow::FlowProfile`] measures it), the bin's mean velocity removed. Both backends
+/// fill it from the same two sums through [`ThermalTelemetry::from_sums`].
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct ThermalTelemetry {
+    /// The thermal (kinetic) temperature, epsilon/k_B: twice `kinetic_energy` over `dof`.
+    pub temperature: f64,
+    /// 1/2 (sum m v^2 - sum_b |P_b|^2 / M_b), epsilon: sum over atoms of 1/2 m |v - u_b|^2.
+    pub kinetic_energy: f64,
+    /// Its degrees of freedom, 3 N - 3 N_occupied ([`crate::flow::relative_dof`]).
+    pub dof: f64,
+    /// Bins of the grid holding at least one atom.
+    pub occupied_bins: usize,
+}
+
+impl ThermalTelemetry {
+    /// From sum m v^2 over all the motion (`twice_ke`) and the mean flow's sum_b |P_b|^2 / M_b
+    /// (`flow_twice_ke`) over `occupied` bins holding `n_atoms` atoms.
+    pub fn from_sums(twice_ke: f64, flow_twice_ke: f64, n_atoms: usize, occupied: usize) -> ThermalTelemetry {
+        let twice_thermal = twice_ke - flow_twice_ke;
+        let dof = crate::flow::relative_dof(n_atoms, occupied);
+        ThermalTelemetry {
+            temperature: crate::analysis::temperature(twice_thermal, dof),
+            kinetic_energy: 0.5 * twice_thermal,
+            dof,
+            occupied_bins: occupied,
+        }
+    }
 }
 
 impl Telemetry {
@@ -144,6 +181,11 @@ impl Telemetry {
 
     pub fn etotal_per_atom(&self) -> f64 {
         self.per_atom(self.total_energy())
+    }
+
+    /// The thermal temperature relative to the local flow, when this record has one.
+    pub fn thermal_temperature(&self) -> Option<f64> {
+        self.thermal.map(|t| t.temperature)
     }
 }
 

@@ -1,6 +1,8 @@
-//! The Plots panel (egui_plot, units on every axis): temperature, energies per atom and
-//! pressure against time; g(r) averaged over a window (with reset); the speed histogram with
-//! the Maxwell-Boltzmann curve at the measured temperature; the density profile along y.
+//! The Plots panel (egui_plot, units on every axis): temperature (in a flow, the thermal
+//! temperature relative to the local flow and the all-motion one, with a legend), energies
+//! per atom and pressure against time; g(r) averaged over a window (with reset); the speed
+//! histogram with the Maxwell-Boltzmann curve at the measured temperature; the density
+//! profile along y.
 //! The time series save as a thermo CSV, g(r) as a table. The Forces plot: drag and lift on
 //! each obstacle (walls optional) with their time averages, saved as a CSV. g(r) over the
 //! whole box or a region drawn with the g(r) region tool (outlined in the view).
@@ -8,6 +10,7 @@
 use egui_plot::{Legend, Line, Plot};
 
 use super::fields::count_field;
+use super::temperature::{ALL_MOTION_LABEL, THERMAL_LABEL};
 use crate::app::App;
 use crate::app::force_plots::{BLOCKS, force_curves, force_means};
 
@@ -20,9 +23,18 @@ fn plot<'a>(id: &str, x: &str, y: &str) -> Plot<'a> {
 pub fn plots_ui(app: &mut App, ui: &mut egui::Ui) {
     let p = &app.plots;
     egui::CollapsingHeader::new("Temperature").default_open(true).show(ui, |ui| {
-        plot("T(t)", "time (ps)", "T (K)").show(ui, |pu| {
-            pu.line(Line::new("T", p.temperature_k.points.clone()));
-        });
+        if p.thermal_k.points.is_empty() {
+            plot("T(t)", "time (ps)", "T (K)").show(ui, |pu| {
+                pu.line(Line::new("T", p.temperature_k.points.clone()));
+            });
+        } else {
+            // A flow: the thermal temperature is the temperature; the all-motion one, which
+            // counts the stream as heat, beside it.
+            plot("T(t)", "time (ps)", "T (K)").legend(Legend::default()).show(ui, |pu| {
+                pu.line(Line::new(THERMAL_LABEL, p.thermal_k.points.clone()));
+                pu.line(Line::new(ALL_MOTION_LABEL, p.temperature_k.points.clone()));
+            });
+        }
     });
     egui::CollapsingHeader::new("Energy per atom").default_open(true).show(ui, |ui| {
         plot("E(t)", "time (ps)", "energy (kJ/mol)").legend(Legend::default()).show(ui, |pu| {

@@ -1,10 +1,13 @@
 //! The Temperature panel: ensemble (thermostats and hybrid Monte Carlo NVT / NPT), target
-//! in K, coupling time or trajectory length, pressure, heat / cool ramps, acceptance rates.
+//! in K, coupling time or trajectory length, pressure, heat / cool ramps, acceptance rates,
+//! and the temperature now: in a flow (a wind tunnel, a thermostat relative to the flow) the
+//! thermal temperature relative to the local flow, labelled so, with the all-motion one
+//! beside it (`temperature_now_ui`).
 
 use super::fields::{count_field, number_field};
 use crate::app::App;
 use crate::physics::params::{MAX_TRAJECTORY, Thermostat};
-use crate::sim::hmc;
+use crate::sim::{Telemetry, hmc};
 use crate::units;
 
 fn ensemble_label(t: &Thermostat) -> &'static str {
@@ -89,8 +92,33 @@ pub fn temperature_ui(app: &mut App, ui: &mut egui::Ui) {
     .response
     .on_disabled_hover_text("choose a thermostat (not NVE) to heat or cool");
     if let Some(t) = &app.last_telemetry {
-        ui.label(format!("Now: {:.1} K", units::reduced_to_kelvin(t.temperature)));
+        temperature_now_ui(t, ui);
     }
+}
+
+/// The label of the thermal temperature (the motion relative to the local flow).
+pub const THERMAL_LABEL: &str = "Thermal T (relative to the flow)";
+/// The label of the kinetic temperature of all the motion beside it.
+pub const ALL_MOTION_LABEL: &str = "All-motion T (stream counted as heat)";
+
+/// The temperature of the newest record: plainly "Now: ..." without a flow; with one
+/// (`Telemetry::thermal`), the thermal temperature first and the all-motion one beside it, so
+/// a stream's kinetic energy never reads as heat.
+fn temperature_now_ui(t: &Telemetry, ui: &mut egui::Ui) {
+    let kelvin = units::reduced_to_kelvin;
+    let Some(thermal) = t.thermal else {
+        ui.label(format!("Now: {:.1} K", kelvin(t.temperature)));
+        return;
+    };
+    let hover = "The kinetic temperature of the motion relative to the local mean flow: in bins of \
+                 about 2 sigma in x-y through the whole depth, each bin's mean velocity removed (3 \
+                 degrees of freedom per occupied bin). This is what a thermometer moving with the \
+                 fluid would read, and what a thermostat relative to the flow holds at its target.";
+    ui.label(format!("{THERMAL_LABEL}: {:.1} K", kelvin(thermal.temperature))).on_hover_text(hover);
+    ui.weak(format!("{ALL_MOTION_LABEL}: {:.1} K", kelvin(t.temperature))).on_hover_text(
+        "The ordinary kinetic temperature, from sum m v^2 over all atoms: it counts the stream's \
+         kinetic energy (about m U^2 / 3 k_B at stream speed U) as if it were heat.",
+    );
 }
 
 /// The "relative to the flow" switch of the rescaling thermostats (Berendsen, CSVR).
@@ -102,9 +130,9 @@ fn relative_to_flow_ui(app: &mut App, ui: &mut egui::Ui, current: Thermostat) {
     let hover = "Measure and rescale velocities relative to the local mean flow (bins of about 2 sigma \
                  in x-y through the whole depth): each bin's mean velocity is removed before the \
                  temperature is measured, and only the thermal part is rescaled, so a driven flow is \
-                 not braked by the thermostat. The temperature shown stays the ordinary one, which \
-                 counts the flow's kinetic energy too; the flow fields show the relative temperature \
-                 per bin.";
+                 not braked by the thermostat. The temperature shown is then this thermal one, \
+                 with the ordinary one (which counts the flow's kinetic energy too) beside it; the \
+                 flow fields show the relative temperature per bin.";
     if ui.checkbox(&mut relative, "relative to the flow").on_hover_text(hover).changed() {
         app.params.thermostat = match current {
             Thermostat::Berendsen { tau, .. } => Thermostat::Berendsen { tau, relative_to_flow: relative },

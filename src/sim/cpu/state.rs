@@ -3,7 +3,8 @@
 //! and telemetry. The rest lives in child modules, each adding an `impl CpuSim` block:
 //!
 //! - `state/step.rs`: velocity-Verlet stepping (kick and drift, the step loop, blow-ups);
-//! - `state/thermostat.rs`: the rescaling thermostats (Berendsen, CSVR) and the kinetic sums;
+//! - `state/thermostat.rs`: the rescaling thermostats (Berendsen, CSVR), the kinetic sums and
+//!   the thermal temperature relative to the flow that telemetry reports;
 //! - `state/tunnel.rs`: the wind tunnel's inflow zone (`physics/tunnel.rs`), applied after the
 //!   thermostat, and its momentum and energy bookkeeping;
 //! - `state/dispatch.rs`: the force pass through the chosen algorithm of `sim/cpu/forces.rs`;
@@ -194,7 +195,7 @@ impl<P: PrecisionMode> CpuSim<P> {
     }
 
     /// Telemetry from sums computed at the current positions (no body forces: the step loop
-    /// adds those).
+    /// adds those; no thermal temperature: the callers add it, `thermostat.rs`).
     pub fn telemetry(&self, ctx: &Ctx, sums: Sums) -> Telemetry {
         let (twice_ke, momentum) = self.kinetic(&ctx.masses);
         let (pair, ext) = sums;
@@ -223,6 +224,7 @@ impl<P: PrecisionMode> CpuSim<P> {
             body_forces: Vec::new(),
             tunnel_momentum: [0.0; 3],
             tunnel_heat: 0.0,
+            thermal: None,
         }
     }
 
@@ -239,6 +241,8 @@ impl<P: PrecisionMode> CpuSim<P> {
     pub fn measure(&mut self, ctx: &Ctx) -> Telemetry {
         self.sync_piston(ctx.params);
         let sums = self.compute_forces::<{ mode::ENERGY }>(ctx, self.step);
-        self.telemetry(ctx, sums)
+        let mut t = self.telemetry(ctx, sums);
+        t.thermal = self.thermal(ctx, 2.0 * t.kinetic_energy);
+        t
     }
 }

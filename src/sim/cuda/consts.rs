@@ -82,9 +82,10 @@ pub struct Consts {
     pub piston_hi: f64,
     pub piston_on: i32,
     pub pad1: i32,
-    /// The thermostat relative to the flow: its x-y grid ([`crate::flow::Grid::for_thermostat`]),
-    /// its bin count, and 1 when the thermostat works relative to the flow (else 0, and the
-    /// grid is unused).
+    /// The flow bins of the thermostat relative to the flow and of the thermal readout
+    /// ([`SimParams::thermal_readout`]): the x-y grid ([`crate::flow::Grid::for_thermostat`])
+    /// and its bin count (0 when neither needs them), and 1 when the thermostat works
+    /// relative to the flow (else 0).
     pub flow_grid: FieldGridArgs,
     pub flow_bins: i32,
     pub relative_to_flow: i32,
@@ -256,12 +257,12 @@ impl Consts {
             c.piston_hi = hi;
             c.piston_on = 1;
         }
-        if p.thermostat.relative_to_flow() {
+        if p.thermal_readout() {
             let g = crate::flow::Grid::for_thermostat(b);
             c.flow_grid = FieldGridArgs::new(&g);
             c.flow_bins = g.len() as i32;
-            c.relative_to_flow = 1;
         }
+        c.relative_to_flow = i32::from(p.thermostat.relative_to_flow());
         if let Some(t) = p.tether.filter(|t| t.is_active(n)) {
             let target = t.target_in_box(b);
             c.tether_id = t.atom;

@@ -74,7 +74,8 @@ pub enum Over {
     CellWarps,
     /// One warp per cell in blocks of [`NB_BLOCK`] (the neighbour-list build).
     BuildWarps,
-    /// One thread per bin of the thermostat's flow grid (`Consts::flow_bins`).
+    /// One thread per bin of the flow grid of the thermostat and the thermal readout
+    /// (`Consts::flow_bins`).
     FlowBins,
     /// One block of [`TOTAL_THREADS`] (the totals over per-block partials every step).
     Total,
@@ -271,7 +272,7 @@ impl Launcher<'_> {
         self.call("fields_sample", Over::Atoms).map(|c| c.arg(grid).arg(&acc))
     }
 
-    /// The thermostat's flow bins' mass and momentum sums (`flow_bins_sum`).
+    /// The flow bins' mass and momentum sums (`flow_bins_sum`).
     pub fn flow_bins_sum_call(&self) -> Option<Call> {
         self.call("flow_bins_sum", Over::Atoms)
     }

@@ -70,7 +70,7 @@ pub const KERNELS: [&str; 30] = [
 pub const RDF_KERNELS: [&str; 3] = ["rdf_bin", "rdf_scatter", "rdf_cells"];
 
 /// Kernels beyond [`KERNELS`] (kept separate so the array length stays readable).
-pub const EXTRA_KERNELS: [&str; 25] = [
+pub const EXTRA_KERNELS: [&str; 26] = [
     "publish",
     "near_pass",
     "nlist_build_wide",
@@ -86,6 +86,7 @@ pub const EXTRA_KERNELS: [&str; 25] = [
     "flow_bins_clear",
     "flow_bins_sum",
     "flow_bins_reduce",
+    "flow_bins_record",
     "scale_relative",
     "bodies_latch",
     "friction_pass",

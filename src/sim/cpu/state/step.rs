@@ -244,6 +244,7 @@ impl<P: PrecisionMode> CpuSim<P> {
             self.time += ctx.params.dt;
             if let Some(sums) = sums {
                 let mut t = self.telemetry(ctx, sums);
+                t.thermal = self.thermal(ctx, 2.0 * t.kinetic_energy);
                 if !self.bodies.layout.is_empty() {
                     t.body_forces = self.bodies.take();
                 }

@@ -2,8 +2,10 @@
 //! from the kinetic sum of the second half kick, plain or relative to the local mean flow
 //! (`flow::FlowProfile`: per-bin means removed before measuring and rescaling), and the
 //! kinetic sums (sum m v^2, total momentum) that telemetry reads (the ordinary temperature,
-//! flow included, either way). The Langevin thermostat is not here: it is fused into the
-//! second half kick (`step.rs`).
+//! flow included, either way), and the thermal temperature relative to the flow that
+//! telemetry adds with a tunnel or a thermostat relative to the flow (the same profile,
+//! measured afresh at the record's state). The Langevin thermostat is not here: it is fused
+//! into the second half kick (`step.rs`).
 
 use rayon::prelude::*;
 
@@ -12,6 +14,7 @@ use crate::flow::{FlowProfile, relative_dof};
 use crate::physics::params::{SimParams, Thermostat};
 use crate::physics::real::{PrecisionMode, Real};
 use crate::rng::{Sequence, Stream};
+use crate::sim::ThermalTelemetry;
 
 impl<P: PrecisionMode> CpuSim<P> {
     fn scale_velocities(&mut self, lambda: f64) {
@@ -49,6 +52,19 @@ impl<P: PrecisionMode> CpuSim<P> {
         } else {
             self.scale_velocities(lambda);
         }
+    }
+
+    /// The motion relative to the local mean flow in the current state, from sum m v^2 of all
+    /// of it (`twice_ke`), the profile measured afresh here: what a telemetry record reports
+    /// beside the ordinary temperature. None unless the parameters ask for it
+    /// ([`SimParams::thermal_readout`]), and without atoms.
+    pub(super) fn thermal(&mut self, ctx: &Ctx, twice_ke: f64) -> Option<ThermalTelemetry> {
+        let n = self.n();
+        if !ctx.params.thermal_readout() || n == 0 {
+            return None;
+        }
+        let profile = self.measure_profile(&ctx.masses);
+        Some(ThermalTelemetry::from_sums(twice_ke, profile.flow_twice_ke(), n, profile.occupied()))
     }
 
     /// The mean flow per bin of the current positions and velocities (the profile is made,

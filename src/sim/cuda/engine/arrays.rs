@@ -57,7 +57,8 @@ pub(super) struct Arrays {
     pub(super) pair_acc: Option<CudaSlice<u8>>,
     pub(super) piston: Option<CudaSlice<u8>>,
     pub(super) piston_part: Option<CudaSlice<u8>>,
-    /// The thermostat's flow bins (only while it works relative to the flow): fixed-point
+    /// The flow bins (while the thermostat works relative to the flow or telemetry reports
+    /// the thermal temperature, `SimParams::thermal_readout`): fixed-point
     /// sums, means, and [sum |P|^2 / M, occupied bins].
     pub(super) flow_sums: Option<CudaSlice<u8>>,
     pub(super) flow_mean: Option<CudaSlice<u8>>,
@@ -399,9 +400,10 @@ impl Engine {
         }
     }
 
-    /// The flow bins of a thermostat relative to the flow: `bins` of them (4 words each for
-    /// the sums and the means), or none when `bins` is 0. They hold nothing between steps
-    /// (each step clears, sums and reduces them before use), so checkpoints skip them.
+    /// The flow bins of a thermostat relative to the flow and of the thermal readout
+    /// (`telemetry.rs`): `bins` of them (4 words each for the sums and the means), or none
+    /// when `bins` is 0. They hold nothing between steps (each use clears, sums and reduces
+    /// them first), so checkpoints skip them.
     pub(super) fn set_flow_arrays(&mut self, dev: &Device, bins: usize) -> Result<(), SimError> {
         if bins == 0 {
             self.a.flow_sums = None;
@@ -409,9 +411,9 @@ impl Engine {
             self.a.flow_stats = None;
             return Ok(());
         }
-        self.a.flow_sums = Some(alloc(dev, bins * 32, "allocating the thermostat's flow bins")?);
-        self.a.flow_mean = Some(alloc(dev, bins * 32, "allocating the thermostat's flow bins")?);
-        self.a.flow_stats = Some(alloc(dev, 16, "allocating the thermostat's flow bins")?);
+        self.a.flow_sums = Some(alloc(dev, bins * 32, "allocating the flow bins")?);
+        self.a.flow_mean = Some(alloc(dev, bins * 32, "allocating the flow bins")?);
+        self.a.flow_stats = Some(alloc(dev, 16, "allocating the flow bins")?);
         Ok(())
     }
 

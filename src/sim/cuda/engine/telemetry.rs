@@ -1,7 +1,8 @@
 //! What the step kernels report back: telemetry records (one per telemetry step, written by
-//! `finish_step`) turned into `Telemetry`, `measure` for the current state, and the status
-//! flag words (list rebuild request, blow-up, escape, list overflow) read and written from
-//! the host.
+//! `finish_step`) turned into `Telemetry`, `measure` for the current state, the thermal
+//! readout's flow bins on a record's final state where the thermostat's are not it
+//! (`flow_record_calls`), and the status flag words (list rebuild request, blow-up, escape,
+//! list overflow) read and written from the host.
 //!
 //! Owns the records array's size and the record and flag layouts on the host side; it
 //! does not act on the flags (`advance` does) nor change the atoms' state.
@@ -12,10 +13,15 @@ use crate::analysis;
 use crate::physics::piston::{PistonState, PistonTelemetry};
 use crate::sim::cuda::consts::flag;
 use crate::sim::cuda::device::Device;
-use crate::sim::{SimError, Telemetry};
+use crate::sim::cuda::launch::{Call, Launcher, Over};
+use crate::sim::{SimError, Telemetry, ThermalTelemetry};
 
-/// Bytes of one telemetry record (12 doubles, written by `finish_step`).
-pub(super) const RECORD_BYTES: usize = 96;
+/// Doubles in one telemetry record (`RECORD_WORDS` in kernels/common.cuh, written by
+/// `finish_step`): step, 2 KE, pair E and W, external E and W, momentum, the piston's
+/// velocity, height and push, then the thermal readout's sum_b |P_b|^2 / M_b and occupied bins.
+const RECORD_WORDS: usize = 14;
+/// Bytes of one telemetry record.
+pub(super) const RECORD_BYTES: usize = RECORD_WORDS * 8;
 
 impl Engine {
     pub(super) fn ensure_records(&mut self, dev: &Device, count: usize) -> Result<(), SimError> {
@@ -33,7 +39,7 @@ impl Engine {
     pub(super) fn records_to_telemetry(&self, raw: &[f64], count: usize, dof: f64) -> Vec<Telemetry> {
         (0..count)
             .map(|k| {
-                let r = &raw[12 * k..12 * k + 12];
+                let r = &raw[RECORD_WORDS * k..RECORD_WORDS * (k + 1)];
                 let virial = r[3] + r[5];
                 // With a piston: its height and push at the record's step (integrate.cu).
                 let piston = self.piston.as_ref().map(|p| {
@@ -60,9 +66,38 @@ impl Engine {
                     body_forces: Vec::new(),
                     tunnel_momentum: [0.0; 3],
                     tunnel_heat: 0.0,
+                    thermal: self
+                        .thermal_on()
+                        .then(|| ThermalTelemetry::from_sums(r[1], r[12], self.n, r[13].max(0.0) as usize)),
                 }
             })
             .collect()
+    }
+
+    /// Whether telemetry reports the thermal temperature relative to the flow
+    /// (`SimParams::thermal_readout`; `configure` gives the constants their flow bins then).
+    fn thermal_on(&self) -> bool {
+        self.consts.flow_bins > 0
+    }
+
+    /// The thermal readout's flow bins on the current state (`kernels/flow_profile.cu`), their
+    /// sums copied into the record written last: on a telemetry step whose final velocities
+    /// are not those `finish_step`'s bins saw (after the tunnel's zone) and in a `measure`.
+    /// None without the readout. They only write the bins and the record: the trajectory
+    /// is the same with them or without.
+    pub(super) fn flow_record_calls(&self, l: &Launcher) -> Vec<Call> {
+        if !self.thermal_on() {
+            return Vec::new();
+        }
+        [
+            l.plain_call("flow_bins_clear", Over::FlowBins),
+            l.flow_bins_sum_call(),
+            l.plain_call("flow_bins_reduce", Over::Single),
+            l.plain_call("flow_bins_record", Over::Single),
+        ]
+        .into_iter()
+        .flatten()
+        .collect()
     }
 
     /// Telemetry of the current state (forces recomputed with energies).
@@ -74,6 +109,9 @@ impl Engine {
         self.launch_forces(&l, super::steps::Mode::Ev)?;
         l.run(l.integrate_second_call(0, -1))?;
         l.run(Some(l.finish_step_call(self.n_blocks as i32, self.ev_blocks(), 1, 0)))?;
+        for c in self.flow_record_calls(&l) {
+            c.launch(&dev.stream)?;
+        }
         let raw = download(dev, &self.a.records, RECORD_BYTES, "reading telemetry")?;
         self.forces_valid = true;
         let mut t = self.records_to_telemetry(&unpack(&raw, 8), 1, dof).remove(0);

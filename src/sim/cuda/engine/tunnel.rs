@@ -1,5 +1,6 @@
 //! The wind tunnel's inflow zone on the device (`physics::tunnel`, `kernels/tunnel.cu`): the
-//! zone's launches at the end of a step (`tunnel_zone`, then `tunnel_latch`), the arrays of
+//! zone's launches at the end of a step (`tunnel_zone`, then `tunnel_latch`, and on a
+//! telemetry step the thermal readout's flow bins of the state after it), the arrays of
 //! its bookkeeping (per-block partials, the running sums since the last record, one copy of
 //! those per telemetry record, read back with the telemetry records: nothing crosses PCIe
 //! per step), their backup around an advance that may be redone, and zeroing on a rollback.
@@ -62,7 +63,8 @@ impl Engine {
         Ok(())
     }
 
-    /// The zone and its latch closing a step (a record with `ev`); none without a tunnel.
+    /// The zone and its latch closing a step (a record with `ev`, then the thermal readout's
+    /// flow bins of the state after the zone: `flow_record_calls`); none without a tunnel.
     pub(super) fn tunnel_calls(&self, l: &Launcher, ev: bool) -> Vec<Call> {
         if !self.tunnel_on() {
             return Vec::new();
@@ -71,7 +73,8 @@ impl Engine {
         let blocks = self.n_blocks as i32;
         let zone = l.plain_call("tunnel_zone", Over::Atoms);
         let latch = l.plain_call("tunnel_latch", Over::Total).map(|c| c.arg(&blocks).arg(&mode));
-        zone.into_iter().chain(latch).collect()
+        let thermal = if ev { self.flow_record_calls(l) } else { Vec::new() };
+        zone.into_iter().chain(latch).chain(thermal).collect()
     }
 
     fn copy_tunnel_sum(
