@@ -14,6 +14,7 @@ pub mod flow;
 pub mod interop;
 pub mod interrupt;
 pub mod io;
+pub mod numfmt;
 pub mod physics;
 pub mod record;
 pub mod render;

@@ -9,7 +9,7 @@ use std::path::Path;
 /// Top-level modules, lowest layer first. `app` and `ui` share a layer (one app split by
 /// role); otherwise a module may import only from a lower layer.
 const LAYERS: &[&[&str]] = &[
-    &["units", "rng", "shapes", "interrupt"],
+    &["units", "numfmt", "rng", "shapes", "interrupt"],
     &["physics"],
     &["analysis"],
     &["flow"],

@@ -172,7 +172,7 @@ fn bad_tunnels_are_refused_naming_the_field() {
     assert!(eos && c > 4.0 && mach < 0.3, "Mach {mach}, c {c}");
     assert_eq!(refuse(Tunnel { speed: 1.01 * c, ..TUNNEL }, b, &atoms), "tunnel.speed");
     let e = CpuBackend::new(b, params(Some(Tunnel { speed: 2.0 * c, ..TUNNEL })), &atoms, None).err().unwrap();
-    assert!(e.to_string().contains("Mach 2.00"), "{e}");
+    assert!(e.to_string().contains("is Mach 2:"), "{e}");
     // A walled x.
     let (walled, wa) = jiggled_fluid([8, 4, 4], [true, false, false], 0.05, &[], 3);
     assert_eq!(refuse(TUNNEL, walled, &wa), "tunnel");
@@ -190,7 +190,7 @@ fn bad_tunnels_are_refused_naming_the_field() {
     assert_eq!(p.tunnel_warning(&fluid), None);
     let brisk = params(Some(Tunnel { speed: 0.5 * c, ..TUNNEL }));
     let w = brisk.tunnel_warning(&fluid).expect("a warning");
-    assert!(w.contains("Mach 0.50") && w.contains("compressibility"), "{w}");
+    assert!(w.contains("stream is Mach 0.5 (") && w.contains("compressibility"), "{w}");
     sim.set_params(brisk).unwrap();
     let csvr = SimParams { thermostat: Thermostat::Csvr { tau: 0.5, relative_to_flow: false }, ..p.clone() };
     assert!(csvr.tunnel_warning(&fluid).unwrap().contains("relative_to_flow"));

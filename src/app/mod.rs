@@ -54,6 +54,7 @@ use self::tools::Tools;
 use self::undo::History;
 use crate::physics::params::SimParams;
 use crate::physics::sim_box::SimBox;
+use crate::render::overlay_layout::{self, Content, Placement};
 use crate::render::view::{PositionFrame, SceneGeometry};
 use crate::render::{Camera, CameraMode};
 use crate::scene::reinit::{self, InitialState};
@@ -153,6 +154,11 @@ pub struct App {
     /// a resized view is fitted again.
     fitted_camera: Option<Camera>,
     fitted_box: Option<SimBox>,
+    /// The overlay the last fit kept a strip for: while the camera is untouched, a legend
+    /// that changes (the Flow view turned on, another colour map) is fitted again.
+    fitted_overlay: Option<Content>,
+    /// Where the overlay (legends, scale bar) was painted last frame, in egui points.
+    pub overlay: Option<Placement>,
     /// The box the tank is drawn for (follows every change).
     drawn_box: Option<SimBox>,
     /// Newest positions (host staging path), the step they are from, and their sequence number.
@@ -295,6 +301,8 @@ impl App {
             camera,
             fitted_camera: None,
             fitted_box: None,
+            fitted_overlay: None,
+            overlay: None,
             drawn_box: None,
             frame: None,
             frame_step: 0,
@@ -496,12 +504,29 @@ impl App {
         self.status.as_ref().map(|s| s.sim_box).unwrap_or_else(|| self.scene.sim_box())
     }
 
-    /// Frames the whole tank in the current camera mode.
+    /// What the view's overlay shows now (legends, scale bar).
+    pub fn overlay_content(&self) -> Content {
+        let species: Vec<String> = self.params.species.iter().map(|s| s.name.clone()).collect();
+        Content::of(&self.settings.view, &species)
+    }
+
+    /// Frames the whole tank in the current camera mode, leaving a strip beside or under it
+    /// for the legend and scale bar (`render::overlay_layout`).
     pub fn fit_camera(&mut self) {
         let b = self.sim_box();
-        let aspect = self.view_size[0].max(1) as f32 / self.view_size[1].max(1) as f32;
-        self.camera = Camera::fit(self.settings.camera_mode, &b, aspect);
+        let content = self.overlay_content();
+        let (mode, radius) = (self.settings.camera_mode, self.settings.view.radius);
+        self.camera = overlay_layout::fit_camera(mode, &b, self.view_rect, self.view_size, &content, radius);
         self.fitted_camera = Some(self.camera);
+        self.fitted_overlay = Some(content);
+    }
+
+    /// Fits again when the overlay's content changed since the last fit and the camera is
+    /// where that fit left it (the view calls this each frame).
+    pub fn refit_for_overlay(&mut self) {
+        if self.fitted_camera == Some(self.camera) && self.fitted_overlay.as_ref() != Some(&self.overlay_content()) {
+            self.fit_camera();
+        }
     }
 
     /// The view is now `size` pixels: fitted again when it is the first size or the camera

@@ -19,6 +19,7 @@ use anyhow::{Result, anyhow, bail};
 use clap::{Args, ValueEnum};
 
 use crate::analysis;
+use crate::numfmt::short;
 use crate::physics::init::maxwell_boltzmann;
 use crate::physics::obstacles::ObstacleField;
 use crate::physics::params::{SimParams, Thermostat};
@@ -140,25 +141,29 @@ fn refusal_text(r: &Refusal, args: &MeasureArgs) -> String {
              CSVR, e.g. 10) or a scene with nve or csvr",
             t.name()
         ),
-        Refusal::BadHold(h) => format!("--hold {h}: the coupling time must be a positive number of tau (e.g. 10)"),
-        Refusal::BadViscosity(v) => {
-            format!("--viscosity {v}: the shear viscosity must be a positive number (reduced units)")
+        Refusal::BadHold(h) => {
+            format!("--hold {}: the coupling time must be a positive number of tau (e.g. 10)", short(*h))
         }
-        Refusal::BadSampling(e) => format!("invalid sampling for --lag {}: {e}", args.lag),
+        Refusal::BadViscosity(v) => {
+            format!("--viscosity {}: the shear viscosity must be a positive number (reduced units)", short(*v))
+        }
+        Refusal::BadSampling(e) => format!("invalid sampling for --lag {}: {e}", short(args.lag)),
         Refusal::LagTooShort { min } => {
-            format!("--lag {}: the longest lag must be at least 10 time steps ({min} tau)", args.lag)
+            format!("--lag {}: the longest lag must be at least 10 time steps ({} tau)", short(args.lag), short(*min))
         }
         Refusal::BadTCut => {
-            format!("--t-cut {}: the cut of the Green-Kubo integral must be a positive time (tau)", args.t_cut)
+            format!("--t-cut {}: the cut of the Green-Kubo integral must be a positive time (tau)", short(args.t_cut))
         }
         Refusal::TooShort { needed } => {
             let what = match args.quantity {
-                Quantity::Diffusion => format!("lags to --lag {} tau and origins for a standard error", args.lag),
+                Quantity::Diffusion => {
+                    format!("lags to --lag {} tau and origins for a standard error", short(args.lag))
+                }
                 Quantity::Viscosity => format!(
                     "{} blocks of {} x --t-cut {} tau for a standard error",
                     viscosity::MIN_BLOCKS,
                     viscosity::BLOCK_CUTS,
-                    args.t_cut
+                    short(args.t_cut)
                 ),
             };
             format!("--steps {} is too short for {what}: at least {needed} steps are needed", args.steps)

@@ -4,6 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::numfmt::{Shown, short};
 use crate::physics::sim_box::SimBox;
 
 /// The most bins a grid may have (2D or 3D): 4 Mi bins are 192 MiB of accumulators, already
@@ -51,10 +52,10 @@ pub struct FieldError {
 pub(crate) fn check(
     ok: bool,
     field: &'static str,
-    value: impl ToString,
+    value: impl Shown,
     reason: impl Into<String>,
 ) -> Result<(), FieldError> {
-    if ok { Ok(()) } else { Err(FieldError { field, value: value.to_string(), reason: reason.into() }) }
+    if ok { Ok(()) } else { Err(FieldError { field, value: value.shown(), reason: reason.into() }) }
 }
 
 impl FieldSpec {
@@ -79,8 +80,10 @@ impl FieldSpec {
             "window_tau",
             self.window_tau,
             format!(
-                "the window is shorter than one sampling interval (every x dt = {interval} tau): \
-                 make window_tau at least {interval}, or sample more often (smaller every)"
+                "the window is shorter than one sampling interval (every x dt = {} tau): \
+                 make window_tau at least {}, or sample more often (smaller every)",
+                short(interval),
+                short(interval)
             ),
         )
     }
@@ -99,11 +102,15 @@ impl FieldSpec {
                 self.bin <= l[k] * (1.0 + 1e-12),
                 "bin",
                 self.bin,
-                format!("the bin is larger than the box along {axis} ({} sigma): make bin at most {}", l[k], l[k]),
+                format!(
+                    "the bin is larger than the box along {axis} ({} sigma): make bin at most {}",
+                    short(l[k]),
+                    short(l[k])
+                ),
             )?;
         }
         if let Some([z0, z1]) = self.slab {
-            let value = format!("[{z0}, {z1}]");
+            let value = format!("[{}, {}]", short(z0), short(z1));
             let (lo, hi) = (b.lo[2], b.hi[2]);
             check(z0.is_finite() && z1.is_finite(), "slab", &value, "both ends of the slab must be numbers (sigma)")?;
             check(
@@ -117,7 +124,11 @@ impl FieldSpec {
                 z0 >= lo - tol && z1 <= hi + tol,
                 "slab",
                 &value,
-                format!("the slab reaches outside the box, whose z runs from {lo} to {hi}: keep both ends inside"),
+                format!(
+                    "the slab reaches outside the box, whose z runs from {} to {}: keep both ends inside",
+                    short(lo),
+                    short(hi)
+                ),
             )?;
         }
         let bins = self.bin_counts(b).iter().map(|&n| n as f64).product::<f64>();
@@ -125,7 +136,7 @@ impl FieldSpec {
             bins <= MAX_BINS as f64,
             "bin",
             self.bin,
-            format!("{bins} bins is more than the {MAX_BINS} allowed: make the bin larger"),
+            format!("{} bins is more than the {MAX_BINS} allowed: make the bin larger", short(bins)),
         )
     }
 

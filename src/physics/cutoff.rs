@@ -8,6 +8,7 @@
 
 use std::fmt;
 
+use crate::numfmt::short;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 /// Where the pair potential of species pair (i, j) ends.
@@ -80,13 +81,18 @@ impl Cutoff {
         let what = match self {
             Cutoff::Absolute(_) => String::from("larger"),
             Cutoff::PerPair(k) => {
-                format!("the largest pair cut-off, {pair} at {:.4} sigma ({k} sigma_ij), is larger", largest)
+                format!(
+                    "the largest pair cut-off, {pair} at {} sigma ({} sigma_ij), is larger",
+                    short(largest),
+                    short(k)
+                )
             }
         };
         Err(format!(
-            "{what} than half the periodic box along {axis} ({half:.4} sigma): make the box at least {:.4} sigma long \
-             or the cutoff smaller",
-            2.0 * largest
+            "{what} than half the periodic box along {axis} ({} sigma): make the box at least {} sigma long or \
+             the cutoff smaller",
+            short(half),
+            short(2.0 * largest)
         ))
     }
 }
@@ -94,8 +100,8 @@ impl Cutoff {
 impl fmt::Display for Cutoff {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Cutoff::Absolute(rc) => write!(f, "{rc}"),
-            Cutoff::PerPair(k) => write!(f, "PerPair({k})"),
+            Cutoff::Absolute(rc) => write!(f, "{}", short(*rc)),
+            Cutoff::PerPair(k) => write!(f, "PerPair({})", short(*k)),
         }
     }
 }
@@ -161,7 +167,7 @@ mod tests {
         assert!(Cutoff::PerPair(0.5).check_value().unwrap_err().contains("PerPair(2.5)"));
         assert!(Cutoff::Absolute(f64::NAN).check_value().unwrap_err().contains("[1, 10] sigma"));
         let e = Cutoff::PerPair(2.5).check_box(3.01, "Xe-Xe", "z", 2.0).unwrap_err();
-        assert!(e.contains("Xe-Xe at 3.0100 sigma") && e.contains("at least 6.0200"), "{e}");
+        assert!(e.contains("Xe-Xe at 3.01 sigma") && e.contains("at least 6.02 sigma"), "{e}");
         assert!(Cutoff::Absolute(2.5).check_box(2.5, "", "x", 2.5).is_ok());
     }
 

@@ -7,6 +7,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::numfmt::{Shown, short};
 use crate::physics::cutoff::Cutoff;
 use crate::physics::friction::{self, SurfaceFriction};
 use crate::physics::obstacles::ObstacleField;
@@ -348,8 +349,8 @@ fn check_trajectory(trajectory: u32) -> Result<(), ParamError> {
     )
 }
 
-fn check(ok: bool, field: &'static str, value: impl ToString, reason: impl Into<String>) -> Result<(), ParamError> {
-    if ok { Ok(()) } else { Err(ParamError { field, value: value.to_string(), reason: reason.into() }) }
+fn check(ok: bool, field: &'static str, value: impl Shown, reason: impl Into<String>) -> Result<(), ParamError> {
+    if ok { Ok(()) } else { Err(ParamError { field, value: value.shown(), reason: reason.into() }) }
 }
 
 /// The piston's settings, and that the tank has a top wall for it.
@@ -391,9 +392,9 @@ fn validate_piston(p: &PistonParams, sim_box: &SimBox, thermostat: &Thermostat) 
         "piston",
         "on",
         format!(
-            "the tank is only {:.3} sigma high: the piston needs more than {} sigma",
-            l[1],
-            crate::physics::piston::MIN_GAP
+            "the tank is only {} sigma high: the piston needs more than {} sigma",
+            short(l[1]),
+            short(crate::physics::piston::MIN_GAP)
         ),
     )
 }
@@ -412,13 +413,16 @@ impl SimParams {
             s.damp.is_finite() && s.damp >= self.dt && s.damp <= 1e6,
             "surface_friction.damp",
             s.damp,
-            format!("must be at least one time step ({}) and at most 1000000 tau; 0.5 is the usual choice", self.dt),
+            format!(
+                "must be at least one time step ({}) and at most 1000000 tau; 0.5 is the usual choice",
+                short(self.dt)
+            ),
         )?;
         check(
             s.range.is_finite() && s.range > 0.0 && s.range <= friction::MAX_RANGE,
             "surface_friction.range",
             s.range,
-            format!("allowed range is (0, {}] sigma; 1.5 is the usual choice", friction::MAX_RANGE),
+            format!("allowed range is (0, {}] sigma; 1.5 is the usual choice", short(friction::MAX_RANGE)),
         )
     }
 
@@ -451,8 +455,9 @@ impl SimParams {
             "tunnel.zone",
             t.zone,
             format!(
-                "must be > 0 and at most half the box along x ({half:.4} sigma), so that a test section at least \
-                 as long stays downstream: make the zone narrower or the box longer; 4 sigma is the usual choice"
+                "must be > 0 and at most half the box along x ({} sigma), so that a test section at least \
+                 as long stays downstream: make the zone narrower or the box longer; 4 sigma is the usual choice",
+                short(half)
             ),
         )
     }
@@ -489,12 +494,14 @@ impl SimParams {
             "tunnel.speed",
             t.speed,
             format!(
-                "is Mach {mach:.2}: the speed of sound is {c:.4} sigma/tau ({source}, at T* = {:.4} and the mean \
-                 density {:.4} sigma^-3), and the tunnel is for subsonic flow: set a speed below {c:.4}, ideally \
-                 below Mach 0.3 ({:.4})",
-                self.temperature,
-                fluid.density,
-                tunnel::WARN_MACH * c
+                "is Mach {}: the speed of sound is {} sigma/tau ({source}, at T* = {} and the mean density {} \
+                 sigma^-3), and the tunnel is for subsonic flow: set a speed below {}, ideally below Mach 0.3 ({})",
+                short(mach),
+                short(c),
+                short(self.temperature),
+                short(fluid.density),
+                short(c),
+                short(tunnel::WARN_MACH * c)
             ),
         )
     }
@@ -507,11 +514,13 @@ impl SimParams {
         let mut out = Vec::new();
         if mach > tunnel::WARN_MACH {
             out.push(format!(
-                "the tunnel's stream is Mach {mach:.2} (U = {} sigma/tau, c = {c:.3} sigma/tau): above Mach 0.3 \
-                 compressibility matters (the density changes along the flow); lower tunnel.speed below {:.3} \
+                "the tunnel's stream is Mach {} (U = {} sigma/tau, c = {} sigma/tau): above Mach 0.3 \
+                 compressibility matters (the density changes along the flow); lower tunnel.speed below {} \
                  for nearly incompressible flow",
-                t.speed,
-                tunnel::WARN_MACH * c
+                short(mach),
+                short(t.speed),
+                short(c),
+                short(tunnel::WARN_MACH * c)
             ));
         }
         match self.thermostat {
@@ -577,13 +586,13 @@ impl SimParams {
                 tau.is_finite() && tau >= self.dt,
                 "thermostat.tau",
                 tau,
-                format!("must be at least one time step ({})", self.dt),
+                format!("must be at least one time step ({})", short(self.dt)),
             )?,
             Thermostat::Langevin { damp } => check(
                 damp.is_finite() && damp >= self.dt,
                 "thermostat.damp",
                 damp,
-                format!("must be at least one time step ({})", self.dt),
+                format!("must be at least one time step ({})", short(self.dt)),
             )?,
             Thermostat::Hmc { trajectory } => check_trajectory(trajectory)?,
             Thermostat::HmcNpt { trajectory, pressure, max_dlnv } => {
@@ -625,7 +634,7 @@ impl SimParams {
             check(
                 t.target.iter().all(|x| x.is_finite()),
                 "tether.target",
-                format!("({}, {})", t.target[0], t.target[1]),
+                format!("({}, {})", short(t.target[0]), short(t.target[1])),
                 "both coordinates must be finite numbers (sigma)",
             )?;
             check(
@@ -673,7 +682,7 @@ impl SimParams {
             self.obstacle.cutoff < ObstacleField::FAR,
             "obstacle.cutoff",
             self.obstacle.cutoff,
-            format!("must be below the obstacle field's range, {} sigma", ObstacleField::FAR),
+            format!("must be below the obstacle field's range, {} sigma", short(ObstacleField::FAR)),
         )?;
         check(
             !self.species.is_empty() && self.species.len() <= 16,

@@ -12,10 +12,12 @@ use std::sync::Arc;
 use anyhow::{Context, Result, anyhow, bail};
 use clap::Args;
 
+use crate::numfmt::short;
 use crate::physics::obstacles::ObstacleField;
 use crate::render::offscreen::{COLOUR_FORMAT, Gpu, Offscreen};
 use crate::render::overlay::OverlayPainter;
-use crate::render::{Camera, CameraMode, ColourBy, Renderer, ViewSettings};
+use crate::render::overlay_layout::{self, Content};
+use crate::render::{CameraMode, ColourBy, Renderer, ViewSettings};
 use crate::sim::{BackendChoice, PositionTarget, open_backend, start_at};
 
 #[derive(Args, Debug, Clone)]
@@ -87,10 +89,10 @@ pub fn run(args: &RecordArgs) -> Result<()> {
         bail!("--steps-per-frame must be at least 1 (simulation steps between frames)");
     }
     if !(args.fps.is_finite() && args.fps >= 1.0 && args.fps <= 240.0) {
-        bail!("--fps {}: use a rate from 1 to 240 frames per second", args.fps);
+        bail!("--fps {}: use a rate from 1 to 240 frames per second", short(args.fps));
     }
     if !(args.radius.is_finite() && args.radius >= 0.05 && args.radius <= 5.0) {
-        bail!("--radius {}: use 0.05 to 5 sigma", args.radius);
+        bail!("--radius {}: use 0.05 to 5 sigma", short(args.radius as f64));
     }
     let kind = encode::output_kind(&args.out).map_err(|e| anyhow!(e))?;
     let setup = crate::scene::load_setup(args.scene.as_deref())?;
@@ -110,7 +112,6 @@ pub fn run(args: &RecordArgs) -> Result<()> {
         CameraArg::Front => CameraMode::Front,
         CameraArg::Orbit => CameraMode::Orbit,
     };
-    let camera = Camera::fit(mode, &setup.sim_box, size[0] as f32 / size[1] as f32);
     let b = setup.sim_box;
     let settings = ViewSettings {
         colour_by: args.colour,
@@ -133,6 +134,11 @@ pub fn run(args: &RecordArgs) -> Result<()> {
             left -= n;
         }
     }
+    // The camera frames the tank beside or above the strip the legend and scale bar keep.
+    let species: Vec<String> = setup.params.species.iter().map(|s| s.name.clone()).collect();
+    let view = egui::Rect::from_min_size(egui::Pos2::ZERO, egui::vec2(size[0] as f32, size[1] as f32));
+    let content = Content::of(&settings, &species);
+    let camera = overlay_layout::fit_camera(mode, &b, view, size, &content, settings.radius);
     // The flow layer starts from a full window, so the first frame already shows it.
     let mut legend = None;
     let plane_z = (b.hi[2] + args.radius as f64 + 0.05) as f32;
@@ -158,7 +164,6 @@ pub fn run(args: &RecordArgs) -> Result<()> {
         );
         bar
     });
-    let species: Vec<String> = setup.params.species.iter().map(|s| s.name.clone()).collect();
     let mut positions = vec![[0f32; 4]; sim.n_atoms()];
     for frame in 0..args.frames {
         if crate::interrupt::interrupted() {
@@ -178,7 +183,7 @@ pub fn run(args: &RecordArgs) -> Result<()> {
         sim.write_positions(PositionTarget::Host(&mut positions), args.colour.scalar())?;
         renderer.upload_atoms(&gpu.device, &gpu.queue, &positions);
         target.draw(&gpu, &mut renderer, &camera, &settings);
-        overlay.draw(&gpu, &target, &settings, &camera, &species, legend.as_ref());
+        overlay.draw(&gpu, &target, &settings, &camera, &species, legend.as_ref(), &b);
         let rgba = target.read_rgba(&gpu)?;
         sink.push(&rgba).map_err(|e| anyhow!(e))?;
         if let Some(bar) = &bar {

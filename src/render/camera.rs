@@ -40,12 +40,28 @@ const FOV_Y: f32 = 0.7;
 impl Camera {
     /// A camera of `mode` framing the whole tank at aspect ratio `aspect` (width / height).
     pub fn fit(mode: CameraMode, b: &SimBox, aspect: f32) -> Camera {
+        Camera::fit_in(mode, b, aspect, [0.0, 0.0, 1.0, 1.0])
+    }
+
+    /// A camera of `mode` framing the whole tank inside the part `free` of a view of aspect
+    /// ratio `aspect`: `[x0, y0, x1, y1]` as fractions of the view's width and height, origin
+    /// top-left (the rest is kept for the legend and scale bar, `render::overlay_layout`).
+    /// The front camera centres the tank in `free` (its target moves off the tank's centre);
+    /// the orbit camera keeps the tank's centre in the middle of the view, where it turns
+    /// about it, and fits the box inside the largest rectangle centred there that lies in
+    /// `free` (a strip kept at one side is kept at the other side too).
+    pub fn fit_in(mode: CameraMode, b: &SimBox, aspect: f32, free: [f32; 4]) -> Camera {
         let lo = Vec3::new(b.lo[0] as f32, b.lo[1] as f32, b.lo[2] as f32);
         let hi = Vec3::new(b.hi[0] as f32, b.hi[1] as f32, b.hi[2] as f32);
         let centre = 0.5 * (lo + hi);
         let size = hi - lo;
         let extent = size.max_element();
-        let half_height = 0.5 * size.y.max(size.x / aspect.max(1e-3)) * 1.08;
+        let aspect = aspect.max(1e-3);
+        let fw = (free[2] - free[0]).clamp(0.05, 1.0);
+        let fh = (free[3] - free[1]).clamp(0.05, 1.0);
+        // Front: the view is 2 zoom high and 2 zoom aspect wide (sigma); the box with a 4%
+        // margin each side fits `free` along its tighter axis.
+        let half_height = 0.5 * (size.y / fh).max(size.x / (fw * aspect)) * 1.08;
         let mut camera = Camera {
             mode,
             target: centre.to_array(),
@@ -55,28 +71,39 @@ impl Camera {
             plane_z: centre.z,
             extent,
         };
-        if mode == CameraMode::Orbit {
-            // The nearest distance at which all eight corners of the box fit inside both the
-            // vertical and the horizontal field of view, from this direction, plus a margin
-            // (wider at the sides, where the legend sits).
-            camera.zoom = 1.0;
-            let back = camera.eye() - centre;
-            let right = Vec3::Y.cross(back).normalize();
-            let up = back.cross(right).normalize();
-            let tan_y = (0.5 * FOV_Y).tan();
-            let tan_x = 0.88 * tan_y * aspect.max(1e-3);
-            let mut distance: f32 = 0.0;
-            for k in 0..8 {
-                let corner = Vec3::new(
-                    if k & 1 == 0 { lo.x } else { hi.x },
-                    if k & 2 == 0 { lo.y } else { hi.y },
-                    if k & 4 == 0 { lo.z } else { hi.z },
-                );
-                let d = corner - centre;
-                let along = d.dot(back);
-                distance = distance.max(along + d.dot(right).abs() / tan_x).max(along + d.dot(up).abs() / tan_y);
+        match mode {
+            CameraMode::Front => {
+                // The tank's centre at the centre of `free` (NDC, y up).
+                let ndc_x = free[0] + free[2] - 1.0;
+                let ndc_y = 1.0 - (free[1] + free[3]);
+                camera.target[0] -= ndc_x * half_height * aspect;
+                camera.target[1] -= ndc_y * half_height;
             }
-            camera.zoom = distance * 1.1;
+            CameraMode::Orbit => {
+                // The nearest distance at which all eight corners of the box fit inside the
+                // centred part of `free` of both the vertical and the horizontal field of
+                // view, from this direction, plus a margin.
+                let half_x = (0.5 - free[0]).min(free[2] - 0.5).clamp(0.025, 0.5) * 2.0;
+                let half_y = (0.5 - free[1]).min(free[3] - 0.5).clamp(0.025, 0.5) * 2.0;
+                camera.zoom = 1.0;
+                let back = camera.eye() - centre;
+                let right = Vec3::Y.cross(back).normalize();
+                let up = back.cross(right).normalize();
+                let tan_y = (0.5 * FOV_Y).tan() * half_y;
+                let tan_x = (0.5 * FOV_Y).tan() * aspect * half_x;
+                let mut distance: f32 = 0.0;
+                for k in 0..8 {
+                    let corner = Vec3::new(
+                        if k & 1 == 0 { lo.x } else { hi.x },
+                        if k & 2 == 0 { lo.y } else { hi.y },
+                        if k & 4 == 0 { lo.z } else { hi.z },
+                    );
+                    let d = corner - centre;
+                    let along = d.dot(back);
+                    distance = distance.max(along + d.dot(right).abs() / tan_x).max(along + d.dot(up).abs() / tan_y);
+                }
+                camera.zoom = distance * 1.1;
+            }
         }
         camera
     }
@@ -137,6 +164,18 @@ impl Camera {
         let clip = self.proj(aspect) * self.view() * Vec4::new(p[0], p[1], self.plane_z, 1.0);
         let ndc = clip / clip.w;
         [(ndc.x * 0.5 + 0.5) * size[0] as f32, (0.5 - ndc.y * 0.5) * size[1] as f32]
+    }
+
+    /// Pixel (origin top-left) of the 3D point `p` in a view of `size` pixels; None behind the
+    /// camera.
+    pub fn project(&self, p: [f32; 3], size: [u32; 2]) -> Option<[f32; 2]> {
+        let aspect = size[0] as f32 / size[1].max(1) as f32;
+        let clip = self.proj(aspect) * self.view() * Vec4::new(p[0], p[1], p[2], 1.0);
+        if clip.w <= 1e-6 {
+            return None;
+        }
+        let ndc = clip / clip.w;
+        Some([(ndc.x * 0.5 + 0.5) * size[0] as f32, (0.5 - ndc.y * 0.5) * size[1] as f32])
     }
 
     /// The tank point on the drawing plane under pixel `px` (origin top-left), if the ray

@@ -13,6 +13,7 @@ pub mod flow_plane;
 pub mod geometry;
 pub mod offscreen;
 pub mod overlay;
+pub mod overlay_layout;
 pub mod splat;
 pub mod view;
 

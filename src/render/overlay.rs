@@ -1,12 +1,20 @@
 //! The 2D overlay on the 3D view: the colour legend (a colour bar, or one swatch per species
-//! name when colouring by species) and a scale bar labelled in nm or Å.
+//! name when colouring by species; the flow layer's colour bar and arrow scale) and a scale
+//! bar labelled in nm or Å, laid out clear of the tank by `overlay_layout` (a column beside the
+//! tank or a row under it) and drawn there in the column's or the row's form.
 //! Painted with egui shapes, so the app draws it with its UI and `record` draws it offscreen
 //! through [`OverlayPainter`] (egui's tessellator and wgpu renderer, no window).
 
+use egui::{Align2, Color32, FontId, Painter, Rect, pos2, vec2};
+
 use super::colour::{field_colour, species_colour};
-use super::flow_layer::{AtomsShown, FlowLegend};
+use super::flow_layer::FlowLegend;
 use super::offscreen::{COLOUR_FORMAT, Gpu, Offscreen};
-use super::{Camera, ColourBy, ViewSettings};
+use super::overlay_layout::{
+    self, ARROW_MAX, BAR_THICK, Content, FONT_SIZE, LINE, Legend, Placement, ROW_BAR_THICK, Strip,
+};
+use super::{Camera, ViewSettings};
+use crate::physics::sim_box::SimBox;
 use crate::units;
 
 /// A "nice" length (1, 2 or 5 times a power of ten) in nm not longer than `max_nm`.
@@ -23,81 +31,171 @@ pub fn scale_label(nm: f64) -> String {
     if nm < 1.0 { format!("{:.0} Å", nm * 10.0) } else { format!("{nm:.0} nm") }
 }
 
-/// Paints the legend (top right) and scale bar (bottom left) into `rect`, a view of
-/// `size` pixels seen through `camera`; `species` names the species (by type) for the legend;
-/// `flow` is the flow layer's legend when it draws (its colour bar takes the atoms' place
+/// Colours and font of the overlay.
+struct Style {
+    text: Color32,
+    dim: Color32,
+    font: FontId,
+    /// Dark backings behind each block (only when the overlay lies over the view).
+    backed: bool,
+}
+
+/// Paints the overlay into `rect`, a view of `size` pixels seen through `camera` that shows the
+/// tank `sim_box`: the legends and the scale bar where [`overlay_layout::place`] puts them, clear
+/// of the tank where a strip is. `species` names the species (by type) for the legend; `flow`
+/// is the flow layer's legend once a window is drawn (its colour bar takes the atoms' place
 /// unless the atoms show at full brightness, and an arrow scale sits above the scale bar).
+/// Returns the placement it painted (the app keeps it; tests check it).
+#[allow(clippy::too_many_arguments)]
 pub fn paint(
-    painter: &egui::Painter,
-    rect: egui::Rect,
+    painter: &Painter,
+    rect: Rect,
     settings: &ViewSettings,
     camera: &Camera,
     size: [u32; 2],
     species: &[String],
     flow: Option<&FlowLegend>,
-) {
-    let text = egui::Color32::from_rgb(225, 230, 240);
-    let font = egui::FontId::proportional(13.0);
-    let mut atom_legend = settings.show_legend;
-    if let Some(f) = flow.filter(|_| settings.flow.on && settings.show_legend) {
-        let normal_atoms = settings.flow.atoms == AtomsShown::Normal;
-        let x1 = rect.right() - if normal_atoms { 200.0 } else { 90.0 };
-        flow_legend(painter, rect, x1, f, camera, size, text, &font);
-        atom_legend = normal_atoms;
+    sim_box: &SimBox,
+) -> Placement {
+    let content = Content::of(settings, species);
+    let tank = overlay_layout::tank_rect(camera, sim_box, size, rect, settings.radius);
+    let place = overlay_layout::place(rect, &content, tank);
+    let style = Style {
+        text: Color32::from_rgb(225, 230, 240),
+        dim: Color32::from_rgb(170, 178, 192),
+        font: FontId::proportional(FONT_SIZE),
+        backed: place.strip == Strip::Over,
+    };
+    let row = place.strip == Strip::Below;
+    for (legend, r) in content.legends.iter().zip(&place.legends) {
+        let backing = painter.add(egui::Shape::Noop);
+        match legend {
+            Legend::Flow { title } => {
+                flow_legend(painter, *r, row, place.bar_len, title.as_deref(), flow, settings, &style)
+            }
+            Legend::Atoms { by } => {
+                let labels = [by.legend_label(settings.range[0]), by.legend_label(settings.range[1])];
+                let palette = by.palette();
+                let bar = Bar { title: by.legend_title(), labels: Some(labels), zero: false, note: None };
+                bar.paint(painter, *r, row, place.bar_len, &style, |t| palette.colour(t, settings.single));
+            }
+            Legend::Species(names) => species_legend(painter, *r, row, names, &style),
+        }
+        back(painter, backing, *r, &style);
     }
-    if settings.show_scale_bar {
+    let points_per_px = rect.width() / size[0].max(1) as f32;
+    if let Some(r) = place.scale {
+        let backing = painter.add(egui::Shape::Noop);
         let sigma_per_px = camera.sigma_per_pixel(size) as f64;
-        let points_per_px = rect.width() as f64 / size[0].max(1) as f64;
-        let max_nm = units::reduced_length_to_nm(sigma_per_px * 0.25 * size[0] as f64);
-        let nm = nice_length_nm(max_nm);
-        let len_pts = (nm / units::reduced_length_to_nm(sigma_per_px)) * points_per_px;
-        let y = rect.bottom() - 18.0;
-        let x0 = rect.left() + 16.0;
-        let bar = egui::Rect::from_min_max(egui::pos2(x0, y - 3.0), egui::pos2(x0 + len_pts as f32, y + 3.0));
-        painter.rect_filled(bar, 1.0, text);
-        painter.text(egui::pos2(x0, y - 8.0), egui::Align2::LEFT_BOTTOM, scale_label(nm), font.clone(), text);
+        let nm_per_point = units::reduced_length_to_nm(sigma_per_px) / points_per_px as f64;
+        let nm = nice_length_nm(nm_per_point * r.width() as f64);
+        let len = (nm / nm_per_point) as f32;
+        let y = r.bottom() - 3.0;
+        let bar = Rect::from_min_max(pos2(r.left(), y - 3.0), pos2(r.left() + len, y + 3.0));
+        painter.rect_filled(bar, 1.0, style.text);
+        let label =
+            painter.text(pos2(r.left(), y - 8.0), Align2::LEFT_BOTTOM, scale_label(nm), style.font.clone(), style.text);
+        back(painter, backing, bar.union(label), &style);
     }
-    if atom_legend && settings.colour_by == ColourBy::Species {
-        species_legend(painter, rect, species, text, font);
-    } else if atom_legend && settings.colour_by != ColourBy::Single {
-        let w = 16.0;
-        let h = (rect.height() * 0.35).clamp(60.0, 220.0);
-        let x1 = rect.right() - 70.0;
-        let y0 = rect.top() + 30.0;
-        let palette = settings.colour_by.palette();
-        colour_bar(painter, egui::Rect::from_min_size(egui::pos2(x1, y0), egui::vec2(w, h)), |t| {
-            palette.colour(t, settings.single)
-        });
-        let by = settings.colour_by;
-        painter.text(
-            egui::pos2(x1 + w + 4.0, y0),
-            egui::Align2::LEFT_CENTER,
-            by.legend_label(settings.range[1]),
-            font.clone(),
-            text,
-        );
-        painter.text(
-            egui::pos2(x1 + w + 4.0, y0 + h),
-            egui::Align2::LEFT_CENTER,
-            by.legend_label(settings.range[0]),
-            font.clone(),
-            text,
-        );
-        painter.text(egui::pos2(x1 + w, y0 - 8.0), egui::Align2::RIGHT_BOTTOM, by.legend_title(), font, text);
+    if let (Some(r), Some(scale)) = (place.arrow, flow.and_then(|f| f.arrow_scale)) {
+        // The reference arrow: a round speed whose arrow is at most ARROW_MAX points long.
+        let points_per_sigma = camera.pixels_per_sigma(size[1]) * points_per_px;
+        let points_per_speed = scale * points_per_sigma;
+        if points_per_speed > 0.0 && points_per_speed.is_finite() {
+            let max_m_s = units::reduced_speed_to_m_per_s((ARROW_MAX / points_per_speed) as f64);
+            let m_s = nice_length_nm(max_m_s);
+            let len = (m_s / units::reduced_speed_to_m_per_s(1.0)) as f32 * points_per_speed;
+            let (x0, y) = (r.left(), r.center().y);
+            let backing = painter.add(egui::Shape::Noop);
+            painter.arrow(pos2(x0, y), vec2(len, 0.0), egui::Stroke::new(2.0, style.text));
+            let label = painter.text(
+                pos2(x0 + len + 6.0, y),
+                Align2::LEFT_CENTER,
+                format!("{m_s:.0} m/s"),
+                style.font.clone(),
+                style.text,
+            );
+            let used = label.union(Rect::from_min_max(pos2(x0, y - 5.0), pos2(x0 + len, y + 5.0)));
+            back(painter, backing, used, &style);
+        }
+    }
+    place
+}
+
+/// Fills `slot` with a dark backing behind `r` when the overlay lies over the view.
+fn back(painter: &Painter, slot: egui::layers::ShapeIdx, r: Rect, style: &Style) {
+    if style.backed && r.is_positive() {
+        painter.set(slot, egui::Shape::rect_filled(r.expand(6.0), 4.0, Color32::from_black_alpha(150)));
     }
 }
 
-/// A vertical colour bar in `r`, `colour(t)` from t = 0 at the bottom to 1 at the top.
-fn colour_bar(painter: &egui::Painter, r: egui::Rect, colour: impl Fn(f32) -> [f32; 3]) {
+/// A colour bar with its title, end labels (the zero in the middle of a signed layer) and an
+/// optional note, in a column (vertical bar, labels at its right, the note under it) or a row
+/// (horizontal bar under the title and note, labels under its ends).
+struct Bar<'a> {
+    title: &'a str,
+    /// Labels at the low and high ends; None: no values yet.
+    labels: Option<[String; 2]>,
+    zero: bool,
+    note: Option<String>,
+}
+
+impl Bar<'_> {
+    /// Paints into `r` (the legend's rectangle): the bar `len` points along its colours,
+    /// `colour(t)` from t = 0 (bottom, left) to 1 (top, right).
+    fn paint(&self, painter: &Painter, r: Rect, row: bool, len: f32, style: &Style, colour: impl Fn(f32) -> [f32; 3]) {
+        let (text, font) = (style.text, style.font.clone());
+        let title = painter.text(r.left_top(), Align2::LEFT_TOP, self.title, font.clone(), text);
+        if row {
+            if let Some(note) = &self.note {
+                painter.text(pos2(title.right() + 12.0, r.top()), Align2::LEFT_TOP, note, font.clone(), style.dim);
+            }
+            let bar = Rect::from_min_size(pos2(r.left(), r.top() + LINE + 4.0), vec2(len, ROW_BAR_THICK));
+            colour_bar(painter, bar, false, colour);
+            let y = bar.bottom() + 2.0;
+            if let Some([lo, hi]) = &self.labels {
+                painter.text(pos2(bar.left(), y), Align2::LEFT_TOP, lo, font.clone(), text);
+                painter.text(pos2(bar.right(), y), Align2::RIGHT_TOP, hi, font.clone(), text);
+                if self.zero {
+                    painter.text(pos2(bar.center().x, y), Align2::CENTER_TOP, "0", font, text);
+                }
+            }
+        } else {
+            let bar = Rect::from_min_size(pos2(r.left(), r.top() + LINE + 8.0), vec2(BAR_THICK, len));
+            colour_bar(painter, bar, true, colour);
+            let x = bar.right() + 4.0;
+            if let Some([lo, hi]) = &self.labels {
+                painter.text(pos2(x, bar.top()), Align2::LEFT_CENTER, hi, font.clone(), text);
+                painter.text(pos2(x, bar.bottom()), Align2::LEFT_CENTER, lo, font.clone(), text);
+                if self.zero {
+                    painter.text(pos2(x, bar.center().y), Align2::LEFT_CENTER, "0", font.clone(), text);
+                }
+            }
+            if let Some(note) = &self.note {
+                painter.text(pos2(r.left(), bar.bottom() + 12.0), Align2::LEFT_TOP, note, font, style.dim);
+            }
+        }
+    }
+}
+
+/// A colour bar in `r`, `colour(t)` from t = 0 at the bottom (vertical) or left to 1 at the
+/// top or right.
+fn colour_bar(painter: &Painter, r: Rect, vertical: bool, colour: impl Fn(f32) -> [f32; 3]) {
     let mut mesh = egui::Mesh::default();
     let steps = 32;
     for i in 0..=steps {
         let t = i as f32 / steps as f32;
         let c = colour(t);
-        let col = egui::Color32::from(egui::Rgba::from_rgb(c[0], c[1], c[2]));
-        let y = r.top() + r.height() * (1.0 - t);
-        mesh.colored_vertex(egui::pos2(r.left(), y), col);
-        mesh.colored_vertex(egui::pos2(r.right(), y), col);
+        let col = Color32::from(egui::Rgba::from_rgb(c[0], c[1], c[2]));
+        if vertical {
+            let y = r.top() + r.height() * (1.0 - t);
+            mesh.colored_vertex(pos2(r.left(), y), col);
+            mesh.colored_vertex(pos2(r.right(), y), col);
+        } else {
+            let x = r.left() + r.width() * t;
+            mesh.colored_vertex(pos2(x, r.top()), col);
+            mesh.colored_vertex(pos2(x, r.bottom()), col);
+        }
         if i > 0 {
             let k = 2 * i as u32;
             mesh.add_triangle(k - 2, k - 1, k);
@@ -123,105 +221,46 @@ pub fn legend_number(v: f64) -> String {
     }
 }
 
-/// The flow layer's legend: its colour bar (in argon units) with the window it averages over,
-/// and the arrow scale (a reference arrow labelled in m/s) above the scale bar.
+/// The flow layer's colour bar (in argon units) with the window it averages over; before the
+/// first window, the map and title with a note that it is sampling.
 #[allow(clippy::too_many_arguments)]
 fn flow_legend(
-    painter: &egui::Painter,
-    rect: egui::Rect,
-    x1: f32,
-    f: &FlowLegend,
-    camera: &Camera,
-    size: [u32; 2],
-    text: egui::Color32,
-    font: &egui::FontId,
+    painter: &Painter,
+    r: Rect,
+    row: bool,
+    len: f32,
+    title: Option<&str>,
+    f: Option<&FlowLegend>,
+    settings: &ViewSettings,
+    style: &Style,
 ) {
-    let y0 = rect.top() + 30.0;
-    let h = (rect.height() * 0.35).clamp(60.0, 220.0);
-    // A dark backing, sized once the labels are laid out, keeps the text legible over the
-    // coloured plane.
-    let backing = painter.add(egui::Shape::Noop);
-    let mut used = egui::Rect::NOTHING;
-    if let Some((kind, range)) = f.layer {
-        let w = 16.0;
-        let bar = egui::Rect::from_min_size(egui::pos2(x1, y0), egui::vec2(w, h));
-        colour_bar(painter, bar, |t| field_colour(kind, t));
-        used = used.union(bar);
-        let si = kind.to_si();
-        let mut labels = vec![(legend_number(range[1] as f64 * si), y0), (legend_number(range[0] as f64 * si), y0 + h)];
-        if kind.signed() {
-            labels.push(("0".into(), y0 + 0.5 * h));
-        }
-        for (label, y) in labels {
-            used = used.union(painter.text(
-                egui::pos2(x1 + w + 4.0, y),
-                egui::Align2::LEFT_CENTER,
-                label,
-                font.clone(),
-                text,
-            ));
-        }
-        let title = format!("{} ({})", kind.label(), kind.unit_si());
-        used = used.union(painter.text(
-            egui::pos2(x1 + w, y0 - 8.0),
-            egui::Align2::RIGHT_BOTTOM,
-            title,
-            font.clone(),
-            text,
-        ));
-    }
-    let note = format!("{:.1} τ, {} samples", f.window_tau, f.samples);
-    used = used.union(painter.text(
-        egui::pos2(x1 + 16.0, y0 + h + 10.0),
-        egui::Align2::RIGHT_TOP,
-        note,
-        font.clone(),
-        text,
-    ));
-    painter.set(backing, egui::Shape::rect_filled(used.expand(6.0), 4.0, egui::Color32::from_black_alpha(150)));
-    if let Some(scale) = f.arrow_scale {
-        // The reference arrow: a round speed whose arrow is at most 70 points long.
-        let points_per_px = rect.width() / size[0].max(1) as f32;
-        let points_per_sigma = camera.pixels_per_sigma(size[1]) * points_per_px;
-        let points_per_speed = scale * points_per_sigma;
-        if points_per_speed > 0.0 && points_per_speed.is_finite() {
-            let max_m_s = units::reduced_speed_to_m_per_s((70.0 / points_per_speed) as f64);
-            let m_s = nice_length_nm(max_m_s);
-            let len = (m_s / units::reduced_speed_to_m_per_s(1.0)) as f32 * points_per_speed;
-            let (x0, y) = (rect.left() + 16.0, rect.bottom() - 44.0);
-            let backing = painter.add(egui::Shape::Noop);
-            let stroke = egui::Stroke::new(2.0, text);
-            painter.arrow(egui::pos2(x0, y), egui::vec2(len, 0.0), stroke);
-            let label = painter.text(
-                egui::pos2(x0 + len + 6.0, y),
-                egui::Align2::LEFT_CENTER,
-                format!("{m_s:.0} m/s"),
-                font.clone(),
-                text,
-            );
-            let used = label.union(egui::Rect::from_min_max(egui::pos2(x0, y - 5.0), egui::pos2(x0 + len, y + 5.0)));
-            painter.set(backing, egui::Shape::rect_filled(used.expand(5.0), 4.0, egui::Color32::from_black_alpha(150)));
-        }
-    }
+    let note = match f {
+        Some(f) => format!("{:.1} τ, {} samples", f.window_tau, f.samples),
+        None => "sampling the first window".into(),
+    };
+    let (Some(title), Some(kind)) = (title, settings.flow.layer) else {
+        painter.text(r.left_top(), Align2::LEFT_TOP, note, style.font.clone(), style.text);
+        return;
+    };
+    let range = f.and_then(|f| f.layer).filter(|(k, _)| *k == kind).map(|(_, range)| range);
+    let si = kind.to_si();
+    let labels = range.map(|range| [legend_number(range[0] as f64 * si), legend_number(range[1] as f64 * si)]);
+    let bar = Bar { title, zero: kind.signed() && labels.is_some(), labels, note: Some(note) };
+    bar.paint(painter, r, row, len, style, |t| field_colour(kind, t));
 }
 
-/// One coloured swatch and name per species, top right.
-fn species_legend(
-    painter: &egui::Painter,
-    rect: egui::Rect,
-    species: &[String],
-    text: egui::Color32,
-    font: egui::FontId,
-) {
-    let x1 = rect.right() - 70.0;
-    let y0 = rect.top() + 30.0;
-    painter.text(egui::pos2(x1 + 16.0, y0 - 8.0), egui::Align2::RIGHT_BOTTOM, "species", font.clone(), text);
-    for (i, name) in species.iter().enumerate() {
+/// One coloured swatch and name per species: a list in a column, a line in a row.
+fn species_legend(painter: &Painter, r: Rect, row: bool, names: &[String], style: &Style) {
+    painter.text(r.left_top(), Align2::LEFT_TOP, "species", style.font.clone(), style.text);
+    let mut x = r.left();
+    for (i, name) in names.iter().enumerate() {
         let c = species_colour(i);
-        let col = egui::Color32::from(egui::Rgba::from_rgb(c[0], c[1], c[2]));
-        let y = y0 + 18.0 * i as f32;
-        painter.rect_filled(egui::Rect::from_min_size(egui::pos2(x1, y), egui::vec2(16.0, 12.0)), 2.0, col);
-        painter.text(egui::pos2(x1 + 20.0, y + 6.0), egui::Align2::LEFT_CENTER, name, font.clone(), text);
+        let col = Color32::from(egui::Rgba::from_rgb(c[0], c[1], c[2]));
+        let at =
+            if row { pos2(x, r.top() + LINE + 5.0) } else { pos2(r.left(), r.top() + LINE + 4.0 + 18.0 * i as f32) };
+        painter.rect_filled(Rect::from_min_size(at, vec2(16.0, 12.0)), 2.0, col);
+        let label = painter.text(at + vec2(20.0, 6.0), Align2::LEFT_CENTER, name, style.font.clone(), style.text);
+        x = label.right() + 12.0;
     }
 }
 
@@ -237,7 +276,8 @@ impl OverlayPainter {
         OverlayPainter { ctx: egui::Context::default(), renderer }
     }
 
-    /// Paints the overlay over what `target` holds.
+    /// Paints the overlay over what `target` holds (a view of the tank `sim_box`).
+    #[allow(clippy::too_many_arguments)]
     pub fn draw(
         &mut self,
         gpu: &Gpu,
@@ -246,6 +286,7 @@ impl OverlayPainter {
         camera: &Camera,
         species: &[String],
         flow: Option<&FlowLegend>,
+        sim_box: &SimBox,
     ) {
         if !(settings.show_legend || settings.show_scale_bar) {
             return;
@@ -254,7 +295,7 @@ impl OverlayPainter {
         let rect = egui::Rect::from_min_size(egui::Pos2::ZERO, egui::vec2(size[0] as f32, size[1] as f32));
         let input = egui::RawInput { screen_rect: Some(rect), ..Default::default() };
         let output = self.ctx.run_ui(input, |ui| {
-            paint(ui.painter(), rect, settings, camera, size, species, flow);
+            paint(ui.painter(), rect, settings, camera, size, species, flow, sim_box);
         });
         let jobs = self.ctx.tessellate(output.shapes, 1.0);
         let screen = egui_wgpu::ScreenDescriptor { size_in_pixels: size, pixels_per_point: 1.0 };

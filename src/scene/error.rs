@@ -78,11 +78,11 @@ impl SceneError {
     }
 }
 
-/// A number as a person would write it: plain decimals for ordinary magnitudes, exponent
-/// notation for very large or small ones (f64's `Display` would print 300 zeros for 1e-300).
+/// A number as a person reads it in a message: [`crate::numfmt::short`] (as written when short,
+/// else 4 significant digits, exponent notation for very large or small magnitudes; f64's
+/// `Display` would print 300 zeros for 1e-300).
 pub fn num(x: f64) -> String {
-    let a = x.abs();
-    if x == 0.0 || !x.is_finite() || (1e-4..1e15).contains(&a) { format!("{x}") } else { format!("{x:e}") }
+    crate::numfmt::short(x)
 }
 
 /// A vector as RON writes it: `(1, 2.5, 3)`.

@@ -128,7 +128,7 @@ pub(crate) fn check(scene: &Scene) -> Result<(), Problem> {
     }
     if let Some(r) = &scene.resume {
         ok_or(r.time.is_finite() && r.time >= 0.0, || {
-            Problem::range(path(&["resume", "time"]), r.time.to_string(), "a finite time >= 0 (tau)")
+            Problem::range(path(&["resume", "time"]), num(r.time), "a finite time >= 0 (tau)")
         })?;
         if let Some(p) = &r.piston {
             ok_or(p.height.is_finite() && p.velocity.is_finite(), || {
@@ -310,7 +310,8 @@ fn check_fills(scene: &Scene, sim_box: &SimBox) -> Result<f64, Problem> {
                 format!(
                     "the fills up to this one would create about {} atoms, more than the {MAX_ATOMS} a scene may \
                      hold: lower the density, or use a smaller region or box",
-                    total.round()
+                    // At most MAX_DENSITY x MAX_BOX_VOLUME (both checked before): a whole number.
+                    total.round() as u64
                 ),
             )
         })?;

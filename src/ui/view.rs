@@ -128,10 +128,11 @@ pub fn view_ui(app: &mut App, ui: &mut egui::Ui) {
     let size = [((rect.width() * ppp).round() as u32).max(1), ((rect.height() * ppp).round() as u32).max(1)];
     let screen = ui.ctx().content_rect();
     app.window_size_px = [(screen.width() * ppp).round() as u32, (screen.height() * ppp).round() as u32];
+    app.view_rect = rect;
     if size != app.view_size {
         app.view_resized(size);
     }
-    app.view_rect = rect;
+    app.refit_for_overlay();
     let f = Frame { rect, ppp, size };
     handle_input(app, ui, &resp, &f);
 
@@ -143,7 +144,18 @@ pub fn view_ui(app: &mut App, ui: &mut egui::Ui) {
         ViewCallback { camera: app.camera, settings: app.settings.view, size, positions, scene, external, flow };
     painter.add(egui_wgpu::Callback::new_paint_callback(rect, callback));
     let species: Vec<String> = app.params.species.iter().map(|s| s.name.clone()).collect();
-    crate::render::overlay::paint(&painter, rect, &app.settings.view, &app.camera, size, &species, legend.as_ref());
+    let b = app.sim_box();
+    let placed = crate::render::overlay::paint(
+        &painter,
+        rect,
+        &app.settings.view,
+        &app.camera,
+        size,
+        &species,
+        legend.as_ref(),
+        &b,
+    );
+    app.overlay = Some(placed);
 
     if let Some(line) = app.probe.line {
         let (a, b) = (f.to_screen(app, line.a), f.to_screen(app, line.b));

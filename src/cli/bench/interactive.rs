@@ -41,7 +41,7 @@ pub fn run(args: &BenchArgs) -> Result<()> {
         bail!("--frames and --repeats must be at least 1");
     }
     if !(args.max_fps.is_finite() && args.max_fps >= 0.0) {
-        bail!("--max-fps {}: use 0 (no limit) or a positive rate", args.max_fps);
+        bail!("--max-fps {}: use 0 (no limit) or a positive rate", crate::numfmt::short(args.max_fps));
     }
     if args.steps_per_frame == Some(0) {
         bail!("--steps-per-frame must be at least 1");
