@@ -123,7 +123,9 @@ fn small_scene(dir: &Path, name: &str, thermostat: &str, tunnel: bool) -> PathBu
 }
 
 fn run_cli(scene: &Path, csv: &Path, units: &str) -> String {
-    let out = Command::new(env!("CARGO_BIN_EXE_argon-sandbox"))
+    // `ARGON_BIN` where set, as on the GPU machine (where the build's path does not exist).
+    let bin = std::env::var("ARGON_BIN").unwrap_or_else(|_| env!("CARGO_BIN_EXE_argon-sandbox").to_string());
+    let out = Command::new(bin)
         .args(["run", scene.to_str().unwrap(), "--steps", "200", "--thermo-every", "50", "--backend", "cpu"])
         .args(["--units", units, "--thermo", csv.to_str().unwrap()])
         .output()
