@@ -38,8 +38,22 @@ pub struct ViewResources {
     uploaded_scene: u64,
     uploaded_external: u64,
     uploaded_flow: u64,
+    /// What the view's image shows now: it is drawn again only when any of it changes, so a
+    /// display frame without new positions (paused, or between two of the simulation's
+    /// chunks) costs the GPU only the blit.
+    drawn: Option<Drawn>,
     /// Set when the last frame's view could not be drawn (e.g. too large a target).
     pub error: Option<String>,
+}
+
+/// Everything the view's image depends on: camera, display settings, size and the sequence
+/// numbers of the positions (host or shared buffer), the tank and the flow layer.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Drawn {
+    camera: Camera,
+    settings: ViewSettings,
+    size: [u32; 2],
+    seqs: [u64; 4],
 }
 
 impl ViewResources {
@@ -120,6 +134,7 @@ impl ViewResources {
             uploaded_scene: 0,
             uploaded_external: 0,
             uploaded_flow: 0,
+            drawn: None,
             error: None,
         }
     }
@@ -214,10 +229,17 @@ impl CallbackTrait for ViewCallback {
             }
             (None, None) => {}
         }
-        if view.ensure_target(device, self.size) {
+        let now = Drawn {
+            camera: self.camera,
+            settings: self.settings,
+            size: self.size,
+            seqs: [view.uploaded_positions, view.uploaded_external, view.uploaded_scene, view.uploaded_flow],
+        };
+        if view.ensure_target(device, self.size) && view.drawn != Some(now) {
             view.renderer.prepare(queue, &self.camera, self.size, &self.settings);
             if let Some(t) = &view.target {
                 t.encode(device, encoder, &mut view.renderer, &self.settings);
+                view.drawn = Some(now);
             }
         }
         Vec::new()
