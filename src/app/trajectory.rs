@@ -23,7 +23,8 @@ pub struct Recorder {
 }
 
 impl Recorder {
-    /// Creates the file and the writer thread; the first frame is `first` (the current state).
+    /// Creates the file and the writer thread; `first` (the current state) is the first frame when
+    /// its step is a multiple of the interval, else the first frame is the next such step.
     pub fn start(
         spec: &TrajectorySpec,
         species: &[crate::physics::params::Species],
@@ -59,7 +60,11 @@ impl Recorder {
             next: (step / spec.every + 1) * spec.every,
             frames: 0,
         };
-        r.send(first)?;
+        // Frames on the multiples of `every`, as LAMMPS's `dump N` writes them: the state at
+        // the start is the first frame only when it is on one (the app's pace stops anywhere).
+        if step.is_multiple_of(spec.every) {
+            r.send(first)?;
+        }
         Ok(r)
     }
 
