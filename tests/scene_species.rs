@@ -258,8 +258,7 @@ fn the_largest_pair_cutoff_must_fit_the_box() {
     let text = edit("species: [(name: \"Ar\"), (name: \"Kr\")]", "species: [(name: \"Ar\"), (name: \"Xe\")]")
         .replace("(12.0, 12.0, 8.0)", "(12.0, 12.0, 5.8)");
     let message = error_of(&text);
-    for e in ["mix.ron:3:", "`potential.cutoff` = PerPair(2.5)", "Xe-Xe at 3.0103 sigma", "along z", "at least 6.0206"]
-    {
+    for e in ["mix.ron:3:", "`potential.cutoff` = PerPair(2.5)", "Xe-Xe at 3.01 sigma", "along z", "at least 6.021"] {
         assert!(message.contains(e), "{e:?} not in:\n{message}");
     }
     // One absolute 2.5 sigma fits the same box.

@@ -102,9 +102,15 @@ fn syntax_error(e: &SpannedError, file: &str, text: &str) -> SceneError {
             format!("expected {expected} but found {found} (write vectors as `(x, y, z)`, 2D points as `(x, y)`)")
         }
         other => {
-            let text = other.to_string();
-            let mut chars = text.chars();
-            chars.next().map(|c| c.to_lowercase().chain(chars).collect()).unwrap_or(text)
+            let said = other.to_string();
+            let mut chars = said.chars();
+            let said: String = chars.next().map(|c| c.to_lowercase().chain(chars).collect()).unwrap_or(said);
+            // Name the field whose value is wrong (`precision: "single"`: expected identifier).
+            let start = offset_of(text, e.span.start.line, e.span.start.col);
+            match field_before(text, next_token(text, start)) {
+                Some(field) => format!("field `{field}`: {said}"),
+                None => said,
+            }
         }
     };
     let at = if text.trim().is_empty() {
@@ -117,6 +123,16 @@ fn syntax_error(e: &SpannedError, file: &str, text: &str) -> SceneError {
         Location::new(file, line, col)
     };
     SceneError::Syntax { at, message }
+}
+
+/// The field written just before the value at byte `token` on the same line (`name:`), if any.
+fn field_before(text: &str, token: usize) -> Option<&str> {
+    let before = text.get(..token.min(text.len()))?;
+    let line = &before[before.rfind('\n').map_or(0, |i| i + 1)..];
+    let head = line.trim_end().strip_suffix(':')?.trim_end();
+    let start = head.rfind(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).map_or(0, |i| i + 1);
+    let name = &head[start..];
+    (!name.is_empty() && !name.starts_with(|c: char| c.is_ascii_digit())).then_some(name)
 }
 
 impl Scene {
