@@ -24,12 +24,21 @@ pub struct SlowExample {
     pub fewer_atoms: Option<usize>,
 }
 
+/// What a gallery card shows of its preset besides the preset's own fields.
+#[derive(Clone)]
+pub struct Card {
+    pub thumbnail: egui::TextureHandle,
+    pub title: String,
+    pub description: String,
+}
+
 /// The gallery window and its pictures.
 #[derive(Default)]
 pub struct GalleryState {
     pub open: bool,
-    /// One texture per preset, made the first time the gallery draws.
-    pub thumbnails: Vec<egui::TextureHandle>,
+    /// Per preset, made the first time the gallery draws: its picture as a texture, and its
+    /// scene's name and description (read from the RON text once, not every frame).
+    pub cards: Vec<Card>,
     /// An example waiting for the person's answer to "this will be slow".
     pub confirm: Option<SlowExample>,
 }

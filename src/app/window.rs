@@ -33,6 +33,8 @@ struct Gfx {
     config: wgpu::SurfaceConfiguration,
     painter: Painter,
     egui: egui_winit::State,
+    /// The window was created or moved: the monitor's refresh rate is read at the next frame.
+    monitor_changed: bool,
 }
 
 struct Shell {
@@ -123,7 +125,7 @@ impl Shell {
             None,
             Some(device.limits().max_texture_dimension_2d as usize),
         );
-        self.gfx = Some(Gfx { window, surface, device, queue, config, painter, egui });
+        self.gfx = Some(Gfx { window, surface, device, queue, config, painter, egui, monitor_changed: true });
         self.app = Some(app);
         Ok(())
     }
@@ -131,13 +133,12 @@ impl Shell {
     fn redraw(&mut self, el: &ActiveEventLoop) {
         let (Some(g), Some(app)) = (self.gfx.as_mut(), self.app.as_mut()) else { return };
         app.gpu_frame(&g.device);
-        // The rate the display should keep: the monitor's refresh rate (60 where unknown).
-        let hz = g
-            .window
-            .current_monitor()
-            .and_then(|m| m.refresh_rate_millihertz())
-            .map_or(60.0, |mhz| mhz as f64 / 1000.0);
-        app.set_display_target(hz);
+        if std::mem::take(&mut g.monitor_changed) {
+            // The rate the display should keep: the monitor's refresh rate (60 where unknown),
+            // asked again only when the window may have moved to another monitor.
+            let hz = g.window.current_monitor().and_then(|m| m.refresh_rate_millihertz());
+            app.set_display_target(hz.map_or(60.0, |mhz| mhz as f64 / 1000.0));
+        }
         let raw = g.egui.take_egui_input(&g.window);
         let ctx = g.egui.egui_ctx().clone();
         let output = ctx.run_ui(raw, |ui| app.ui(ui));
@@ -210,6 +211,7 @@ impl ApplicationHandler for Shell {
                     app.settings.window_size = [logical.width, logical.height];
                 }
             }
+            WindowEvent::Moved(_) | WindowEvent::ScaleFactorChanged { .. } => g.monitor_changed = true,
             WindowEvent::RedrawRequested => self.redraw(el),
             _ => {}
         }

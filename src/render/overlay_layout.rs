@@ -219,14 +219,19 @@ fn column(view: Rect, content: &Content) -> Option<Placement> {
         legends.push(Rect::from_min_size(pos2(x0, y), s));
         y += s.y + GAP;
     }
-    let scale_bottom = view.bottom() - EDGE;
-    let scale =
-        content.scale_bar.then(|| Rect::from_min_max(pos2(x0, scale_bottom - SCALE_H), pos2(x0 + inner, scale_bottom)));
-    let arrow_y = scale_bottom - if content.scale_bar { SCALE_H + 10.0 } else { 0.0 } - 0.5 * LINE;
+    let (scale, arrow) = scale_and_arrow(content, x0, view.bottom() - EDGE, inner);
+    Some(Placement { strip: Strip::Side, area, legends, bar_len: bar, scale, arrow })
+}
+
+/// The scale bar (`width` wide, its bottom at `bottom`) and the arrow scale above it, both
+/// from the left edge `x0`, for the ones `content` shows.
+fn scale_and_arrow(content: &Content, x0: f32, bottom: f32, width: f32) -> (Option<Rect>, Option<Rect>) {
+    let scale = content.scale_bar.then(|| Rect::from_min_max(pos2(x0, bottom - SCALE_H), pos2(x0 + width, bottom)));
+    let arrow_y = bottom - if content.scale_bar { SCALE_H + 10.0 } else { 0.0 } - 0.5 * LINE;
     let arrow = content
         .arrow_scale
         .then(|| Rect::from_center_size(pos2(x0 + 0.5 * arrow_width(), arrow_y), vec2(arrow_width(), LINE)));
-    Some(Placement { strip: Strip::Side, area, legends, bar_len: bar, scale, arrow })
+    (scale, arrow)
 }
 
 /// The overlay in a row along the bottom of `view`; None when it does not fit the width.
@@ -257,13 +262,7 @@ fn row(view: Rect, content: &Content) -> Option<Placement> {
             .collect();
         legends.reverse();
         let x0 = view.left() + EDGE;
-        let bottom = view.bottom() - EDGE;
-        let scale =
-            content.scale_bar.then(|| Rect::from_min_max(pos2(x0, bottom - SCALE_H), pos2(x0 + scale_w, bottom)));
-        let arrow_y = bottom - if content.scale_bar { SCALE_H + 10.0 } else { 0.0 } - 0.5 * LINE;
-        let arrow = content
-            .arrow_scale
-            .then(|| Rect::from_center_size(pos2(x0 + 0.5 * arrow_width(), arrow_y), vec2(arrow_width(), LINE)));
+        let (scale, arrow) = scale_and_arrow(content, x0, view.bottom() - EDGE, scale_w);
         return Some(Placement { strip: Strip::Below, area, legends, bar_len: bar, scale, arrow });
     }
     None

@@ -62,61 +62,53 @@ pub const PRESETS: [Preset; 7] = [
     preset!(
         "default",
         MadeFor::Any,
-        DEFAULT_ATOMS,
+        9_573,
         "Liquid argon settling under gravity in a closed tank, with obstacles to draw around. \
          The place to start: pour, heat, cool, draw walls and watch it flow."
     ),
     preset!(
         "twin_eddies",
         MadeFor::Cpu,
-        TWIN_EDDIES_ATOMS,
+        34_887,
         "A wind tunnel at Reynolds number 24: the fluid separates behind a cylinder into a pair \
          of standing eddies (the Flow view shows them; the wake readout gives their length)."
     ),
     preset!(
         "vortex_street",
         MadeFor::Gpu,
-        VORTEX_STREET_ATOMS,
+        1_174_416,
         "A Karman vortex street at Reynolds number 70, made of 1.2 million atoms: vortices \
          shed in turn from a cylinder, with the Strouhal number measured live."
     ),
     preset!(
         "channel_flow",
         MadeFor::Any,
-        CHANNEL_FLOW_ATOMS,
+        5_484,
         "A dense fluid driven through a channel with no-slip walls past a cylinder: a \
          Poiseuille profile (probe it) and the viscosity from the flow."
     ),
     preset!(
         "droplet",
         MadeFor::Any,
-        DROPLET_ATOMS,
+        1_344,
         "A block of liquid argon on an attractive floor spreads into a wetting film; weaken the \
          walls to watch it bead up."
     ),
     preset!(
         "ar_kr_mixture",
         MadeFor::Any,
-        AR_KR_ATOMS,
+        2_738,
         "A liquid slab of argon and krypton with its vapour, coloured by species: the vapour is \
          mostly argon."
     ),
     preset!(
         "in_lj",
         MadeFor::Any,
-        IN_LJ_ATOMS,
+        32_000,
         "The LAMMPS in.lj benchmark (32,000 atoms, NVE): compare the numbers and the speed with \
          LAMMPS, switch algorithm and precision and watch steps/s change."
     ),
 ];
-
-const DEFAULT_ATOMS: usize = 9_573;
-const TWIN_EDDIES_ATOMS: usize = 34_887;
-const VORTEX_STREET_ATOMS: usize = 1_174_416;
-const CHANNEL_FLOW_ATOMS: usize = 5_484;
-const DROPLET_ATOMS: usize = 1_344;
-const AR_KR_ATOMS: usize = 2_738;
-const IN_LJ_ATOMS: usize = 32_000;
 
 /// The RON text of the preset called `name` (file stem, e.g. "channel_flow").
 pub fn preset(name: &str) -> Option<&'static str> {

@@ -4,7 +4,7 @@
 //! Reached from the top bar's "Examples" button and opened by itself on the first launch.
 
 use crate::app::App;
-use crate::app::gallery::SlowExample;
+use crate::app::gallery::{Card, SlowExample};
 use crate::scene::presets::{PRESETS, Preset, thousands};
 
 /// Width of a card's picture, points.
@@ -19,7 +19,7 @@ pub fn gallery_ui(app: &mut App, ctx: &egui::Context) {
     if !app.gallery.open {
         return;
     }
-    load_thumbnails(app, ctx);
+    load_cards(app, ctx);
     let mut open = true;
     let mut chosen = None;
     let screen = ctx.content_rect();
@@ -40,8 +40,7 @@ pub fn gallery_ui(app: &mut App, ctx: &egui::Context) {
                 let columns = ((ui.available_width() / (THUMB_W + 24.0)).floor() as usize).clamp(1, 3);
                 egui::Grid::new("gallery cards").num_columns(columns).spacing([12.0, 12.0]).show(ui, |ui| {
                     for (i, p) in PRESETS.iter().enumerate() {
-                        let thumb = app.gallery.thumbnails.get(i).cloned();
-                        if card_ui(ui, p, thumb.as_ref()) {
+                        if app.gallery.cards.get(i).is_some_and(|c| card_ui(ui, p, c)) {
                             chosen = Some(p.name);
                         }
                         if (i + 1) % columns == 0 {
@@ -60,23 +59,17 @@ pub fn gallery_ui(app: &mut App, ctx: &egui::Context) {
 }
 
 /// One card; true when clicked.
-fn card_ui(ui: &mut egui::Ui, p: &Preset, thumb: Option<&egui::TextureHandle>) -> bool {
-    let (title, description) = match crate::scene::preset_scene(p.name) {
-        Ok(s) => (s.name, s.description),
-        Err(e) => (p.name.to_string(), e.to_string()),
-    };
+fn card_ui(ui: &mut egui::Ui, p: &Preset, card: &Card) -> bool {
     let frame = egui::Frame::group(ui.style()).inner_margin(8.0);
     let inner = frame.show(ui, |ui| {
         ui.set_width(THUMB_W);
         ui.vertical(|ui| {
-            if let Some(t) = thumb {
-                let size = t.size_vec2();
-                let h = THUMB_W * size.y / size.x.max(1.0);
-                ui.add(egui::Image::new(t).fit_to_exact_size(egui::vec2(THUMB_W, h)));
-            }
+            let size = card.thumbnail.size_vec2();
+            let h = THUMB_W * size.y / size.x.max(1.0);
+            ui.add(egui::Image::new(&card.thumbnail).fit_to_exact_size(egui::vec2(THUMB_W, h)));
             ui.add_space(4.0);
-            ui.strong(&title);
-            ui.label(egui::RichText::new(&description).small());
+            ui.strong(&card.title);
+            ui.label(egui::RichText::new(&card.description).small());
             ui.label(egui::RichText::new(p.shows).small().weak());
             ui.label(
                 egui::RichText::new(format!("Made for: {} · {} atoms", p.made_for.label(), thousands(p.atoms)))
@@ -152,17 +145,22 @@ enum Answer {
     Cancel,
 }
 
-/// Makes the cards' textures once.
-fn load_thumbnails(app: &mut App, ctx: &egui::Context) {
-    if !app.gallery.thumbnails.is_empty() {
+/// Makes the cards (textures, titles) once.
+fn load_cards(app: &mut App, ctx: &egui::Context) {
+    if !app.gallery.cards.is_empty() {
         return;
     }
-    app.gallery.thumbnails = PRESETS
+    app.gallery.cards = PRESETS
         .iter()
         .map(|p| {
             let image = decode_png(p.thumbnail)
                 .unwrap_or_else(|| egui::ColorImage::new([4, 3], vec![egui::Color32::DARK_GRAY; 12]));
-            ctx.load_texture(format!("example {}", p.name), image, egui::TextureOptions::LINEAR)
+            let (title, description) = match crate::scene::preset_scene(p.name) {
+                Ok(s) => (s.name, s.description),
+                Err(e) => (p.name.to_string(), e.to_string()),
+            };
+            let thumbnail = ctx.load_texture(format!("example {}", p.name), image, egui::TextureOptions::LINEAR);
+            Card { thumbnail, title, description }
         })
         .collect();
 }
