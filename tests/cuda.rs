@@ -397,6 +397,43 @@ fn step_graphs_match_kernel_by_kernel_launches_bit_for_bit() {
     }
 }
 
+/// The app's `Fill` chunks (any size, from any step) moved to end on the backend's grain meet
+/// the few graph shapes of one long run, with and without flow-field sampling: a chunk
+/// needing a new graph costs milliseconds, each build waiting for the GPU (1.2 builds a
+/// chunk and 2 to 45 ms each before, in the app at a million atoms). Unaligned chunks build
+/// several times as many, which the cache (least recently used replaced) still holds.
+#[test]
+fn aligned_chunks_reuse_a_few_step_graphs() {
+    if !gpu() {
+        return;
+    }
+    use argon_sandbox::app::sim_thread::pacing::aligned_chunk;
+    use argon_sandbox::flow::FieldSpec;
+    let (b, atoms) = lammps_state();
+    for sample_every in [0u64, 10] {
+        let built = |align: bool| {
+            let p = SimParams { telemetry_every: 100, ..SimParams::default() };
+            let mut g = CudaBackend::new(b, p, &atoms, None).unwrap();
+            if sample_every > 0 {
+                g.set_fields(Some(FieldSpec { every: sample_every, ..FieldSpec::default() })).unwrap();
+            }
+            // Chunk sizes as a pacer following a noisy frame time asks: 60 to 95 steps.
+            let mut x = 12345u64;
+            for _ in 0..120 {
+                x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                let want = 60 + (x >> 33) % 36;
+                let steps = if align { aligned_chunk(g.step(), want, g.step_grain()) } else { want };
+                g.advance(steps).unwrap();
+            }
+            g.drain_telemetry();
+            g.graphs_built()
+        };
+        let (aligned, unaligned) = (built(true), built(false));
+        assert!(aligned <= 14, "sampling every {sample_every}: {aligned} graphs built for aligned chunks");
+        assert!(unaligned > aligned, "sampling every {sample_every}: unaligned {unaligned}, aligned {aligned}");
+    }
+}
+
 /// Fused steps (the integrator in the force kernel's epilogue, positions alternating between
 /// two arrays in pairs of steps) follow exactly the trajectory and telemetry of the separate
 /// force and integrator kernels, in every precision, with graphs and without, through list

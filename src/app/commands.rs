@@ -186,6 +186,8 @@ pub struct Analysis {
     pub density: Option<Histogram>,
     /// (mass, fraction of the atoms) per species present, for the Maxwell-Boltzmann curve.
     pub masses: Vec<(f64, f64)>,
+    /// The simulation thread's time computing it (the simulation waits meanwhile).
+    pub cost: std::time::Duration,
 }
 
 /// What the simulation thread tells the UI.

@@ -286,6 +286,7 @@ mod tests {
                 speed: None,
                 density: None,
                 masses: vec![],
+                cost: Default::default(),
             });
         }
         assert_eq!(p.rdf_frames(), 2);
@@ -302,6 +303,7 @@ mod tests {
             speed: None,
             density: None,
             masses: vec![],
+            cost: Default::default(),
         };
         p.add_analysis(&a);
         assert_eq!((p.rdf_frames(), p.rdf_region), (1, Some(region)));

@@ -22,6 +22,7 @@ mod publish;
 mod safety;
 mod transport;
 
+use pacing::aligned_chunk;
 use std::sync::Arc;
 use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, channel};
 use std::thread::JoinHandle;
@@ -218,7 +219,8 @@ impl Worker {
                 }
             }
             if self.running && self.backend.is_some() && self.pace.mode == PaceMode::Fill {
-                let steps = self.fill.steps();
+                let steps =
+                    self.backend.as_ref().map_or(1, |b| aligned_chunk(b.step(), self.fill.steps(), b.step_grain()));
                 let t = Instant::now();
                 self.chunk(steps);
                 if self.after_fill_chunk(steps, t.elapsed()) {

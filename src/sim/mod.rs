@@ -338,6 +338,12 @@ pub trait Backend: Send {
     /// "all pairs", ...): the parameters' algorithm resolved, after any fallback for a box
     /// its lists do not fit, as of the last force pass.
     fn pair_search(&self) -> &'static str;
+    /// Calls to [`Backend::advance`] that end on a multiple of this step run fastest: the
+    /// CUDA backend cuts its step graphs there, so such calls keep reusing a few cached
+    /// graphs instead of building new ones. 1 (the default) where it does not matter.
+    fn step_grain(&self) -> u64 {
+        1
+    }
     fn n_atoms(&self) -> usize;
     /// Bytes of device memory the backend's arrays, checkpoints and samplers hold now (None
     /// for a backend without a device).

@@ -224,6 +224,7 @@ fn clear_of_current(b: &mut dyn Backend, new: AtomState) -> Result<AtomState, Si
 }
 
 fn analyse(b: &mut dyn Backend, req: &AnalysisRequest) -> Result<Analysis, SimError> {
+    let started = std::time::Instant::now();
     let temperature = b.measure()?.temperature;
     let len = b.sim_box().length();
     // g(r) beyond half the shortest periodic edge would count images twice.
@@ -243,7 +244,18 @@ fn analyse(b: &mut dyn Backend, req: &AnalysisRequest) -> Result<Analysis, SimEr
     let speed = if req.speed_bins > 0 { Some(b.speed_histogram(req.speed_bins, req.speed_v_max)?) } else { None };
     let density = if req.density_bins > 0 { Some(b.density_profile(req.density_bins)?) } else { None };
     let masses = mass_fractions(b)?;
-    Ok(Analysis { step: b.step(), temperature, rdf, rdf_region: req.rdf_region, rdf_error, speed, density, masses })
+    let cost = started.elapsed();
+    Ok(Analysis {
+        step: b.step(),
+        temperature,
+        rdf,
+        rdf_region: req.rdf_region,
+        rdf_error,
+        speed,
+        density,
+        masses,
+        cost,
+    })
 }
 
 /// (mass, fraction of the atoms) of every species present: one argon-mass entry without a

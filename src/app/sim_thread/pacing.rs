@@ -200,6 +200,19 @@ impl FillPacer {
     }
 }
 
+/// A `Fill` chunk of about `steps` from `step`, moved to end on the nearest multiple of the
+/// backend's `grain` ([`crate::sim::Backend::step_grain`]) when it is at least two grains
+/// long, so the backend meets the few step shapes of one long run (on CUDA, cached graphs
+/// instead of new ones: about 1.2 graphs built per chunk of a million-atom tank on an H200
+/// before, each 2 to 45 ms); shorter chunks are left as they are.
+pub fn aligned_chunk(step: u64, steps: u64, grain: u64) -> u64 {
+    if grain <= 1 || steps < 2 * grain {
+        return steps;
+    }
+    let end = (step + steps + grain / 2) / grain * grain;
+    end.max((step / grain + 1) * grain) - step
+}
+
 /// [`Worker::frames_due`] at `now` for a frame `due`, a frame `period` and the last chunk's
 /// time per frame.
 fn frames_due(now: Instant, due: Instant, period: Duration, chunk_per_frame: Duration) -> u64 {
@@ -273,6 +286,24 @@ mod tests {
         p.display(f64::NAN, 60.0);
         p.display(0.0, 60.0);
         assert_eq!(p, before);
+    }
+
+    #[test]
+    fn fill_chunks_end_on_the_backends_grain_when_long_enough() {
+        for step in [0u64, 1, 15, 16, 17, 1_000_003] {
+            for steps in [32u64, 40, 88, 95, 1000] {
+                let n = aligned_chunk(step, steps, 16);
+                assert_eq!((step + n) % 16, 0, "{step} + {n}");
+                assert!(n >= 1 && n.abs_diff(steps) <= 8, "{step}: {steps} -> {n}");
+            }
+        }
+        // Short chunks, or no grain: as asked.
+        assert_eq!(aligned_chunk(5, 31, 16), 31);
+        assert_eq!(aligned_chunk(5, 3, 16), 3);
+        assert_eq!(aligned_chunk(5, 77, 1), 77);
+        assert_eq!(aligned_chunk(5, 77, 0), 77);
+        // Never empty: from just before a multiple, the next one.
+        assert_eq!(aligned_chunk(31, 32, 16), 33);
     }
 
     #[test]

@@ -23,7 +23,7 @@ use cudarc::driver::CudaSlice;
 
 use super::consts::{Bufs, Consts, flag};
 use super::device::Device;
-use super::graph::StepGraph;
+use super::graph::GraphCache;
 use super::launch::{Launcher, Module, Over};
 
 mod arrays;
@@ -32,6 +32,7 @@ pub(super) mod checkpoint;
 pub(super) mod fields;
 mod rdf;
 mod steps;
+pub use steps::step_grain;
 pub(super) mod stress;
 mod telemetry;
 mod transfer;
@@ -175,7 +176,7 @@ pub struct Engine {
     /// Instantiated step graphs by shape (`steps::Shape`: steps, telemetry on the last,
     /// thermostat and tunnel on, samples); emptied
     /// whenever constants or buffers change, since graphs hold them by value.
-    graphs: std::collections::HashMap<steps::Shape, StepGraph>,
+    graphs: GraphCache<steps::Shape>,
     /// The flow-field grid and sums the cached graphs sample into (held by value).
     graph_sample: Option<(crate::sim::cuda::consts::FieldGridArgs, u64)>,
     /// False when turned off (`CudaBackend::set_step_graphs`) or after a graph could not be
@@ -228,7 +229,7 @@ impl Engine {
             forces_valid: false,
             records_cap: 0,
             n_blocks: 0,
-            graphs: std::collections::HashMap::new(),
+            graphs: GraphCache::new(steps::MAX_GRAPHS),
             graph_sample: None,
             use_graphs: true,
             fuse_steps: true,
@@ -449,6 +450,11 @@ impl Engine {
 
     fn launcher<'a>(&'a self, dev: &'a Device) -> Launcher<'a> {
         Launcher { stream: &dev.stream, module: &self.module, c: &self.consts, b: &self.bufs }
+    }
+
+    /// Step graphs built so far.
+    pub fn graphs_built(&self) -> u64 {
+        self.graphs.built
     }
 
     /// Fused steps on or off (`fuse_steps`); cached graphs are dropped.

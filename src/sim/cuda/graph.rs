@@ -188,3 +188,53 @@ impl Drop for Builder<'_> {
         }
     }
 }
+
+/// Instantiated graphs by key, at most `capacity` of them: a new one past that replaces the
+/// least recently launched. Building a graph costs milliseconds and may wait for the GPU to
+/// drain (2 to 45 ms measured on an H200 while the app ran), so the shapes a run keeps
+/// meeting must stay: the app's chunks, sized to the display, start and end at any step.
+pub struct GraphCache<K> {
+    graphs: HashMap<K, (StepGraph, u64)>,
+    capacity: usize,
+    tick: u64,
+    /// Graphs built since the cache was made (for `bench` and tests).
+    pub built: u64,
+}
+
+impl<K: std::hash::Hash + Eq + Copy> GraphCache<K> {
+    pub fn new(capacity: usize) -> Self {
+        GraphCache { graphs: HashMap::new(), capacity: capacity.max(1), tick: 0, built: 0 }
+    }
+
+    pub fn contains(&self, key: &K) -> bool {
+        self.graphs.contains_key(key)
+    }
+
+    /// Drops every graph (constants or buffers they hold by value changed).
+    pub fn clear(&mut self) {
+        self.graphs.clear();
+    }
+
+    /// Keeps `graph` for `key`, first dropping the least recently used one when full.
+    pub fn insert(&mut self, key: K, graph: StepGraph) {
+        if self.graphs.len() >= self.capacity
+            && !self.graphs.contains_key(&key)
+            && let Some(oldest) = self.graphs.iter().min_by_key(|(_, (_, used))| *used).map(|(k, _)| *k)
+        {
+            self.graphs.remove(&oldest);
+        }
+        self.built += 1;
+        self.tick += 1;
+        self.graphs.insert(key, (graph, self.tick));
+    }
+
+    /// The graph for `key`, marked as used now.
+    pub fn get(&mut self, key: &K) -> Option<&StepGraph> {
+        self.tick += 1;
+        let tick = self.tick;
+        self.graphs.get_mut(key).map(|(g, used)| {
+            *used = tick;
+            &*g
+        })
+    }
+}

@@ -186,6 +186,12 @@ impl CudaBackend {
         self.engine.set_fused(on);
     }
 
+    /// Step graphs built since this backend was made (each costs milliseconds; see
+    /// `graph::GraphCache`).
+    pub fn graphs_built(&self) -> u64 {
+        self.engine.graphs_built()
+    }
+
     /// Steps that ran fused since this backend was made.
     pub fn fused_steps_run(&self) -> u64 {
         self.engine.fused_count
@@ -242,6 +248,10 @@ fn close_window(dev: &Device, sampler: &mut FieldSampler, sums: &mut DeviceField
 }
 
 impl Backend for CudaBackend {
+    fn step_grain(&self) -> u64 {
+        engine::step_grain(self.fields.as_ref().map_or(0, |(s, _)| s.spec.every))
+    }
+
     fn pair_search(&self) -> &'static str {
         match self.engine.algorithm {
             Algorithm::AllPairsGlobal => "all pairs",

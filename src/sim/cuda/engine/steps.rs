@@ -14,8 +14,10 @@ use crate::sim::cuda::launch::{Call, SCAN_ITEMS, SCAN_THREADS};
 /// Steps in one graph at most when it ends on a telemetry step, and in one plain graph.
 pub(super) const MAX_GRAPH_STEPS: u64 = 32;
 pub(super) const GRAPH_CHUNK: u64 = 16;
-/// Graphs kept at once (a few shapes recur; odd remainders are rebuilt when needed).
-pub(super) const MAX_GRAPHS: usize = 24;
+/// Graphs kept at once (`graph::GraphCache`, the least recently used replaced): a run whose
+/// calls end where [`Engine::step_grain`] says meets about a dozen shapes, one whose calls end
+/// anywhere about 50 (chunks of 60 to 95 steps from any step, telemetry every 100).
+pub(super) const MAX_GRAPHS: usize = 64;
 
 /// Splits steps step0 + 1 ..= step0 + steps into (length, telemetry on the last, samples)
 /// segments: a segment ends on every telemetry step (multiples of `every`) and on no other,
@@ -24,13 +26,20 @@ pub(super) const MAX_GRAPHS: usize = 24;
 /// `samples` says a sample follows the segment's step s + 1, and segments also end on anchor
 /// steps (multiples of the largest multiple of `sample_every` up to GRAPH_CHUNK, or of
 /// `sample_every` itself when longer), so their sampling patterns recur as well.
-pub(super) fn segments(step0: u64, steps: u64, every: u64, sample_every: u64) -> Vec<(u64, bool, u32)> {
-    let every = every.max(1);
-    let anchor = match sample_every {
-        0 => u64::MAX,
+/// Where [`segments`] cuts a run into graphs whatever its calls: the sampling anchor with
+/// flow-field sampling every `sample_every` steps, else every GRAPH_CHUNK steps. Calls that
+/// end on its multiples meet only the shapes of one long run.
+pub fn step_grain(sample_every: u64) -> u64 {
+    match sample_every {
+        0 => GRAPH_CHUNK,
         s if s <= GRAPH_CHUNK => s * (GRAPH_CHUNK / s),
         s => s,
-    };
+    }
+}
+
+pub(super) fn segments(step0: u64, steps: u64, every: u64, sample_every: u64) -> Vec<(u64, bool, u32)> {
+    let every = every.max(1);
+    let anchor = if sample_every == 0 { u64::MAX } else { step_grain(sample_every) };
     let (mut cur, end) = (step0, step0 + steps);
     let mut out = Vec::new();
     while cur < end {
@@ -481,18 +490,13 @@ impl Engine {
             self.graphs.clear();
             self.graph_sample = Some((*grid, acc));
         }
-        if self.use_graphs && !self.graphs.contains_key(&shape) {
+        if self.use_graphs && !self.graphs.contains(&shape) {
             let built = Builder::new().and_then(|mut g| {
                 self.add_steps(dev, &mut g, shape, sample)?;
                 g.instantiate()
             });
             match built {
-                Ok(g) => {
-                    if self.graphs.len() >= MAX_GRAPHS {
-                        self.graphs.clear();
-                    }
-                    self.graphs.insert(shape, g);
-                }
+                Ok(g) => self.graphs.insert(shape, g),
                 Err(_) => self.use_graphs = false,
             }
         }
