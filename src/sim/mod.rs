@@ -15,6 +15,7 @@ pub mod cpu;
 pub mod cuda;
 pub mod edit;
 pub mod fields;
+pub mod gpu;
 pub mod hmc;
 mod host_buf;
 mod select;
