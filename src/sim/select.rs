@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use super::cpu::CpuBackend;
 use super::cuda::CudaBackend;
+use super::gpu::GpuBackend;
 use super::{AtomState, Backend, SimError};
 use crate::physics::obstacles::ObstacleField;
 use crate::physics::params::SimParams;
@@ -18,6 +19,9 @@ pub enum BackendChoice {
     Auto,
     Cpu,
     Cuda,
+    /// WGSL compute shaders on any GPU wgpu drives (Vulkan, Metal, DX12), software ones
+    /// included (lavapipe, with a warning).
+    Wgpu,
 }
 
 /// Opens the chosen backend; returns it with a sentence saying which one runs and why.
@@ -32,6 +36,19 @@ pub fn open_backend(
         BackendChoice::Cuda => {
             let b = CudaBackend::new(sim_box, params, atoms, field)?;
             let why = format!("CUDA backend, as asked: {}", b.info().device);
+            Ok((Box::new(b), why))
+        }
+        BackendChoice::Wgpu => {
+            let b = GpuBackend::new(sim_box, params, atoms, field)?;
+            let why = if b.software() {
+                format!(
+                    "wgpu backend, as asked: {} (a software adapter: slower than the CPU backend; \
+                     choose --backend cpu unless you are testing)",
+                    b.info().device
+                )
+            } else {
+                format!("wgpu backend, as asked: {}", b.info().device)
+            };
             Ok((Box::new(b), why))
         }
         BackendChoice::Cpu => {

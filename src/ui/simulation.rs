@@ -26,6 +26,7 @@ fn backend_label(b: BackendChoice) -> &'static str {
         BackendChoice::Auto => "Auto (CUDA if usable)",
         BackendChoice::Cuda => "CUDA",
         BackendChoice::Cpu => "CPU",
+        BackendChoice::Wgpu => "GPU (wgpu: Vulkan, Metal, DX12)",
     }
 }
 
@@ -47,7 +48,7 @@ pub fn simulation_ui(app: &mut App, ui: &mut egui::Ui) {
     });
     let mut backend = app.settings.backend;
     egui::ComboBox::from_label("Backend").selected_text(backend_label(backend)).show_ui(ui, |ui| {
-        for b in [BackendChoice::Auto, BackendChoice::Cuda, BackendChoice::Cpu] {
+        for b in [BackendChoice::Auto, BackendChoice::Cuda, BackendChoice::Wgpu, BackendChoice::Cpu] {
             ui.selectable_value(&mut backend, b, backend_label(b));
         }
     });

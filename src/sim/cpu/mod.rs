@@ -17,6 +17,7 @@ mod forces;
 mod kernels;
 mod neighbors;
 mod observe;
+pub use observe::publish as publish_positions;
 pub mod simd;
 mod state;
 mod stress;

@@ -1,4 +1,396 @@
-//! The wgpu compute backend: the simulation as WGSL compute shaders on any GPU wgpu drives
-//! (Vulkan, Metal, DX12), meeting the same physics contract as the CPU and CUDA backends.
+//! The wgpu compute backend (`GpuBackend`, kind "wgpu"): the simulation as WGSL compute
+//! shaders on any GPU wgpu drives (Vulkan, Metal, DX12) or a software adapter (lavapipe),
+//! meeting the same physics contract as the CPU and CUDA backends.
+//!
+//! `device.rs` opens the adapter; `layout.rs` the constants the shaders read; `shaders.rs`
+//! assembles `shaders/sim/*.wgsl`; `engine.rs` the device arrays and the step loop. What
+//! this backend does not run yet is refused by [`unsupported`] with the backends that do,
+//! never run differently: obstacles, the wind tunnel, surface friction, the piston, the
+//! tether, flow-field and transport sampling, hybrid Monte Carlo, thermostats relative to
+//! the flow, and mixed or double precision. Edits (atoms, parameters) go through a host
+//! copy of the state; g(r) and the histograms are computed on the host from one.
 
+pub mod device;
+pub mod engine;
+pub mod layout;
 pub mod shaders;
+
+use std::collections::VecDeque;
+use std::sync::Arc;
+
+use self::device::SimDevice;
+use self::engine::{DeviceCheckpoint, Engine, Pipelines, Record, Search};
+use super::{
+    AtomSelection, AtomState, Backend, BackendInfo, CaughtAtoms, ColourScalar, PositionTarget, SimError, Snapshot,
+    Telemetry, check_atoms, edit,
+};
+use crate::analysis::{self, Histogram, RdfRegion};
+use crate::flow::{FieldSpec, Fields};
+use crate::physics::obstacles::ObstacleField;
+use crate::physics::params::{Algorithm, SimParams};
+use crate::physics::real::Precision;
+use crate::physics::sim_box::SimBox;
+
+/// Why `params` (with obstacles when `obstacles`) cannot run on this backend yet, naming
+/// the backends that can; None when it can.
+pub fn unsupported(params: &SimParams, obstacles: bool) -> Option<String> {
+    let both = "the CPU and CUDA backends run it";
+    let what = if params.precision != Precision::Single {
+        format!("{} precision (it runs single precision for now; {both})", params.precision.name())
+    } else if obstacles {
+        format!("obstacles ({both})")
+    } else if params.tunnel.is_some() {
+        format!("the wind tunnel's inflow zone ({both})")
+    } else if params.surface_friction.is_some() {
+        format!("surface friction ({both})")
+    } else if params.piston.is_some() {
+        format!("the piston ({both})")
+    } else if params.tether.is_some() {
+        format!("the tether ({both})")
+    } else if params.thermostat.is_monte_carlo() {
+        format!("hybrid Monte Carlo ({both})")
+    } else if params.thermostat.relative_to_flow() {
+        format!("a thermostat relative to the flow ({both})")
+    } else {
+        return None;
+    };
+    Some(format!("the wgpu backend does not run {what} yet: choose --backend cpu or cuda"))
+}
+
+pub struct GpuBackend {
+    dev: Arc<SimDevice>,
+    pipes: Arc<Pipelines>,
+    engine: Engine,
+    params: SimParams,
+    telemetry: Vec<Telemetry>,
+    hmc: crate::sim::hmc::HmcState,
+    checkpoints: VecDeque<DeviceCheckpoint>,
+    /// Keep wgpu's runtime bounds checks in the shaders (tests compare both).
+    checked: bool,
+    /// The species count the kernels were compiled for.
+    ntypes: usize,
+}
+
+/// The search the algorithm asks for in `b` (lists fall back to all pairs in a box too small
+/// for two cells of the list range along a periodic axis).
+fn search_for(params: &SimParams, b: &SimBox) -> Search {
+    match params.algorithm {
+        Algorithm::AllPairsGlobal | Algorithm::AllPairsTiled => Search::AllPairs,
+        _ if layout::cell_dims(b, params.list_range()).is_none() => Search::AllPairs,
+        _ => Search::List,
+    }
+}
+
+impl GpuBackend {
+    /// Opens the best wgpu adapter and puts the system on it.
+    pub fn new(
+        sim_box: SimBox,
+        params: SimParams,
+        atoms: &AtomState,
+        field: Option<Arc<ObstacleField>>,
+    ) -> Result<GpuBackend, SimError> {
+        Self::with_checks(sim_box, params, atoms, field, false)
+    }
+
+    /// As [`GpuBackend::new`], with wgpu's runtime checks kept in the shaders when `checked`.
+    pub fn with_checks(
+        sim_box: SimBox,
+        params: SimParams,
+        atoms: &AtomState,
+        field: Option<Arc<ObstacleField>>,
+        checked: bool,
+    ) -> Result<GpuBackend, SimError> {
+        params.validate(&sim_box)?;
+        check_atoms(atoms, &params)?;
+        if let Some(why) = unsupported(&params, field.is_some()) {
+            return Err(SimError::Invalid(why));
+        }
+        let params_species = params.species.len();
+        let dev = Arc::new(device::open()?);
+        let pipes = Arc::new(Pipelines::new(&dev, params.species.len(), checked)?);
+        let dof = analysis::degrees_of_freedom(atoms.len(), &sim_box, &params, false);
+        let engine =
+            Engine::new(dev.clone(), pipes.clone(), sim_box, &params, atoms, dof, search_for(&params, &sim_box))?;
+        Ok(GpuBackend {
+            dev,
+            pipes,
+            engine,
+            params,
+            telemetry: Vec::new(),
+            hmc: Default::default(),
+            checkpoints: VecDeque::new(),
+            checked,
+            ntypes: params_species,
+        })
+    }
+
+    /// Whether the adapter is a software one (lavapipe, WARP).
+    pub fn software(&self) -> bool {
+        self.dev.software
+    }
+
+    fn dof(&self, n: usize, b: &SimBox) -> f64 {
+        analysis::degrees_of_freedom(n, b, &self.params, false)
+    }
+
+    /// A new engine for `snap` (other atoms, box or species), on the same device.
+    fn rebuild(&mut self, snap: &Snapshot) -> Result<(), SimError> {
+        if self.ntypes != self.params.species.len() {
+            self.pipes = Arc::new(Pipelines::new(&self.dev, self.params.species.len(), self.checked)?);
+            self.ntypes = self.params.species.len();
+        }
+        let dof = self.dof(snap.atoms.len(), &snap.sim_box);
+        let search = search_for(&self.params, &snap.sim_box);
+        let mut e =
+            Engine::new(self.dev.clone(), self.pipes.clone(), snap.sim_box, &self.params, &snap.atoms, dof, search)?;
+        e.step = snap.step;
+        e.time = snap.time;
+        self.engine = e;
+        Ok(())
+    }
+
+    fn snapshot_now(&mut self) -> Result<Snapshot, SimError> {
+        let state = self.engine.read_state(false)?;
+        Ok(Snapshot {
+            sim_box: self.engine.sim_box,
+            atoms: state.atoms(),
+            step: self.engine.step,
+            time: self.engine.time,
+            piston: None,
+        })
+    }
+
+    fn telemetry_of(&self, r: &Record) -> Telemetry {
+        let s = &r.sums;
+        let n = self.engine.n;
+        let dof = self.dof(n, &self.engine.sim_box);
+        let volume = self.engine.sim_box.volume();
+        let virial = s[2] + s[4];
+        Telemetry {
+            step: r.step,
+            time: 0.0,
+            n_atoms: n,
+            dof,
+            temperature: analysis::temperature(s[0], dof),
+            kinetic_energy: 0.5 * s[0],
+            pair_energy: s[1],
+            external_energy: s[3],
+            virial,
+            pressure: analysis::pressure(s[0], virial, volume),
+            volume,
+            momentum: [s[5], s[6], s[7]],
+            ..Default::default()
+        }
+    }
+
+    /// A CPU backend holding the current state, for the host-side analyses.
+    fn on_host(&mut self) -> Result<super::cpu::CpuBackend, SimError> {
+        let snap = self.snapshot_now()?;
+        super::cpu::CpuBackend::new(snap.sim_box, self.params.clone(), &snap.atoms, None)
+    }
+}
+
+impl Backend for GpuBackend {
+    fn info(&self) -> BackendInfo {
+        BackendInfo { kind: "wgpu", device: self.dev.describe() }
+    }
+
+    fn pair_search(&self) -> &'static str {
+        match self.engine.search {
+            Search::List => "neighbour list",
+            Search::AllPairs => "all pairs (tiled)",
+        }
+    }
+
+    fn n_atoms(&self) -> usize {
+        self.engine.n
+    }
+
+    fn device_bytes(&self) -> Option<usize> {
+        let checkpoints: usize = self.checkpoints.iter().map(|c| c.n * 36).sum();
+        Some(self.engine.bytes() + checkpoints)
+    }
+
+    fn step(&self) -> u64 {
+        self.engine.step
+    }
+
+    fn sim_box(&self) -> SimBox {
+        self.engine.sim_box
+    }
+
+    fn params(&self) -> &SimParams {
+        &self.params
+    }
+
+    fn set_params(&mut self, params: SimParams) -> Result<(), SimError> {
+        self.hmc.forget();
+        params.validate(&self.engine.sim_box)?;
+        if let Some(why) = unsupported(&params, false) {
+            return Err(SimError::Invalid(why));
+        }
+        let snap = self.snapshot_now()?;
+        check_atoms(&snap.atoms, &params)?;
+        let old = std::mem::replace(&mut self.params, params);
+        let result = self.rebuild(&snap);
+        if result.is_err() {
+            self.params = old;
+        }
+        result
+    }
+
+    fn advance_md(&mut self, steps: u64) -> Result<(), SimError> {
+        let mut records = Vec::new();
+        let (engine, params) = (&mut self.engine, &self.params);
+        let mut out = Vec::new();
+        super::timed_advance(steps, &mut out, |_| engine.advance(steps, params, &mut records))?;
+        let t0 = self.engine.time - steps as f64 * self.params.dt;
+        let s0 = self.engine.step - steps;
+        let rate = out.first().map(|t: &Telemetry| t.steps_per_s);
+        for r in &records {
+            let mut t = self.telemetry_of(r);
+            t.time = t0 + (r.step - s0) as f64 * self.params.dt;
+            if let Some(rate) = rate {
+                t.steps_per_s = rate;
+            }
+            self.telemetry.push(t);
+        }
+        Ok(())
+    }
+
+    fn set_fields(&mut self, spec: Option<FieldSpec>) -> Result<(), SimError> {
+        match spec {
+            None => Ok(()),
+            Some(_) => Err(SimError::Invalid(
+                "the wgpu backend does not sample flow fields yet: choose --backend cpu or cuda".into(),
+            )),
+        }
+    }
+
+    fn take_fields(&mut self, _close: bool) -> Result<Vec<Fields>, SimError> {
+        Ok(Vec::new())
+    }
+
+    fn hmc_parts(&mut self) -> (&mut crate::sim::hmc::HmcState, &mut Vec<Telemetry>) {
+        (&mut self.hmc, &mut self.telemetry)
+    }
+
+    fn drain_telemetry(&mut self) -> Vec<Telemetry> {
+        std::mem::take(&mut self.telemetry)
+    }
+
+    fn measure(&mut self) -> Result<Telemetry, SimError> {
+        let r = self.engine.measure()?;
+        let mut t = self.telemetry_of(&r);
+        t.time = self.engine.time;
+        Ok(t)
+    }
+
+    fn forces(&mut self) -> Result<Vec<[f64; 3]>, SimError> {
+        Ok(self.engine.read_state(true)?.forces())
+    }
+
+    fn set_obstacles(&mut self, field: Option<Arc<ObstacleField>>, _caught: CaughtAtoms) -> Result<usize, SimError> {
+        match field {
+            None => Ok(0),
+            Some(_) => Err(SimError::Invalid(unsupported(&self.params, true).unwrap_or_default())),
+        }
+    }
+
+    fn add_atoms(&mut self, atoms: &AtomState) -> Result<(), SimError> {
+        self.hmc.forget();
+        check_atoms(atoms, &self.params)?;
+        let mut snap = self.snapshot_now()?;
+        snap.atoms.extend(atoms);
+        self.rebuild(&snap)
+    }
+
+    fn remove_atoms(&mut self, which: &AtomSelection) -> Result<usize, SimError> {
+        self.hmc.forget();
+        let mut snap = self.snapshot_now()?;
+        let removed = edit::remove(&mut snap.atoms, which);
+        if removed > 0 {
+            self.rebuild(&snap)?;
+        }
+        Ok(removed)
+    }
+
+    fn snapshot(&mut self) -> Result<Snapshot, SimError> {
+        let snap = self.snapshot_now()?;
+        // Continue from the snapshot itself (canonical order, fresh lists), so a backend
+        // restored from it runs bit for bit like this one.
+        self.rebuild(&snap)?;
+        Ok(snap)
+    }
+
+    fn restore(&mut self, snapshot: &Snapshot) -> Result<(), SimError> {
+        self.hmc.forget();
+        self.params.validate(&snapshot.sim_box)?;
+        check_atoms(&snapshot.atoms, &self.params)?;
+        if snapshot.piston.is_some() {
+            return Err(SimError::Invalid(unsupported(&self.params, false).unwrap_or_else(|| {
+                "the wgpu backend does not run the piston yet: choose --backend cpu or cuda".into()
+            })));
+        }
+        self.rebuild(snapshot)
+    }
+
+    fn copy_state(&mut self) -> Result<Snapshot, SimError> {
+        self.snapshot_now()
+    }
+
+    fn checkpoint(&mut self) -> Result<(), SimError> {
+        if self.checkpoints.len() >= crate::sim::CHECKPOINTS {
+            self.checkpoints.pop_front();
+        }
+        self.checkpoints.push_back(self.engine.checkpoint());
+        Ok(())
+    }
+
+    fn rollback(&mut self) -> Result<Option<u64>, SimError> {
+        self.hmc.forget();
+        let Some(cp) = self.checkpoints.back() else { return Ok(None) };
+        if !self.engine.restore_checkpoint(cp) {
+            // Atoms were added or removed since: through the host.
+            let state = self.engine.read_checkpoint(cp)?;
+            let snap = Snapshot {
+                sim_box: self.engine.sim_box,
+                atoms: state.atoms(),
+                step: cp.step,
+                time: cp.time,
+                piston: None,
+            };
+            self.rebuild(&snap)?;
+        }
+        Ok(Some(self.engine.step))
+    }
+
+    fn rdf(&mut self, bins: usize, r_max: f64, region: Option<&RdfRegion>) -> Result<Histogram, SimError> {
+        self.on_host()?.rdf(bins, r_max, region)
+    }
+
+    fn speed_histogram(&mut self, bins: usize, v_max: f64) -> Result<Histogram, SimError> {
+        self.on_host()?.speed_histogram(bins, v_max)
+    }
+
+    fn density_profile(&mut self, bins: usize) -> Result<Histogram, SimError> {
+        self.on_host()?.density_profile(bins)
+    }
+
+    fn write_positions(&mut self, target: PositionTarget<'_>, colour: ColourScalar) -> Result<(), SimError> {
+        let out = match target {
+            PositionTarget::Host(out) => out,
+            PositionTarget::Device { .. } => {
+                return Err(SimError::Invalid(
+                    "the wgpu backend cannot write into CUDA device memory; use a host buffer".into(),
+                ));
+            }
+        };
+        let s = self.engine.read_state(false)?;
+        let masses: Vec<f64> = self.params.species.iter().map(|s| s.mass).collect();
+        let pos: Vec<[f32; 4]> = s.pos.iter().map(|p| [p[0], p[1], p[2], 0.0]).collect();
+        let vel: Vec<[f32; 3]> = s.vel.iter().map(|v| [v[0], v[1], v[2]]).collect();
+        let types: Vec<u32> = s.pos.iter().map(|p| p[3].to_bits()).collect();
+        super::cpu::publish_positions(&pos, &vel, &types, &s.ids, &masses, colour, out)
+    }
+}

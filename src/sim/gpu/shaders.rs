@@ -1,9 +1,49 @@
-//! The wgpu backend's WGSL compute shaders: each module is `shaders/sim/common.wgsl` (the
-//! shared structs and bindings) followed by one kernel file, with the build's constants
-//! (workgroup size, species count) written in as `const` lines. `all` lists every module
-//! as compiled, for the portability test that translates each to MSL, HLSL and SPIR-V.
+//! The wgpu backend's WGSL compute shaders: one module of `shaders/sim/common.wgsl` (the
+//! shared structs and bindings), `rng.wgsl` (Philox, as `crate::rng`), and the kernels
+//! (`cells.wgsl`, `forces.wgsl`, `integrate.wgsl`), with the build's constants (workgroup
+//! size, species count) written in as `const` lines. `all` lists every module as compiled,
+//! for the portability test that translates each to MSL, HLSL and SPIR-V.
 
-/// Every compute module of the backend as (name, complete WGSL source).
+use super::engine::WG;
+
+const PARTS: [(&str, &str); 5] = [
+    ("common.wgsl", include_str!("../../../shaders/sim/common.wgsl")),
+    ("rng.wgsl", include_str!("../../../shaders/sim/rng.wgsl")),
+    ("cells.wgsl", include_str!("../../../shaders/sim/cells.wgsl")),
+    ("forces.wgsl", include_str!("../../../shaders/sim/forces.wgsl")),
+    ("integrate.wgsl", include_str!("../../../shaders/sim/integrate.wgsl")),
+];
+
+/// The simulation module for `ntypes` species.
+pub fn module(ntypes: usize) -> String {
+    let mut s = format!("const WG: u32 = {WG}u;\nconst NTYPES: u32 = {}u;\n", ntypes.max(1));
+    for (_, part) in PARTS {
+        s.push_str(part);
+        s.push('\n');
+    }
+    s
+}
+
+/// Every compute module of the backend as (name, complete WGSL source): the module for one
+/// species (the fast path) and for several; the names list the files each holds.
 pub fn all() -> Vec<(&'static str, String)> {
-    Vec::new()
+    vec![
+        ("sim_1_species: common rng cells forces integrate", module(1)),
+        ("sim_4_species: common rng cells forces integrate", module(4)),
+    ]
+}
+
+#[cfg(test)]
+mod tests {
+    /// Every module parses and validates (naga, as wgpu will), without a device.
+    #[test]
+    fn modules_validate() {
+        use wgpu::naga;
+        for (name, src) in super::all() {
+            let module = naga::front::wgsl::parse_str(&src).unwrap_or_else(|e| panic!("{name}: {}", e.emit_to_string(&src)));
+            naga::valid::Validator::new(naga::valid::ValidationFlags::all(), naga::valid::Capabilities::empty())
+                .validate(&module)
+                .unwrap_or_else(|e| panic!("{name}: {}", e.emit_to_string(&src)));
+        }
+    }
 }

@@ -1,0 +1,185 @@
+// The wgpu backend's shared definitions (src/sim/gpu): the constants block, the per-step
+// block, every binding (one layout serves every kernel), flag slots and small helpers
+// (types, minimum image, the LJ pair and the 9-3 wall, workgroup sums in a fixed order).
+// Mirrors kernels/common.cuh and src/sim/gpu/layout.rs field for field. The build writes
+// `const WG: u32 = ...;` and `const NTYPES: u32 = ...;` before this file.
+
+struct Params {
+    dims: vec4<u32>,
+    periodic: vec4<u32>,
+    lo: vec4<f32>,
+    hi: vec4<f32>,
+    len: vec4<f32>,
+    cell_inv: vec4<f32>,
+    // 9-3 wall: c1, c2, c3, c4, offset, cutoff, d_cap, e_cap; f_cap in wall_f.
+    wall_a: vec4<f32>,
+    wall_b: vec4<f32>,
+    n: u32,
+    n_cells: u32,
+    max_nbrs: u32,
+    n_groups: u32,
+    dt: f32,
+    half_dt: f32,
+    rlist_sq: f32,
+    half_skin_sq: f32,
+    gravity: f32,
+    drive: f32,
+    drive_potential: u32,
+    thermostat: u32,
+    lang_c1: f32,
+    lang_c2: f32,
+    target_t: f32,
+    dof: f32,
+    dt_over_tau: f32,
+    csvr_factor: f32,
+    seed_lo: u32,
+    seed_hi: u32,
+    wall_f: f32,
+    runaway_sq: f32,
+    escape: f32,
+    walls: u32,
+}
+
+// One step's own values (a dynamic offset into a buffer of them, one per step of a call).
+struct StepInfo {
+    step_lo: u32,
+    step_hi: u32,
+    // Index of the step within the call (the blow-up report says which).
+    k: u32,
+    // Energies and virials summed, and a telemetry record written at this step.
+    ev: u32,
+    record: u32,
+    // Apply the previous step's thermostat factor before the first half kick.
+    scale: u32,
+    // The step's CSVR noise (drawn on the host from the same Philox stream as the CPU).
+    csvr_rr: f32,
+    csvr_chi: f32,
+    // 1: sum the kinetic energy of the velocities as they are (no kick): measure().
+    no_kick: u32,
+    // The thermostat's factor is computed (0 under measure()).
+    thermostat_on: u32,
+    pad0: u32,
+    pad1: u32,
+}
+
+struct Pair {
+    lj1: f32,
+    lj2: f32,
+    lj3: f32,
+    lj4: f32,
+    offset: f32,
+    rcut_sq: f32,
+    pad0: f32,
+    pad1: f32,
+}
+
+@group(0) @binding(0) var<uniform> P: Params;
+@group(0) @binding(1) var<uniform> S: StepInfo;
+@group(0) @binding(2) var<storage, read_write> pos: array<vec4<f32>>;
+@group(0) @binding(3) var<storage, read_write> vel: array<vec4<f32>>;
+@group(0) @binding(4) var<storage, read_write> force: array<vec4<f32>>;
+@group(0) @binding(5) var<storage, read_write> ids: array<u32>;
+@group(0) @binding(6) var<storage, read_write> pos_build: array<vec4<f32>>;
+@group(0) @binding(7) var<storage, read_write> flags: array<atomic<u32>>;
+@group(0) @binding(8) var<storage, read_write> cell_count: array<atomic<u32>>;
+@group(0) @binding(9) var<storage, read_write> cell_start: array<u32>;
+@group(0) @binding(10) var<storage, read_write> cell_of: array<u32>;
+@group(0) @binding(11) var<storage, read_write> nlist: array<u32>;
+@group(0) @binding(12) var<storage, read_write> ncount: array<u32>;
+@group(0) @binding(13) var<storage, read_write> tmp_pos: array<vec4<f32>>;
+@group(0) @binding(14) var<storage, read_write> tmp_vel: array<vec4<f32>>;
+@group(0) @binding(15) var<storage, read_write> tmp_ids: array<u32>;
+// Per workgroup: (2 KE, px, py, pz) at [2 g], (pair E, pair W, external E, external W) at [2 g + 1].
+@group(0) @binding(16) var<storage, read_write> partials: array<vec4<f32>>;
+// [0]: the thermostat's factor for the next step's first kick.
+@group(0) @binding(17) var<storage, read_write> lambda: array<f32>;
+// Telemetry records: RECORD_WORDS (hi, lo) pairs each.
+@group(0) @binding(18) var<storage, read_write> records: array<vec2<f32>>;
+@group(0) @binding(19) var<storage, read_write> pairs: array<Pair>;
+@group(0) @binding(20) var<storage, read_write> masses: array<f32>;
+// Indirect dispatch arguments of the rebuild: atoms at [0..3], cells at [3..6], one group at
+// [6..9]. A group of its own, bound only for `plan`: a dispatch may not read a buffer as
+// its arguments while one of its bind groups holds it as storage.
+@group(1) @binding(0) var<storage, read_write> plan_args: array<u32>;
+@group(0) @binding(22) var<storage, read_write> cell_fill: array<atomic<u32>>;
+
+// Flag slots (src/sim/gpu/layout.rs `flag`).
+const F_REBUILD: u32 = 0u;
+const F_OVERFLOW: u32 = 1u;
+const F_MAX_SEEN: u32 = 2u;
+const F_BLOWUP: u32 = 3u;
+const F_BLOWUP_AT: u32 = 4u;
+const F_ESCAPE: u32 = 5u;
+
+const RECORD_WORDS: u32 = 8u;
+
+fn type_of(p: vec4<f32>) -> u32 {
+    return bitcast<u32>(p.w);
+}
+
+fn periodic_mask() -> vec3<f32> {
+    return vec3<f32>(f32(P.periodic.x), f32(P.periodic.y), f32(P.periodic.z));
+}
+
+// The minimum image of d along the periodic axes.
+fn min_image(d: vec3<f32>) -> vec3<f32> {
+    let l = P.len.xyz;
+    return d - periodic_mask() * l * round(d / l);
+}
+
+fn pair_of(ti: u32, tj: u32) -> Pair {
+    if NTYPES == 1u {
+        return pairs[0];
+    }
+    return pairs[ti * NTYPES + tj];
+}
+
+// Not a finite number (NaN or infinity), tested on the bits: a compiler may assume floats
+// are finite, so x != x is not reliable.
+fn not_finite(x: f32) -> bool {
+    return (bitcast<u32>(x) & 0x7f800000u) == 0x7f800000u;
+}
+
+// (force pushing away from the surface, energy) of the 9-3 wall at distance d.
+fn wall_eval(d: f32) -> vec2<f32> {
+    let c = P.wall_a;
+    let cut = P.wall_b.y;
+    let dcap = P.wall_b.z;
+    let ecap = P.wall_b.w;
+    if d >= cut {
+        return vec2<f32>(0.0, 0.0);
+    }
+    if d < dcap {
+        return vec2<f32>(P.wall_f, ecap + P.wall_f * (dcap - d));
+    }
+    let rinv = 1.0 / d;
+    let r2inv = rinv * rinv;
+    let r4inv = r2inv * r2inv;
+    let r10inv = r4inv * r4inv * r2inv;
+    let f = c.x * r10inv - c.y * r4inv;
+    let e = c.z * r4inv * r4inv * rinv - c.w * r2inv * rinv - P.wall_b.x;
+    return vec2<f32>(f, e);
+}
+
+var<workgroup> red: array<vec4<f32>, WG>;
+
+// The sum of every invocation's `v` over the workgroup, the same tree (and bits) each run;
+// valid in invocation 0. Call from uniform control flow.
+fn workgroup_sum(lid: u32, v: vec4<f32>) -> vec4<f32> {
+    red[lid] = v;
+    workgroupBarrier();
+    var s = WG / 2u;
+    loop {
+        if s == 0u {
+            break;
+        }
+        if lid < s {
+            red[lid] = red[lid] + red[lid + s];
+        }
+        workgroupBarrier();
+        s = s / 2u;
+    }
+    let r = red[0];
+    workgroupBarrier();
+    return r;
+}

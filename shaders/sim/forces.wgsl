@@ -1,0 +1,136 @@
+// Pair forces gathered per atom (no float atomics: each atom sums its own full list, or
+// every other atom in tiles held in workgroup memory for small systems), then the one-body
+// forces (9-3 walls on the closed axes, gravity, the drive), mirroring kernels/forces.cu.
+// On telemetry steps each workgroup also sums (pair E, pair W, external E, external W) into
+// partials[2 g + 1], pair terms halved as every pair is seen from both atoms.
+
+struct Acc {
+    f: vec3<f32>,
+    e: f32,
+    w: f32,
+}
+
+fn add_pair(acc: ptr<function, Acc>, d: vec3<f32>, ti: u32, tj: u32) {
+    let rsq = dot(d, d);
+    let c = pair_of(ti, tj);
+    if rsq < c.rcut_sq {
+        let r2inv = 1.0 / rsq;
+        let r6inv = r2inv * r2inv * r2inv;
+        let fd = r6inv * (c.lj1 * r6inv - c.lj2) * r2inv;
+        (*acc).f += d * fd;
+        if S.ev != 0u {
+            let en = r6inv * (c.lj3 * r6inv - c.lj4) - c.offset;
+            (*acc).e += 0.5 * en;
+            (*acc).w += 0.5 * rsq * fd;
+        }
+    }
+}
+
+// Walls, gravity and the drive on the atom at x of mass m: (force, (energy, virial)).
+fn one_body(x: vec3<f32>, m: f32, f: ptr<function, vec3<f32>>) -> vec2<f32> {
+    var e = 0.0;
+    var w = 0.0;
+    if P.walls != 0u {
+        for (var k = 0u; k < 3u; k++) {
+            if P.periodic[k] == 0u {
+                let dl = x[k] - P.lo[k];
+                let dh = P.hi[k] - x[k];
+                let lo = wall_eval(dl);
+                let hi = wall_eval(dh);
+                (*f)[k] += lo.x - hi.x;
+                e += lo.y + hi.y;
+                w += dl * lo.x + dh * hi.x;
+            }
+        }
+    }
+    if P.gravity != 0.0 {
+        (*f).y -= m * P.gravity;
+        e += m * P.gravity * (x.y - P.lo.y);
+    }
+    if P.drive != 0.0 {
+        (*f).x += m * P.drive;
+        if P.drive_potential != 0u {
+            e -= m * P.drive * (x.x - P.lo.x);
+        }
+    }
+    return vec2<f32>(e, w);
+}
+
+// The atom's total force stored, and its workgroup's energy and virial sums on ev steps.
+fn finish_force(i: u32, lid: u32, wg: u32, acc: Acc, x: vec4<f32>, valid: bool) {
+    var ext = vec2<f32>(0.0, 0.0);
+    if valid {
+        var f = acc.f;
+        ext = one_body(x.xyz, masses[type_of(x)], &f);
+        force[i] = vec4<f32>(f, 0.0);
+    }
+    if S.ev != 0u {
+        var v = vec4<f32>(0.0);
+        if valid {
+            v = vec4<f32>(acc.e, acc.w, ext.x, ext.y);
+        }
+        let s = workgroup_sum(lid, v);
+        if lid == 0u {
+            partials[2u * wg + 1u] = s;
+        }
+    }
+}
+
+@compute @workgroup_size(WG)
+fn forces_list(
+    @builtin(global_invocation_id) gid: vec3<u32>,
+    @builtin(local_invocation_id) lid: vec3<u32>,
+    @builtin(workgroup_id) wid: vec3<u32>,
+) {
+    let i = gid.x;
+    let valid = i < P.n && atomicLoad(&flags[F_BLOWUP]) == 0u;
+    var acc = Acc(vec3<f32>(0.0), 0.0, 0.0);
+    var pi = vec4<f32>(0.0);
+    if valid {
+        pi = pos[i];
+        let ti = type_of(pi);
+        let cnt = ncount[i];
+        for (var k = 0u; k < cnt; k++) {
+            let pj = pos[nlist[k * P.n + i]];
+            add_pair(&acc, min_image(pi.xyz - pj.xyz), ti, type_of(pj));
+        }
+    }
+    finish_force(i, lid.x, wid.x, acc, pi, valid);
+}
+
+var<workgroup> tile: array<vec4<f32>, WG>;
+
+@compute @workgroup_size(WG)
+fn forces_all(
+    @builtin(global_invocation_id) gid: vec3<u32>,
+    @builtin(local_invocation_id) lid: vec3<u32>,
+    @builtin(workgroup_id) wid: vec3<u32>,
+) {
+    let i = gid.x;
+    let valid = i < P.n && atomicLoad(&flags[F_BLOWUP]) == 0u;
+    var acc = Acc(vec3<f32>(0.0), 0.0, 0.0);
+    var pi = vec4<f32>(0.0);
+    if valid {
+        pi = pos[i];
+    }
+    let ti = type_of(pi);
+    let tiles = (P.n + WG - 1u) / WG;
+    for (var t = 0u; t < tiles; t++) {
+        let j0 = t * WG;
+        if j0 + lid.x < P.n {
+            tile[lid.x] = pos[j0 + lid.x];
+        }
+        workgroupBarrier();
+        let m = min(WG, P.n - j0);
+        if valid {
+            for (var k = 0u; k < m; k++) {
+                if j0 + k != i {
+                    let pj = tile[k];
+                    add_pair(&acc, min_image(pi.xyz - pj.xyz), ti, type_of(pj));
+                }
+            }
+        }
+        workgroupBarrier();
+    }
+    finish_force(i, lid.x, wid.x, acc, pi, valid);
+}
