@@ -57,10 +57,8 @@ impl Pipelines {
     pub fn new(dev: &SimDevice, ntypes: usize, checked: bool) -> Result<Pipelines, SimError> {
         let scope = dev.device.push_error_scope(wgpu::ErrorFilter::Validation);
         let source = super::shaders::module(ntypes);
-        let desc = wgpu::ShaderModuleDescriptor {
-            label: Some("sim.wgsl"),
-            source: wgpu::ShaderSource::Wgsl(source.into()),
-        };
+        let desc =
+            wgpu::ShaderModuleDescriptor { label: Some("sim.wgsl"), source: wgpu::ShaderSource::Wgsl(source.into()) };
         let module = if checked {
             dev.device.create_shader_module(desc)
         } else {
@@ -101,9 +99,10 @@ impl Pipelines {
             },
         ];
         entries.extend((2..=20).chain([22]).map(storage));
-        let layout = dev
-            .device
-            .create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor { label: Some("sim layout"), entries: &entries });
+        let layout = dev.device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some("sim layout"),
+            entries: &entries,
+        });
         let plan_layout = dev.device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
             label: Some("sim plan layout"),
             entries: &[storage(0)],
@@ -133,7 +132,10 @@ impl Pipelines {
             })
             .collect();
         if let Some(e) = pollster::block_on(scope.pop()) {
-            return Err(SimError::Device(format!("compiling the simulation shaders for {} failed: {e}", dev.info.name)));
+            return Err(SimError::Device(format!(
+                "compiling the simulation shaders for {} failed: {e}",
+                dev.info.name
+            )));
         }
         Ok(Pipelines { layout, plan_layout, kernels })
     }
@@ -260,9 +262,8 @@ impl Engine {
         let n = atoms.len();
         let range = params.list_range();
         let dims = match search {
-            Search::List => layout::cell_dims(&sim_box, range).ok_or_else(|| {
-                SimError::Invalid("the box is too small for cell lists: use all pairs".into())
-            })?,
+            Search::List => layout::cell_dims(&sim_box, range)
+                .ok_or_else(|| SimError::Invalid("the box is too small for cell lists: use all pairs".into()))?,
             Search::AllPairs => [1, 1, 1],
         };
         let max_nbrs = match search {
@@ -287,7 +288,8 @@ impl Engine {
             .zip(&atoms.types)
             .map(|(p, &t)| [p[0] as f32, p[1] as f32, p[2] as f32, f32::from_bits(t)])
             .collect();
-        let vel: Vec<[f32; 4]> = atoms.velocities.iter().map(|v| [v[0] as f32, v[1] as f32, v[2] as f32, 0.0]).collect();
+        let vel: Vec<[f32; 4]> =
+            atoms.velocities.iter().map(|v| [v[0] as f32, v[1] as f32, v[2] as f32, 0.0]).collect();
         let ids: Vec<u32> = (0..n as u32).collect();
         let masses: Vec<f32> = params.species.iter().map(|s| s.mass as f32).collect();
         let pairs: Vec<Pair> = layout::pair_table(params);
@@ -342,20 +344,7 @@ impl Engine {
             storage(d, "force_bak", nb * 16),
         ];
         let bind = bind_group(d, &pipes, &b);
-        Ok(Engine {
-            dev,
-            pipes,
-            b,
-            bind,
-            consts,
-            sim_box,
-            n,
-            search,
-            step: 0,
-            time: 0.0,
-            forces_valid: false,
-            bak,
-        })
+        Ok(Engine { dev, pipes, b, bind, consts, sim_box, n, search, step: 0, time: 0.0, forces_valid: false, bak })
     }
 
     pub fn device(&self) -> &SimDevice {
@@ -519,7 +508,8 @@ impl Engine {
             enc.copy_buffer_to_buffer(src, 0, dst, 0, src.size());
         }
         {
-            let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor { label: Some("steps"), timestamp_writes: None });
+            let mut pass =
+                enc.begin_compute_pass(&wgpu::ComputePassDescriptor { label: Some("steps"), timestamp_writes: None });
             let groups = self.consts.n_groups;
             if !self.forces_valid {
                 pass.set_bind_group(0, &self.bind.0, &[0]);
@@ -568,7 +558,7 @@ impl Engine {
             self.time = time0;
             return self.advance(steps, params, out);
         }
-        let raw: &[f32] = bytemuck::cast_slice(&flags[1]);
+        let raw: Vec<f32> = bytemuck::pod_collect_to_vec(&flags[1]);
         for (r, &s) in record_steps.iter().enumerate() {
             let mut sums = [0.0f64; RECORD_WORDS];
             for (q, x) in sums.iter_mut().enumerate() {
@@ -617,8 +607,10 @@ impl Engine {
             self.write_flags();
             let mut enc = self.dev.device.create_command_encoder(&Default::default());
             {
-                let mut pass =
-                    enc.begin_compute_pass(&wgpu::ComputePassDescriptor { label: Some("measure"), timestamp_writes: None });
+                let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                    label: Some("measure"),
+                    timestamp_writes: None,
+                });
                 pass.set_bind_group(0, &self.bind.0, &[0]);
                 self.encode_forces(&mut pass);
                 pass.set_pipeline(self.pipes.get("kick_second"));
@@ -636,7 +628,7 @@ impl Engine {
                 continue;
             }
             self.forces_valid = true;
-            let raw: &[f32] = bytemuck::cast_slice(&out[1]);
+            let raw: Vec<f32> = bytemuck::pod_collect_to_vec(&out[1]);
             let mut sums = [0.0f64; RECORD_WORDS];
             for (q, x) in sums.iter_mut().enumerate() {
                 *x = raw[2 * q] as f64 + raw[2 * q + 1] as f64;
@@ -658,10 +650,10 @@ impl Engine {
         }
         let raw = self.read_back(enc, &wanted)?;
         Ok(DeviceState {
-            pos: bytemuck::cast_slice(&raw[0]).to_vec(),
-            vel: bytemuck::cast_slice(&raw[1]).to_vec(),
-            ids: bytemuck::cast_slice(&raw[2]).to_vec(),
-            force: raw.get(3).map(|f| bytemuck::cast_slice(f).to_vec()).unwrap_or_default(),
+            pos: bytemuck::pod_collect_to_vec(&raw[0]),
+            vel: bytemuck::pod_collect_to_vec(&raw[1]),
+            ids: bytemuck::pod_collect_to_vec(&raw[2]),
+            force: raw.get(3).map(|f| bytemuck::pod_collect_to_vec(f)).unwrap_or_default(),
         })
     }
 
@@ -704,16 +696,20 @@ impl Engine {
         let enc = self.dev.device.create_command_encoder(&Default::default());
         let raw = self.read_back(enc, &[(&c.pos, n * 16), (&c.vel, n * 16), (&c.ids, n * 4)])?;
         Ok(DeviceState {
-            pos: bytemuck::cast_slice(&raw[0]).to_vec(),
-            vel: bytemuck::cast_slice(&raw[1]).to_vec(),
-            ids: bytemuck::cast_slice(&raw[2]).to_vec(),
+            pos: bytemuck::pod_collect_to_vec(&raw[0]),
+            vel: bytemuck::pod_collect_to_vec(&raw[1]),
+            ids: bytemuck::pod_collect_to_vec(&raw[2]),
             force: Vec::new(),
         })
     }
 
     /// Submits `enc` after copying each (buffer, bytes) into a mappable buffer, waits, and
     /// returns the bytes.
-    fn read_back(&self, mut enc: wgpu::CommandEncoder, what: &[(&wgpu::Buffer, u64)]) -> Result<Vec<Vec<u8>>, SimError> {
+    fn read_back(
+        &self,
+        mut enc: wgpu::CommandEncoder,
+        what: &[(&wgpu::Buffer, u64)],
+    ) -> Result<Vec<Vec<u8>>, SimError> {
         let staging: Vec<_> = what
             .iter()
             .map(|&(src, bytes)| {
@@ -769,11 +765,7 @@ impl DeviceState {
     /// The atoms in canonical order (by id).
     pub fn atoms(&self) -> AtomState {
         let n = self.ids.len();
-        let mut a = AtomState {
-            positions: vec![[0.0; 3]; n],
-            velocities: vec![[0.0; 3]; n],
-            types: vec![0; n],
-        };
+        let mut a = AtomState { positions: vec![[0.0; 3]; n], velocities: vec![[0.0; 3]; n], types: vec![0; n] };
         for (slot, &id) in self.ids.iter().enumerate() {
             let (p, v, i) = (self.pos[slot], self.vel[slot], id as usize);
             a.positions[i] = [p[0] as f64, p[1] as f64, p[2] as f64];
@@ -795,7 +787,7 @@ impl DeviceState {
 }
 
 fn parse_flags(raw: &[u8]) -> Flags {
-    let f: &[u32] = bytemuck::cast_slice(raw);
+    let f: Vec<u32> = bytemuck::pod_collect_to_vec(raw);
     Flags {
         overflow: f[flag::OVERFLOW] != 0,
         max_seen: f[flag::MAX_SEEN],
@@ -839,7 +831,11 @@ fn bind_group(dev: &SimDevice, pipes: &Pipelines, b: &Buffers) -> (wgpu::BindGro
         whole(20, &b.masses),
         whole(22, &b.cell_fill),
     ];
-    let main = dev.device.create_bind_group(&wgpu::BindGroupDescriptor { label: Some("sim"), layout: &pipes.layout, entries: &entries });
+    let main = dev.device.create_bind_group(&wgpu::BindGroupDescriptor {
+        label: Some("sim"),
+        layout: &pipes.layout,
+        entries: &entries,
+    });
     let plan = dev.device.create_bind_group(&wgpu::BindGroupDescriptor {
         label: Some("sim plan"),
         layout: &pipes.plan_layout,
