@@ -5,31 +5,18 @@
 // cell put in order of the atoms' ids (so the order, and every sum over the lists, is the
 // same run to run), and the full (gather) list of every atom within the list range.
 
-// One invocation: the rebuild's group counts, or zeros when none is due.
+// One invocation: the rebuild's group counts (atoms at [0..3], the one-workgroup scan at
+// [3..6]), or zeros when none is due.
 @compute @workgroup_size(1)
 fn plan() {
     let due = atomicLoad(&flags[F_REBUILD]) != 0u && atomicLoad(&flags[F_BLOWUP]) == 0u;
-    let atoms = select(0u, (P.n + WG - 1u) / WG, due);
-    let cells = select(0u, (P.n_cells + WG - 1u) / WG, due);
-    plan_args[0] = atoms;
+    plan_args[0] = select(0u, (P.n + WG - 1u) / WG, due);
     plan_args[1] = 1u;
     plan_args[2] = 1u;
-    plan_args[3] = cells;
+    plan_args[3] = select(0u, 1u, due);
     plan_args[4] = 1u;
     plan_args[5] = 1u;
-    plan_args[6] = select(0u, 1u, due);
-    plan_args[7] = 1u;
-    plan_args[8] = 1u;
     atomicStore(&flags[F_REBUILD], 0u);
-}
-
-@compute @workgroup_size(WG)
-fn clear_cells(@builtin(global_invocation_id) gid: vec3<u32>) {
-    let c = gid.x;
-    if c < P.n_cells {
-        atomicStore(&cell_count[c], 0u);
-        atomicStore(&cell_fill[c], 0u);
-    }
 }
 
 fn cell_coords(x: vec3<f32>) -> vec3<u32> {
@@ -144,11 +131,17 @@ fn wrap_cell(x: i32, d: i32) -> u32 {
     return u32((x % d + d) % d);
 }
 
+// Also empties the cell counts for the next rebuild (they are done with once the atoms are
+// in place), which saves a dispatch a step.
 @compute @workgroup_size(WG)
 fn build_list(@builtin(global_invocation_id) gid: vec3<u32>) {
     let i = gid.x;
     if i >= P.n {
         return;
+    }
+    for (var c = i; c < P.n_cells; c += P.n) {
+        atomicStore(&cell_count[c], 0u);
+        atomicStore(&cell_fill[c], 0u);
     }
     let pi = pos[i];
     pos_build[i] = pi;

@@ -11,6 +11,7 @@ struct Params {
     hi: vec4<f32>,
     len: vec4<f32>,
     cell_inv: vec4<f32>,
+    inv_len: vec4<f32>,
     // 9-3 wall: c1, c2, c3, c4, offset, cutoff, d_cap, e_cap; f_cap in wall_f.
     wall_a: vec4<f32>,
     wall_b: vec4<f32>,
@@ -58,8 +59,9 @@ struct StepInfo {
     no_kick: u32,
     // The thermostat's factor is computed (0 under measure()).
     thermostat_on: u32,
-    pad0: u32,
-    pad1: u32,
+    // The previous step (whose second half kick a fused kick_drift takes, with its Langevin noise).
+    prev_lo: u32,
+    prev_hi: u32,
 }
 
 struct Pair {
@@ -97,8 +99,7 @@ struct Pair {
 @group(0) @binding(18) var<storage, read_write> records: array<vec2<f32>>;
 @group(0) @binding(19) var<storage, read_write> pairs: array<Pair>;
 @group(0) @binding(20) var<storage, read_write> masses: array<f32>;
-// Indirect dispatch arguments of the rebuild: atoms at [0..3], cells at [3..6], one group at
-// [6..9]. A group of its own, bound only for `plan`: a dispatch may not read a buffer as
+// Indirect dispatch arguments of the rebuild: atoms at [0..3], one group at [3..6]. A group of its own, bound only for `plan`: a dispatch may not read a buffer as
 // its arguments while one of its bind groups holds it as storage.
 @group(1) @binding(0) var<storage, read_write> plan_args: array<u32>;
 @group(0) @binding(22) var<storage, read_write> cell_fill: array<atomic<u32>>;
@@ -123,8 +124,7 @@ fn periodic_mask() -> vec3<f32> {
 
 // The minimum image of d along the periodic axes.
 fn min_image(d: vec3<f32>) -> vec3<f32> {
-    let l = P.len.xyz;
-    return d - periodic_mask() * l * round(d / l);
+    return d - periodic_mask() * P.len.xyz * round(d * P.inv_len.xyz);
 }
 
 fn pair_of(ti: u32, tj: u32) -> Pair {

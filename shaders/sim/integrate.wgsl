@@ -17,16 +17,10 @@ fn blow_up(escape: bool) {
     }
 }
 
-@compute @workgroup_size(WG)
-fn kick_drift(@builtin(global_invocation_id) gid: vec3<u32>) {
-    let i = gid.x;
-    if i >= P.n {
-        return;
-    }
-    var v = vel[i].xyz;
-    if S.scale != 0u {
-        v = v * lambda[0];
-    }
+// The first half kick and drift of atom i from velocity v (the previous step's thermostat
+// factor and second kick already applied).
+fn first_half(i: u32, v0: vec3<f32>) {
+    var v = v0;
     if atomicLoad(&flags[F_BLOWUP]) != 0u {
         vel[i] = vec4<f32>(v, 0.0);
         return;
@@ -59,6 +53,47 @@ fn kick_drift(@builtin(global_invocation_id) gid: vec3<u32>) {
     vel[i] = vec4<f32>(v, 0.0);
 }
 
+// The second half kick of the step with counter `step` on velocity v of atom i (mass m),
+// with the Langevin update.
+fn second_half(i: u32, v0: vec3<f32>, m: f32, step: vec2<u32>) -> vec3<f32> {
+    var v = v0 + force[i].xyz * (P.half_dt / m);
+    if P.thermostat == 3u {
+        let xi = normal4(vec2<u32>(P.seed_lo, P.seed_hi), STREAM_LANGEVIN, ids[i], step);
+        let sd = P.lang_c2 * sqrt(P.target_t / m);
+        v = P.lang_c1 * v + sd * xi.xyz;
+    }
+    return v;
+}
+
+@compute @workgroup_size(WG)
+fn kick_drift(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let i = gid.x;
+    if i >= P.n {
+        return;
+    }
+    var v = vel[i].xyz;
+    if S.scale != 0u {
+        v = v * lambda[0];
+    }
+    first_half(i, v);
+}
+
+// The previous step's second half kick and this step's first half kick and drift in one
+// pass, for a previous step with neither telemetry nor a rescaling thermostat (the same
+// arithmetic as kick_second then kick_drift).
+@compute @workgroup_size(WG)
+fn kick_fused(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let i = gid.x;
+    if i >= P.n {
+        return;
+    }
+    var v = vel[i].xyz;
+    if atomicLoad(&flags[F_BLOWUP]) == 0u {
+        v = second_half(i, v, masses[type_of(pos[i])], vec2<u32>(S.prev_lo, S.prev_hi));
+    }
+    first_half(i, v);
+}
+
 // Second half kick (unless S.no_kick) with the Langevin update, then the workgroup's
 // (m v^2, m v) into partials[2 g].
 @compute @workgroup_size(WG)
@@ -73,12 +108,7 @@ fn kick_second(
         var v = vel[i].xyz;
         let m = masses[type_of(pos[i])];
         if S.no_kick == 0u && atomicLoad(&flags[F_BLOWUP]) == 0u {
-            v = v + force[i].xyz * (P.half_dt / m);
-            if P.thermostat == 3u {
-                let xi = normal4(vec2<u32>(P.seed_lo, P.seed_hi), STREAM_LANGEVIN, ids[i], step_counter());
-                let sd = P.lang_c2 * sqrt(P.target_t / m);
-                v = P.lang_c1 * v + sd * xi.xyz;
-            }
+            v = second_half(i, v, m, step_counter());
             vel[i] = vec4<f32>(v, 0.0);
         }
         sums = vec4<f32>(m * dot(v, v), m * v);

@@ -37,8 +37,8 @@ pub struct Pipelines {
 /// Kernel entry points of the module.
 const KERNELS: [&str; 13] = [
     "kick_drift",
+    "kick_fused",
     "plan",
-    "clear_cells",
     "count_cells",
     "scan_cells",
     "scatter",
@@ -436,9 +436,8 @@ impl Engine {
         pass.set_bind_group(1, &self.bind.1, &[]);
         pass.dispatch_workgroups(1, 1, 1);
         for (name, offset) in [
-            ("clear_cells", 12),
             ("count_cells", 0),
-            ("scan_cells", 24),
+            ("scan_cells", 12),
             ("scatter", 0),
             ("order_cells", 0),
             ("build_list", 0),
@@ -479,7 +478,7 @@ impl Engine {
         for k in 0..steps {
             let s = step0 + k + 1;
             let mut info = StepInfo::at(s, k as u32);
-            info.scale = u32::from(k > 0);
+            info.scale = u32::from(k > 0 && thermostat_on);
             info.thermostat_on = u32::from(thermostat_on);
             if s % every == 0 {
                 info.ev = 1;
@@ -515,18 +514,29 @@ impl Engine {
                 pass.set_bind_group(0, &self.bind.0, &[0]);
                 self.encode_forces(&mut pass);
             }
+            // A step with neither telemetry nor a rescaling thermostat needs no totals: its
+            // second half kick is fused into the next step's first.
+            let totals = |k: usize| infos[k].ev != 0 || thermostat_on;
+            let last = infos.len() - 1;
             for k in 1..infos.len() {
                 pass.set_bind_group(0, &self.bind.0, &[(k as u64 * STEP_STRIDE) as u32]);
-                pass.set_pipeline(self.pipes.get("kick_drift"));
+                let fused = k > 1 && !totals(k - 1);
+                pass.set_pipeline(self.pipes.get(if fused { "kick_fused" } else { "kick_drift" }));
                 pass.dispatch_workgroups(groups, 1, 1);
                 self.encode_forces(&mut pass);
-                pass.set_pipeline(self.pipes.get("kick_second"));
-                pass.dispatch_workgroups(groups, 1, 1);
-                pass.set_pipeline(self.pipes.get("finish_step"));
-                pass.dispatch_workgroups(1, 1, 1);
+                if totals(k) || k == last {
+                    pass.set_pipeline(self.pipes.get("kick_second"));
+                    pass.dispatch_workgroups(groups, 1, 1);
+                }
+                if totals(k) {
+                    pass.set_pipeline(self.pipes.get("finish_step"));
+                    pass.dispatch_workgroups(1, 1, 1);
+                }
             }
-            pass.set_pipeline(self.pipes.get("scale_velocities"));
-            pass.dispatch_workgroups(groups, 1, 1);
+            if thermostat_on {
+                pass.set_pipeline(self.pipes.get("scale_velocities"));
+                pass.dispatch_workgroups(groups, 1, 1);
+            }
         }
         let record_bytes = (record_steps.len() * RECORD_WORDS * 8) as u64;
         let flags = self.read_back(enc, &[(&self.b.flags, flag::COUNT as u64 * 4), (&self.b.records, record_bytes)])?;

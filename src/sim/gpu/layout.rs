@@ -37,6 +37,7 @@ pub struct Params {
     pub hi: [f32; 4],
     pub len: [f32; 4],
     pub cell_inv: [f32; 4],
+    pub inv_len: [f32; 4],
     pub wall_a: [f32; 4],
     pub wall_b: [f32; 4],
     pub n: u32,
@@ -78,13 +79,24 @@ pub struct StepInfo {
     pub csvr_chi: f32,
     pub no_kick: u32,
     pub thermostat_on: u32,
-    pub pad: [u32; 2],
+    /// The previous step, whose second half kick (and Langevin noise) a fused first kick takes.
+    pub prev_lo: u32,
+    pub prev_hi: u32,
 }
 
 impl StepInfo {
     /// Step `step` (the step being taken), the `k`-th of its call.
     pub fn at(step: u64, k: u32) -> StepInfo {
-        StepInfo { step_lo: step as u32, step_hi: (step >> 32) as u32, k, record: NO_RECORD, ..Default::default() }
+        let prev = step.saturating_sub(1);
+        StepInfo {
+            step_lo: step as u32,
+            step_hi: (step >> 32) as u32,
+            k,
+            record: NO_RECORD,
+            prev_lo: prev as u32,
+            prev_hi: (prev >> 32) as u32,
+            ..Default::default()
+        }
     }
 }
 
@@ -168,6 +180,7 @@ pub fn params_block(
         hi: f4(hi),
         len: f4(len),
         cell_inv: f4([dims[0] as f64 / len[0], dims[1] as f64 / len[1], dims[2] as f64 / len[2]]),
+        inv_len: f4([1.0 / len[0], 1.0 / len[1], 1.0 / len[2]]),
         wall_a: [wall.coeff1 as f32, wall.coeff2 as f32, wall.coeff3 as f32, wall.coeff4 as f32],
         wall_b: [wall.offset as f32, wall.cutoff as f32, wall.d_cap as f32, wall.e_cap as f32],
         n: n as u32,
@@ -204,7 +217,7 @@ mod tests {
     /// The sizes the shaders expect: WGSL's uniform layout of these structs.
     #[test]
     fn blocks_have_the_shader_layout() {
-        assert_eq!(std::mem::size_of::<Params>(), 8 * 16 + 24 * 4);
+        assert_eq!(std::mem::size_of::<Params>(), 9 * 16 + 24 * 4);
         assert_eq!(std::mem::size_of::<Params>() % 16, 0);
         assert_eq!(std::mem::size_of::<StepInfo>(), 48);
         assert_eq!(std::mem::size_of::<Pair>(), 32);
