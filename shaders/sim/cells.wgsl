@@ -5,8 +5,8 @@
 // cell put in order of the atoms' ids (so the order, and every sum over the lists, is the
 // same run to run), and the full (gather) list of every atom within the list range.
 
-// One invocation: the rebuild's group counts (atoms at [0..3], the one-workgroup scan at
-// [3..6]), or zeros when none is due.
+// One invocation: the rebuild's group counts (atoms at [0..3], one workgroup at [3..6],
+// cells at [6..9]), or zeros when none is due.
 @compute @workgroup_size(1)
 fn plan() {
     let due = atomicLoad(&flags[F_REBUILD]) != 0u && atomicLoad(&flags[F_BLOWUP]) == 0u;
@@ -16,6 +16,9 @@ fn plan() {
     plan_args[3] = select(0u, 1u, due);
     plan_args[4] = 1u;
     plan_args[5] = 1u;
+    plan_args[6] = select(0u, (P.n_cells + WG - 1u) / WG, due);
+    plan_args[7] = 1u;
+    plan_args[8] = 1u;
     atomicStore(&flags[F_REBUILD], 0u);
 }
 
@@ -41,43 +44,77 @@ fn count_cells(@builtin(global_invocation_id) gid: vec3<u32>) {
 
 var<workgroup> scan_buf: array<u32, WG>;
 
-// One workgroup: cell_start = the exclusive scan of the counts, in chunks of WG cells.
-@compute @workgroup_size(WG)
-fn scan_cells(@builtin(local_invocation_id) lid3: vec3<u32>) {
-    let lid = lid3.x;
-    var carry = 0u;
-    let chunks = (P.n_cells + WG - 1u) / WG;
-    for (var ch = 0u; ch < chunks; ch++) {
-        let c = ch * WG + lid;
-        var v = 0u;
-        if c < P.n_cells {
-            v = atomicLoad(&cell_count[c]);
+// Inclusive Hillis-Steele scan of `v` over the workgroup (from uniform control flow).
+fn scan_workgroup(lid: u32, v: u32) -> u32 {
+    scan_buf[lid] = v;
+    workgroupBarrier();
+    var off = 1u;
+    loop {
+        if off >= WG {
+            break;
         }
-        scan_buf[lid] = v;
+        var add = 0u;
+        if lid >= off {
+            add = scan_buf[lid - off];
+        }
         workgroupBarrier();
-        // Hillis-Steele inclusive scan.
-        var off = 1u;
-        loop {
-            if off >= WG {
-                break;
-            }
-            var add = 0u;
-            if lid >= off {
-                add = scan_buf[lid - off];
-            }
-            workgroupBarrier();
-            scan_buf[lid] = scan_buf[lid] + add;
-            workgroupBarrier();
-            off = off * 2u;
+        scan_buf[lid] = scan_buf[lid] + add;
+        workgroupBarrier();
+        off = off * 2u;
+    }
+    let r = scan_buf[lid];
+    workgroupBarrier();
+    return r;
+}
+
+// The scan of the cell counts in three passes, each over the whole chip where it can: every
+// workgroup scans its WG cells (cell_start holds the exclusive scan within the block,
+// block_sums the block's total), one workgroup scans the block totals, and every workgroup
+// adds its block's offset.
+@compute @workgroup_size(WG)
+fn scan_cells(@builtin(local_invocation_id) lid: vec3<u32>, @builtin(workgroup_id) wid: vec3<u32>) {
+    let c = wid.x * WG + lid.x;
+    var v = 0u;
+    if c < P.n_cells {
+        v = atomicLoad(&cell_count[c]);
+    }
+    let inc = scan_workgroup(lid.x, v);
+    if c < P.n_cells {
+        cell_start[c] = inc - v;
+    }
+    if lid.x == WG - 1u {
+        block_sums[wid.x] = inc;
+    }
+}
+
+@compute @workgroup_size(WG)
+fn scan_blocks(@builtin(local_invocation_id) lid3: vec3<u32>) {
+    let lid = lid3.x;
+    let blocks = (P.n_cells + WG - 1u) / WG;
+    var carry = 0u;
+    for (var ch = 0u; ch * WG < blocks; ch++) {
+        let b = ch * WG + lid;
+        var v = 0u;
+        if b < blocks {
+            v = block_sums[b];
         }
-        if c < P.n_cells {
-            cell_start[c] = carry + scan_buf[lid] - v;
+        let inc = scan_workgroup(lid, v);
+        if b < blocks {
+            block_sums[b] = carry + inc - v;
         }
         carry = carry + scan_buf[WG - 1u];
         workgroupBarrier();
     }
     if lid == 0u {
         cell_start[P.n_cells] = carry;
+    }
+}
+
+@compute @workgroup_size(WG)
+fn scan_add(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(workgroup_id) wid: vec3<u32>) {
+    let c = gid.x;
+    if c < P.n_cells {
+        cell_start[c] = cell_start[c] + block_sums[wid.x];
     }
 }
 

@@ -4,6 +4,17 @@
 // Mirrors kernels/common.cuh and src/sim/gpu/layout.rs field for field. The build writes
 // `const WG: u32 = ...;` and `const NTYPES: u32 = ...;` before this file.
 
+struct Pair {
+    lj1: f32,
+    lj2: f32,
+    lj3: f32,
+    lj4: f32,
+    offset: f32,
+    rcut_sq: f32,
+    pad0: f32,
+    pad1: f32,
+}
+
 struct Params {
     dims: vec4<u32>,
     periodic: vec4<u32>,
@@ -39,6 +50,8 @@ struct Params {
     runaway_sq: f32,
     escape: f32,
     walls: u32,
+    // Species pair (0, 0): the one-species fast path reads it from here.
+    pair0: Pair,
 }
 
 // One step's own values (a dynamic offset into a buffer of them, one per step of a call).
@@ -62,17 +75,6 @@ struct StepInfo {
     // The previous step (whose second half kick a fused kick_drift takes, with its Langevin noise).
     prev_lo: u32,
     prev_hi: u32,
-}
-
-struct Pair {
-    lj1: f32,
-    lj2: f32,
-    lj3: f32,
-    lj4: f32,
-    offset: f32,
-    rcut_sq: f32,
-    pad0: f32,
-    pad1: f32,
 }
 
 @group(0) @binding(0) var<uniform> P: Params;
@@ -99,10 +101,12 @@ struct Pair {
 @group(0) @binding(18) var<storage, read_write> records: array<vec2<f32>>;
 @group(0) @binding(19) var<storage, read_write> pairs: array<Pair>;
 @group(0) @binding(20) var<storage, read_write> masses: array<f32>;
-// Indirect dispatch arguments of the rebuild: atoms at [0..3], one group at [3..6]. A group of its own, bound only for `plan`: a dispatch may not read a buffer as
+// Indirect dispatch arguments of the rebuild: atoms at [0..3], one group at [3..6], cells at [6..9]. A group of its own, bound only for `plan`: a dispatch may not read a buffer as
 // its arguments while one of its bind groups holds it as storage.
 @group(1) @binding(0) var<storage, read_write> plan_args: array<u32>;
 @group(0) @binding(22) var<storage, read_write> cell_fill: array<atomic<u32>>;
+// The cell scan's per-block totals, then offsets.
+@group(0) @binding(23) var<storage, read_write> block_sums: array<u32>;
 
 // Flag slots (src/sim/gpu/layout.rs `flag`).
 const F_REBUILD: u32 = 0u;
@@ -129,7 +133,7 @@ fn min_image(d: vec3<f32>) -> vec3<f32> {
 
 fn pair_of(ti: u32, tj: u32) -> Pair {
     if NTYPES == 1u {
-        return pairs[0];
+        return P.pair0;
     }
     return pairs[ti * NTYPES + tj];
 }

@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex};
 use crate::sim::SimError;
 
 /// Storage buffers one kernel binds (common.wgsl); an adapter allowing fewer cannot run it.
-pub const STORAGE_BINDINGS: u32 = 21;
+pub const STORAGE_BINDINGS: u32 = 22;
 
 /// A device for the simulation and what it runs on.
 pub struct SimDevice {

@@ -17,6 +17,8 @@ use crate::sim::{AtomState, SimError};
 
 /// Threads per workgroup of every atom-parallel kernel (common.wgsl `WG`).
 pub const WG: u32 = 256;
+/// Steps recorded into one command buffer before it is submitted.
+const SUBMIT_STEPS: usize = 16;
 
 /// How pair forces are found.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -35,12 +37,14 @@ pub struct Pipelines {
 }
 
 /// Kernel entry points of the module.
-const KERNELS: [&str; 13] = [
+const KERNELS: [&str; 15] = [
     "kick_drift",
     "kick_fused",
     "plan",
     "count_cells",
     "scan_cells",
+    "scan_blocks",
+    "scan_add",
     "scatter",
     "order_cells",
     "build_list",
@@ -98,7 +102,7 @@ impl Pipelines {
                 count: None,
             },
         ];
-        entries.extend((2..=20).chain([22]).map(storage));
+        entries.extend((2..=20).chain([22, 23]).map(storage));
         let layout = dev.device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
             label: Some("sim layout"),
             entries: &entries,
@@ -174,6 +178,7 @@ struct Buffers {
     masses: wgpu::Buffer,
     plan: wgpu::Buffer,
     cell_fill: wgpu::Buffer,
+    block_sums: wgpu::Buffer,
 }
 
 /// Device copies of positions, velocities and ids at one step (a rollback point).
@@ -336,6 +341,7 @@ impl Engine {
                 mapped_at_creation: false,
             }),
             cell_fill: storage(d, "cell_fill", n_cells * 4),
+            block_sums: storage(d, "block_sums", n_cells.div_ceil(WG as u64) * 4),
         };
         let bak = [
             storage(d, "pos_bak", nb * 16),
@@ -437,7 +443,9 @@ impl Engine {
         pass.dispatch_workgroups(1, 1, 1);
         for (name, offset) in [
             ("count_cells", 0),
-            ("scan_cells", 12),
+            ("scan_cells", 24),
+            ("scan_blocks", 12),
+            ("scan_add", 24),
             ("scatter", 0),
             ("order_cells", 0),
             ("build_list", 0),
@@ -506,37 +514,49 @@ impl Engine {
         for (src, dst) in [&self.b.pos, &self.b.vel, &self.b.ids, &self.b.force].into_iter().zip(&self.bak) {
             enc.copy_buffer_to_buffer(src, 0, dst, 0, src.size());
         }
-        {
-            let mut pass =
-                enc.begin_compute_pass(&wgpu::ComputePassDescriptor { label: Some("steps"), timestamp_writes: None });
-            let groups = self.consts.n_groups;
-            if !self.forces_valid {
-                pass.set_bind_group(0, &self.bind.0, &[0]);
-                self.encode_forces(&mut pass);
-            }
-            // A step with neither telemetry nor a rescaling thermostat needs no totals: its
-            // second half kick is fused into the next step's first.
-            let totals = |k: usize| infos[k].ev != 0 || thermostat_on;
-            let last = infos.len() - 1;
-            for k in 1..infos.len() {
-                pass.set_bind_group(0, &self.bind.0, &[(k as u64 * STEP_STRIDE) as u32]);
-                let fused = k > 1 && !totals(k - 1);
-                pass.set_pipeline(self.pipes.get(if fused { "kick_fused" } else { "kick_drift" }));
-                pass.dispatch_workgroups(groups, 1, 1);
-                self.encode_forces(&mut pass);
-                if totals(k) || k == last {
-                    pass.set_pipeline(self.pipes.get("kick_second"));
+        // Steps go to the GPU in command buffers of SUBMIT_STEPS, so it runs the first while
+        // the host records the rest.
+        let groups = self.consts.n_groups;
+        let totals = |k: usize| infos[k].ev != 0 || thermostat_on;
+        let last = infos.len() - 1;
+        let mut k = 1;
+        loop {
+            let end = (k + SUBMIT_STEPS).min(infos.len());
+            {
+                let mut pass =
+                    enc.begin_compute_pass(&wgpu::ComputePassDescriptor { label: Some("steps"), timestamp_writes: None });
+                if k == 1 && !self.forces_valid {
+                    pass.set_bind_group(0, &self.bind.0, &[0]);
+                    self.encode_forces(&mut pass);
+                }
+                // A step with neither telemetry nor a rescaling thermostat needs no totals:
+                // its second half kick is fused into the next step's first.
+                for k in k..end {
+                    pass.set_bind_group(0, &self.bind.0, &[(k as u64 * STEP_STRIDE) as u32]);
+                    let fused = k > 1 && !totals(k - 1);
+                    pass.set_pipeline(self.pipes.get(if fused { "kick_fused" } else { "kick_drift" }));
+                    pass.dispatch_workgroups(groups, 1, 1);
+                    self.encode_forces(&mut pass);
+                    if totals(k) || k == last {
+                        pass.set_pipeline(self.pipes.get("kick_second"));
+                        pass.dispatch_workgroups(groups, 1, 1);
+                    }
+                    if totals(k) {
+                        pass.set_pipeline(self.pipes.get("finish_step"));
+                        pass.dispatch_workgroups(1, 1, 1);
+                    }
+                }
+                if end == infos.len() && thermostat_on {
+                    pass.set_pipeline(self.pipes.get("scale_velocities"));
                     pass.dispatch_workgroups(groups, 1, 1);
                 }
-                if totals(k) {
-                    pass.set_pipeline(self.pipes.get("finish_step"));
-                    pass.dispatch_workgroups(1, 1, 1);
-                }
             }
-            if thermostat_on {
-                pass.set_pipeline(self.pipes.get("scale_velocities"));
-                pass.dispatch_workgroups(groups, 1, 1);
+            k = end;
+            if k == infos.len() {
+                break;
             }
+            let full = std::mem::replace(&mut enc, self.dev.device.create_command_encoder(&Default::default()));
+            self.dev.queue.submit([full.finish()]);
         }
         let record_bytes = (record_steps.len() * RECORD_WORDS * 8) as u64;
         let flags = self.read_back(enc, &[(&self.b.flags, flag::COUNT as u64 * 4), (&self.b.records, record_bytes)])?;
@@ -840,6 +860,7 @@ fn bind_group(dev: &SimDevice, pipes: &Pipelines, b: &Buffers) -> (wgpu::BindGro
         whole(19, &b.pairs),
         whole(20, &b.masses),
         whole(22, &b.cell_fill),
+        whole(23, &b.block_sums),
     ];
     let main = dev.device.create_bind_group(&wgpu::BindGroupDescriptor {
         label: Some("sim"),

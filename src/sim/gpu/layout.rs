@@ -64,6 +64,8 @@ pub struct Params {
     pub runaway_sq: f32,
     pub escape: f32,
     pub walls: u32,
+    /// Species pair (0, 0), for the one-species fast path.
+    pub pair0: Pair,
 }
 
 #[repr(C)]
@@ -207,6 +209,7 @@ pub fn params_block(
         runaway_sq: (crate::sim::RUNAWAY_STEP * crate::sim::RUNAWAY_STEP) as f32,
         escape: crate::sim::ESCAPE_MARGIN as f32,
         walls: u32::from(!(b.periodic[0] && b.periodic[1] && b.periodic[2])),
+        pair0: pair_table(params)[0],
     }
 }
 
@@ -217,7 +220,7 @@ mod tests {
     /// The sizes the shaders expect: WGSL's uniform layout of these structs.
     #[test]
     fn blocks_have_the_shader_layout() {
-        assert_eq!(std::mem::size_of::<Params>(), 9 * 16 + 24 * 4);
+        assert_eq!(std::mem::size_of::<Params>(), 9 * 16 + 24 * 4 + 32);
         assert_eq!(std::mem::size_of::<Params>() % 16, 0);
         assert_eq!(std::mem::size_of::<StepInfo>(), 48);
         assert_eq!(std::mem::size_of::<Pair>(), 32);
