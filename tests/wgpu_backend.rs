@@ -272,3 +272,23 @@ fn what_is_not_there_yet_is_refused_by_name() {
     let e = g.set_fields(Some(Default::default())).unwrap_err().to_string();
     assert!(e.contains("flow fields") && e.contains("--backend cpu or cuda"), "{e}");
 }
+
+/// Lists are rebuilt only when an atom has moved half the skin: a liquid at T = 1.2 with the
+/// usual skin of 0.3 rebuilds every few steps, not every step, and more often with a
+/// thinner skin.
+#[test]
+fn lists_are_rebuilt_when_atoms_moved_half_the_skin() {
+    if !adapter() {
+        return;
+    }
+    let (b, atoms) = jiggled_fluid([5, 5, 5], [false; 3], 0.05, &[], 13);
+    let builds = |skin: f64| {
+        let p = SimParams { skin, ..single(Algorithm::Neighbors) };
+        let mut g = GpuBackend::new(b, p, &atoms, None).unwrap();
+        g.advance(200).unwrap();
+        g.list_builds()
+    };
+    let (usual, thin) = (builds(0.3), builds(0.1));
+    assert!((5..=50).contains(&usual), "{usual} builds in 200 steps with skin 0.3");
+    assert!(thin > 2 * usual, "skin 0.1: {thin} builds, skin 0.3: {usual}");
+}

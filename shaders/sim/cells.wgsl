@@ -20,6 +20,9 @@ fn plan() {
     plan_args[7] = 1u;
     plan_args[8] = 1u;
     atomicStore(&flags[F_REBUILD], 0u);
+    if due {
+        atomicAdd(&flags[F_BUILDS], 1u);
+    }
 }
 
 fn cell_coords(x: vec3<f32>) -> vec3<u32> {

@@ -115,6 +115,7 @@ const F_MAX_SEEN: u32 = 2u;
 const F_BLOWUP: u32 = 3u;
 const F_BLOWUP_AT: u32 = 4u;
 const F_ESCAPE: u32 = 5u;
+const F_BUILDS: u32 = 6u;
 
 const RECORD_WORDS: u32 = 8u;
 

@@ -58,7 +58,7 @@ pub fn open() -> Result<SimDevice, SimError> {
     }
     let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
         label: Some("argon-sandbox simulation"),
-        required_features: wgpu::Features::empty(),
+        required_features: super::profile::features(&adapter),
         required_limits: limits,
         ..Default::default()
     }))

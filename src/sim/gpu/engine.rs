@@ -200,6 +200,7 @@ pub struct Record {
 
 /// What the flags said after a call.
 struct Flags {
+    builds: u32,
     overflow: bool,
     max_seen: u32,
     blowup: Option<u32>,
@@ -218,9 +219,13 @@ pub struct Engine {
     pub search: Search,
     pub step: u64,
     pub time: f64,
+    /// Neighbour-list builds so far (for `bench` and tests).
+    pub builds: u64,
     forces_valid: bool,
     /// The backup an advance is redone from after a list overflow.
     bak: [wgpu::Buffer; 4],
+    /// Kernel times under `ARGON_WGPU_PROFILE`.
+    profile: std::cell::RefCell<Option<super::profile::Profile>>,
 }
 
 fn storage(dev: &SimDevice, label: &str, bytes: u64) -> wgpu::Buffer {
@@ -350,7 +355,23 @@ impl Engine {
             storage(d, "force_bak", nb * 16),
         ];
         let bind = bind_group(d, &pipes, &b);
-        Ok(Engine { dev, pipes, b, bind, consts, sim_box, n, search, step: 0, time: 0.0, forces_valid: false, bak })
+        let profile = std::cell::RefCell::new(super::profile::Profile::new(&dev));
+        Ok(Engine {
+            dev,
+            pipes,
+            b,
+            bind,
+            consts,
+            sim_box,
+            n,
+            search,
+            step: 0,
+            time: 0.0,
+            builds: 0,
+            forces_valid: false,
+            bak,
+            profile,
+        })
     }
 
     pub fn device(&self) -> &SimDevice {
@@ -435,12 +456,28 @@ impl Engine {
         }
     }
 
+    /// Dispatches `name` over `groups` workgroups (timed when profiling).
+    fn run(&self, pass: &mut wgpu::ComputePass<'_>, name: &'static str, groups: u32) {
+        if let Some(p) = self.profile.borrow_mut().as_mut() {
+            p.mark(pass, name);
+        }
+        pass.set_pipeline(self.pipes.get(name));
+        pass.dispatch_workgroups(groups, 1, 1);
+    }
+
+    /// Dispatches `name` with the group count `plan` left at byte `offset`.
+    fn run_indirect(&self, pass: &mut wgpu::ComputePass<'_>, name: &'static str, offset: u64) {
+        if let Some(p) = self.profile.borrow_mut().as_mut() {
+            p.mark(pass, name);
+        }
+        pass.set_pipeline(self.pipes.get(name));
+        pass.dispatch_workgroups_indirect(&self.b.plan, offset);
+    }
+
     /// Records the rebuild (indirect: nothing runs unless the flag asks) into `pass`.
     fn encode_rebuild(&self, pass: &mut wgpu::ComputePass<'_>) {
-        let p = &self.pipes;
-        pass.set_pipeline(p.get("plan"));
         pass.set_bind_group(1, &self.bind.1, &[]);
-        pass.dispatch_workgroups(1, 1, 1);
+        self.run(pass, "plan", 1);
         for (name, offset) in [
             ("count_cells", 0),
             ("scan_cells", 24),
@@ -450,8 +487,7 @@ impl Engine {
             ("order_cells", 0),
             ("build_list", 0),
         ] {
-            pass.set_pipeline(p.get(name));
-            pass.dispatch_workgroups_indirect(&self.b.plan, offset);
+            self.run_indirect(pass, name, offset);
         }
     }
 
@@ -460,11 +496,10 @@ impl Engine {
         match self.search {
             Search::List => {
                 self.encode_rebuild(pass);
-                pass.set_pipeline(self.pipes.get("forces_list"));
+                self.run(pass, "forces_list", groups);
             }
-            Search::AllPairs => pass.set_pipeline(self.pipes.get("forces_all")),
+            Search::AllPairs => self.run(pass, "forces_all", groups),
         }
-        pass.dispatch_workgroups(groups, 1, 1);
     }
 
     /// Advances `steps` steps, returning a record for every step divisible by `every`.
@@ -517,14 +552,18 @@ impl Engine {
         // Steps go to the GPU in command buffers of SUBMIT_STEPS, so it runs the first while
         // the host records the rest.
         let groups = self.consts.n_groups;
+        let mut profiled = None;
+        if let Some(p) = self.profile.borrow_mut().as_mut() {
+            p.on = true;
+        }
         let totals = |k: usize| infos[k].ev != 0 || thermostat_on;
         let last = infos.len() - 1;
         let mut k = 1;
         loop {
             let end = (k + SUBMIT_STEPS).min(infos.len());
             {
-                let mut pass =
-                    enc.begin_compute_pass(&wgpu::ComputePassDescriptor { label: Some("steps"), timestamp_writes: None });
+                let mut pass = enc
+                    .begin_compute_pass(&wgpu::ComputePassDescriptor { label: Some("steps"), timestamp_writes: None });
                 if k == 1 && !self.forces_valid {
                     pass.set_bind_group(0, &self.bind.0, &[0]);
                     self.encode_forces(&mut pass);
@@ -534,22 +573,28 @@ impl Engine {
                 for k in k..end {
                     pass.set_bind_group(0, &self.bind.0, &[(k as u64 * STEP_STRIDE) as u32]);
                     let fused = k > 1 && !totals(k - 1);
-                    pass.set_pipeline(self.pipes.get(if fused { "kick_fused" } else { "kick_drift" }));
-                    pass.dispatch_workgroups(groups, 1, 1);
+                    self.run(&mut pass, if fused { "kick_fused" } else { "kick_drift" }, groups);
                     self.encode_forces(&mut pass);
                     if totals(k) || k == last {
-                        pass.set_pipeline(self.pipes.get("kick_second"));
-                        pass.dispatch_workgroups(groups, 1, 1);
+                        self.run(&mut pass, "kick_second", groups);
                     }
                     if totals(k) {
-                        pass.set_pipeline(self.pipes.get("finish_step"));
-                        pass.dispatch_workgroups(1, 1, 1);
+                        self.run(&mut pass, "finish_step", 1);
                     }
                 }
                 if end == infos.len() && thermostat_on {
-                    pass.set_pipeline(self.pipes.get("scale_velocities"));
-                    pass.dispatch_workgroups(groups, 1, 1);
+                    self.run(&mut pass, "scale_velocities", groups);
                 }
+                if let Some(p) = self.profile.borrow_mut().as_mut() {
+                    p.mark(&mut pass, "end");
+                }
+            }
+            if let Some(p) = self.profile.borrow_mut().as_mut()
+                && let Some((buf, bytes)) = p.finish(&mut enc)
+            {
+                let dst = storage(&self.dev, "profile", bytes);
+                enc.copy_buffer_to_buffer(buf, 0, &dst, 0, bytes);
+                profiled = Some((dst, bytes));
             }
             k = end;
             if k == infos.len() {
@@ -559,8 +604,16 @@ impl Engine {
             self.dev.queue.submit([full.finish()]);
         }
         let record_bytes = (record_steps.len() * RECORD_WORDS * 8) as u64;
-        let flags = self.read_back(enc, &[(&self.b.flags, flag::COUNT as u64 * 4), (&self.b.records, record_bytes)])?;
+        let mut wanted = vec![(&self.b.flags, flag::COUNT as u64 * 4), (&self.b.records, record_bytes)];
+        if let Some((buf, bytes)) = &profiled {
+            wanted.push((buf, *bytes));
+        }
+        let flags = self.read_back(enc, &wanted)?;
+        if let (Some(p), Some(raw)) = (self.profile.borrow_mut().as_mut(), flags.get(2)) {
+            p.add(raw);
+        }
         let f = parse_flags(&flags[0]);
+        self.builds += f.builds as u64;
         if let Some(k) = f.blowup {
             self.forces_valid = false;
             self.step = step0 + steps;
@@ -819,6 +872,7 @@ impl DeviceState {
 fn parse_flags(raw: &[u8]) -> Flags {
     let f: Vec<u32> = bytemuck::pod_collect_to_vec(raw);
     Flags {
+        builds: f[flag::BUILDS],
         overflow: f[flag::OVERFLOW] != 0,
         max_seen: f[flag::MAX_SEEN],
         blowup: (f[flag::BLOWUP] != 0).then_some(f[flag::BLOWUP_AT]),

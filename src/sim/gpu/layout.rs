@@ -18,6 +18,8 @@ pub mod flag {
     pub const BLOWUP: usize = 3;
     pub const BLOWUP_AT: usize = 4;
     pub const ESCAPE: usize = 5;
+    /// List builds in the call.
+    pub const BUILDS: usize = 6;
     pub const COUNT: usize = 8;
 }
 

@@ -13,6 +13,7 @@
 pub mod device;
 pub mod engine;
 pub mod layout;
+mod profile;
 pub mod shaders;
 
 use std::collections::VecDeque;
@@ -122,6 +123,11 @@ impl GpuBackend {
             checked,
             ntypes: params_species,
         })
+    }
+
+    /// Neighbour-list builds since the system was (re)built on the device.
+    pub fn list_builds(&self) -> u64 {
+        self.engine.builds
     }
 
     /// Whether the adapter is a software one (lavapipe, WARP).
