@@ -1,12 +1,21 @@
 //! One simulation held on a wgpu device (`Engine`): its buffers, the compute pipelines of
-//! `shaders/sim`, and `advance`, which records every step of a call into one command buffer
-//! (the list rebuild launched by indirect dispatch, so nothing waits for the host between
+//! `shaders/sim`, and `advance`, which records every step of a call into command buffers
+//! of 16 steps (the list rebuild launched by indirect dispatch, so nothing waits for the host between
 //! steps), then reads back the flags and the telemetry records once. A list too short is
-//! grown and the call redone from the backup taken at its start, as on CUDA.
+//! grown and the call redone from the backup taken at its start, as on CUDA. Child modules:
+//! `buffers.rs` the device arrays and bind groups, `transfer.rs` read-backs and checkpoints.
 
 use std::sync::Arc;
 
 use wgpu::util::DeviceExt;
+
+mod buffers;
+mod transfer;
+
+use buffers::{Buffers, bind_group, storage, storage_init};
+
+pub use super::pipelines::Pipelines;
+pub use transfer::{DeviceCheckpoint, DeviceState};
 
 use super::device::SimDevice;
 use super::layout::{self, Pair, Params, RECORD_WORDS, STEP_STRIDE, StepInfo, flag};
@@ -27,168 +36,6 @@ pub enum Search {
     List,
     /// Every pair, positions staged in workgroup tiles (small systems, boxes too small for cells).
     AllPairs,
-}
-
-/// The compiled kernels of one module (one species count).
-pub struct Pipelines {
-    layout: wgpu::BindGroupLayout,
-    plan_layout: wgpu::BindGroupLayout,
-    kernels: std::collections::HashMap<&'static str, wgpu::ComputePipeline>,
-}
-
-/// Kernel entry points of the module.
-const KERNELS: [&str; 15] = [
-    "kick_drift",
-    "kick_fused",
-    "plan",
-    "count_cells",
-    "scan_cells",
-    "scan_blocks",
-    "scan_add",
-    "scatter",
-    "order_cells",
-    "build_list",
-    "forces_list",
-    "forces_all",
-    "kick_second",
-    "finish_step",
-    "scale_velocities",
-];
-
-impl Pipelines {
-    /// Compiles the module for `ntypes` species; `checked` keeps wgpu's runtime bounds checks
-    /// (tests), else the module is trusted (release speed).
-    pub fn new(dev: &SimDevice, ntypes: usize, checked: bool) -> Result<Pipelines, SimError> {
-        let scope = dev.device.push_error_scope(wgpu::ErrorFilter::Validation);
-        let source = super::shaders::module(ntypes);
-        let desc =
-            wgpu::ShaderModuleDescriptor { label: Some("sim.wgsl"), source: wgpu::ShaderSource::Wgsl(source.into()) };
-        let module = if checked {
-            dev.device.create_shader_module(desc)
-        } else {
-            // SAFETY: every kernel bounds its own indices by the atom, cell and list counts it
-            // is given (tested with the checked module giving the same forces).
-            unsafe { dev.device.create_shader_module_trusted(desc, wgpu::ShaderRuntimeChecks::unchecked()) }
-        };
-        let storage = |binding| wgpu::BindGroupLayoutEntry {
-            binding,
-            visibility: wgpu::ShaderStages::COMPUTE,
-            ty: wgpu::BindingType::Buffer {
-                ty: wgpu::BufferBindingType::Storage { read_only: false },
-                has_dynamic_offset: false,
-                min_binding_size: None,
-            },
-            count: None,
-        };
-        let mut entries = vec![
-            wgpu::BindGroupLayoutEntry {
-                binding: 0,
-                visibility: wgpu::ShaderStages::COMPUTE,
-                ty: wgpu::BindingType::Buffer {
-                    ty: wgpu::BufferBindingType::Uniform,
-                    has_dynamic_offset: false,
-                    min_binding_size: None,
-                },
-                count: None,
-            },
-            wgpu::BindGroupLayoutEntry {
-                binding: 1,
-                visibility: wgpu::ShaderStages::COMPUTE,
-                ty: wgpu::BindingType::Buffer {
-                    ty: wgpu::BufferBindingType::Uniform,
-                    has_dynamic_offset: true,
-                    min_binding_size: wgpu::BufferSize::new(std::mem::size_of::<StepInfo>() as u64),
-                },
-                count: None,
-            },
-        ];
-        entries.extend((2..=20).chain([22, 23]).map(storage));
-        let layout = dev.device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-            label: Some("sim layout"),
-            entries: &entries,
-        });
-        let plan_layout = dev.device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-            label: Some("sim plan layout"),
-            entries: &[storage(0)],
-        });
-        let pl = dev.device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-            label: Some("sim pipeline layout"),
-            bind_group_layouts: &[Some(&layout)],
-            immediate_size: 0,
-        });
-        let plan_pl = dev.device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-            label: Some("sim plan pipeline layout"),
-            bind_group_layouts: &[Some(&layout), Some(&plan_layout)],
-            immediate_size: 0,
-        });
-        let kernels = KERNELS
-            .iter()
-            .map(|&name| {
-                let p = dev.device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-                    label: Some(name),
-                    layout: Some(if name == "plan" { &plan_pl } else { &pl }),
-                    module: &module,
-                    entry_point: Some(name),
-                    compilation_options: Default::default(),
-                    cache: None,
-                });
-                (name, p)
-            })
-            .collect();
-        if let Some(e) = pollster::block_on(scope.pop()) {
-            return Err(SimError::Device(format!(
-                "compiling the simulation shaders for {} failed: {e}",
-                dev.info.name
-            )));
-        }
-        Ok(Pipelines { layout, plan_layout, kernels })
-    }
-
-    fn get(&self, name: &str) -> &wgpu::ComputePipeline {
-        &self.kernels[name]
-    }
-}
-
-/// The device arrays of a system.
-struct Buffers {
-    params: wgpu::Buffer,
-    steps: wgpu::Buffer,
-    /// StepInfo slots `steps` holds.
-    step_slots: usize,
-    pos: wgpu::Buffer,
-    vel: wgpu::Buffer,
-    force: wgpu::Buffer,
-    ids: wgpu::Buffer,
-    pos_build: wgpu::Buffer,
-    flags: wgpu::Buffer,
-    cell_count: wgpu::Buffer,
-    cell_start: wgpu::Buffer,
-    cell_of: wgpu::Buffer,
-    nlist: wgpu::Buffer,
-    ncount: wgpu::Buffer,
-    tmp_pos: wgpu::Buffer,
-    tmp_vel: wgpu::Buffer,
-    tmp_ids: wgpu::Buffer,
-    partials: wgpu::Buffer,
-    lambda: wgpu::Buffer,
-    records: wgpu::Buffer,
-    /// Records `records` holds.
-    record_slots: usize,
-    pairs: wgpu::Buffer,
-    masses: wgpu::Buffer,
-    plan: wgpu::Buffer,
-    cell_fill: wgpu::Buffer,
-    block_sums: wgpu::Buffer,
-}
-
-/// Device copies of positions, velocities and ids at one step (a rollback point).
-pub struct DeviceCheckpoint {
-    pos: wgpu::Buffer,
-    vel: wgpu::Buffer,
-    ids: wgpu::Buffer,
-    pub n: usize,
-    pub step: u64,
-    pub time: f64,
 }
 
 /// Raw telemetry of one record: 2 KE, pair E, pair W, external E, external W, momentum.
@@ -226,25 +73,6 @@ pub struct Engine {
     bak: [wgpu::Buffer; 4],
     /// Kernel times under `ARGON_WGPU_PROFILE`.
     profile: std::cell::RefCell<Option<super::profile::Profile>>,
-}
-
-fn storage(dev: &SimDevice, label: &str, bytes: u64) -> wgpu::Buffer {
-    dev.device.create_buffer(&wgpu::BufferDescriptor {
-        label: Some(label),
-        size: bytes.max(16).next_multiple_of(4),
-        usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST,
-        mapped_at_creation: false,
-    })
-}
-
-fn storage_init(dev: &SimDevice, label: &str, data: &[u8]) -> wgpu::Buffer {
-    let mut padded = data.to_vec();
-    padded.resize(data.len().max(16).next_multiple_of(4), 0);
-    dev.device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-        label: Some(label),
-        contents: &padded,
-        usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST,
-    })
 }
 
 /// Room in the list for `seen` neighbours: a quarter more plus 16, in whole 8s.
@@ -719,154 +547,6 @@ impl Engine {
             return Ok(Record { step: self.step, sums });
         }
     }
-
-    /// Positions (with types), velocities, forces and ids in the device's order.
-    pub fn read_state(&mut self, with_forces: bool) -> Result<DeviceState, SimError> {
-        if with_forces && !self.forces_valid {
-            self.measure()?;
-        }
-        let n = self.n as u64;
-        let enc = self.dev.device.create_command_encoder(&Default::default());
-        let mut wanted = vec![(&self.b.pos, n * 16), (&self.b.vel, n * 16), (&self.b.ids, n * 4)];
-        if with_forces {
-            wanted.push((&self.b.force, n * 16));
-        }
-        let raw = self.read_back(enc, &wanted)?;
-        Ok(DeviceState {
-            pos: bytemuck::pod_collect_to_vec(&raw[0]),
-            vel: bytemuck::pod_collect_to_vec(&raw[1]),
-            ids: bytemuck::pod_collect_to_vec(&raw[2]),
-            force: raw.get(3).map(|f| bytemuck::pod_collect_to_vec(f)).unwrap_or_default(),
-        })
-    }
-
-    /// Device copies of the state (a rollback point).
-    pub fn checkpoint(&self) -> DeviceCheckpoint {
-        let n = self.n as u64;
-        let mut enc = self.dev.device.create_command_encoder(&Default::default());
-        let copy = |enc: &mut wgpu::CommandEncoder, src: &wgpu::Buffer, bytes: u64, label| {
-            let dst = storage(&self.dev, label, bytes);
-            enc.copy_buffer_to_buffer(src, 0, &dst, 0, dst.size().min(src.size()));
-            dst
-        };
-        let pos = copy(&mut enc, &self.b.pos, n * 16, "checkpoint pos");
-        let vel = copy(&mut enc, &self.b.vel, n * 16, "checkpoint vel");
-        let ids = copy(&mut enc, &self.b.ids, n * 4, "checkpoint ids");
-        self.dev.queue.submit([enc.finish()]);
-        DeviceCheckpoint { pos, vel, ids, n: self.n, step: self.step, time: self.time }
-    }
-
-    /// Back to `c` when it has this system's atom count (true); false leaves the state alone.
-    pub fn restore_checkpoint(&mut self, c: &DeviceCheckpoint) -> bool {
-        if c.n != self.n {
-            return false;
-        }
-        let mut enc = self.dev.device.create_command_encoder(&Default::default());
-        for (src, dst) in [(&c.pos, &self.b.pos), (&c.vel, &self.b.vel), (&c.ids, &self.b.ids)] {
-            enc.copy_buffer_to_buffer(src, 0, dst, 0, src.size().min(dst.size()));
-        }
-        self.dev.queue.write_buffer(&self.b.lambda, 0, bytemuck::bytes_of(&1.0f32));
-        self.dev.queue.submit([enc.finish()]);
-        self.step = c.step;
-        self.time = c.time;
-        self.forces_valid = false;
-        true
-    }
-
-    /// A checkpoint's state read back (for one with another atom count than the system now).
-    pub fn read_checkpoint(&self, c: &DeviceCheckpoint) -> Result<DeviceState, SimError> {
-        let n = c.n as u64;
-        let enc = self.dev.device.create_command_encoder(&Default::default());
-        let raw = self.read_back(enc, &[(&c.pos, n * 16), (&c.vel, n * 16), (&c.ids, n * 4)])?;
-        Ok(DeviceState {
-            pos: bytemuck::pod_collect_to_vec(&raw[0]),
-            vel: bytemuck::pod_collect_to_vec(&raw[1]),
-            ids: bytemuck::pod_collect_to_vec(&raw[2]),
-            force: Vec::new(),
-        })
-    }
-
-    /// Submits `enc` after copying each (buffer, bytes) into a mappable buffer, waits, and
-    /// returns the bytes.
-    fn read_back(
-        &self,
-        mut enc: wgpu::CommandEncoder,
-        what: &[(&wgpu::Buffer, u64)],
-    ) -> Result<Vec<Vec<u8>>, SimError> {
-        let staging: Vec<_> = what
-            .iter()
-            .map(|&(src, bytes)| {
-                let size = bytes.max(4).next_multiple_of(4);
-                let dst = self.dev.device.create_buffer(&wgpu::BufferDescriptor {
-                    label: Some("readback"),
-                    size,
-                    usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-                    mapped_at_creation: false,
-                });
-                if bytes > 0 {
-                    enc.copy_buffer_to_buffer(src, 0, &dst, 0, size.min(src.size()));
-                }
-                (dst, bytes)
-            })
-            .collect();
-        self.dev.queue.submit([enc.finish()]);
-        for (dst, _) in &staging {
-            dst.slice(..).map_async(wgpu::MapMode::Read, |_| {});
-        }
-        self.dev
-            .device
-            .poll(wgpu::PollType::wait_indefinitely())
-            .map_err(|e| SimError::Device(format!("waiting for the GPU ({}): {e}", self.dev.info.name)))?;
-        if let Some(e) = self.dev.take_error() {
-            return Err(SimError::Device(format!("the GPU ({}) reported: {e}", self.dev.info.name)));
-        }
-        staging
-            .iter()
-            .map(|(dst, bytes)| {
-                let v = dst
-                    .slice(..)
-                    .get_mapped_range()
-                    .map_err(|e| SimError::Device(format!("reading back from {}: {e}", self.dev.info.name)))?
-                    [..*bytes as usize]
-                    .to_vec();
-                dst.unmap();
-                Ok(v)
-            })
-            .collect()
-    }
-}
-
-/// A system's arrays as the device holds them (device order; `ids` gives each slot's atom).
-pub struct DeviceState {
-    pub pos: Vec<[f32; 4]>,
-    pub vel: Vec<[f32; 4]>,
-    pub ids: Vec<u32>,
-    pub force: Vec<[f32; 4]>,
-}
-
-impl DeviceState {
-    /// The atoms in canonical order (by id).
-    pub fn atoms(&self) -> AtomState {
-        let n = self.ids.len();
-        let mut a = AtomState { positions: vec![[0.0; 3]; n], velocities: vec![[0.0; 3]; n], types: vec![0; n] };
-        for (slot, &id) in self.ids.iter().enumerate() {
-            let (p, v, i) = (self.pos[slot], self.vel[slot], id as usize);
-            a.positions[i] = [p[0] as f64, p[1] as f64, p[2] as f64];
-            a.velocities[i] = [v[0] as f64, v[1] as f64, v[2] as f64];
-            a.types[i] = p[3].to_bits();
-        }
-        a
-    }
-
-    /// Forces in canonical order.
-    pub fn forces(&self) -> Vec<[f64; 3]> {
-        let mut out = vec![[0.0; 3]; self.ids.len()];
-        for (slot, &id) in self.ids.iter().enumerate() {
-            let f = self.force[slot];
-            out[id as usize] = [f[0] as f64, f[1] as f64, f[2] as f64];
-        }
-        out
-    }
 }
 
 fn parse_flags(raw: &[u8]) -> Flags {
@@ -878,53 +558,4 @@ fn parse_flags(raw: &[u8]) -> Flags {
         blowup: (f[flag::BLOWUP] != 0).then_some(f[flag::BLOWUP_AT]),
         escape: f[flag::ESCAPE] != 0,
     }
-}
-
-fn bind_group(dev: &SimDevice, pipes: &Pipelines, b: &Buffers) -> (wgpu::BindGroup, wgpu::BindGroup) {
-    fn whole(binding: u32, buf: &wgpu::Buffer) -> wgpu::BindGroupEntry<'_> {
-        wgpu::BindGroupEntry { binding, resource: buf.as_entire_binding() }
-    }
-    let entries = [
-        whole(0, &b.params),
-        wgpu::BindGroupEntry {
-            binding: 1,
-            resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
-                buffer: &b.steps,
-                offset: 0,
-                size: wgpu::BufferSize::new(std::mem::size_of::<StepInfo>() as u64),
-            }),
-        },
-        whole(2, &b.pos),
-        whole(3, &b.vel),
-        whole(4, &b.force),
-        whole(5, &b.ids),
-        whole(6, &b.pos_build),
-        whole(7, &b.flags),
-        whole(8, &b.cell_count),
-        whole(9, &b.cell_start),
-        whole(10, &b.cell_of),
-        whole(11, &b.nlist),
-        whole(12, &b.ncount),
-        whole(13, &b.tmp_pos),
-        whole(14, &b.tmp_vel),
-        whole(15, &b.tmp_ids),
-        whole(16, &b.partials),
-        whole(17, &b.lambda),
-        whole(18, &b.records),
-        whole(19, &b.pairs),
-        whole(20, &b.masses),
-        whole(22, &b.cell_fill),
-        whole(23, &b.block_sums),
-    ];
-    let main = dev.device.create_bind_group(&wgpu::BindGroupDescriptor {
-        label: Some("sim"),
-        layout: &pipes.layout,
-        entries: &entries,
-    });
-    let plan = dev.device.create_bind_group(&wgpu::BindGroupDescriptor {
-        label: Some("sim plan"),
-        layout: &pipes.plan_layout,
-        entries: &[whole(0, &b.plan)],
-    });
-    (main, plan)
 }

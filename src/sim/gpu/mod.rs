@@ -13,6 +13,7 @@
 pub mod device;
 pub mod engine;
 pub mod layout;
+mod pipelines;
 mod profile;
 pub mod shaders;
 

@@ -1,0 +1,128 @@
+//! The compiled kernels of the wgpu backend (`Pipelines`): the one module of `shaders/sim`
+//! for a species count, checked or trusted, the bind group layouts every kernel shares (and
+//! `plan`'s own), and a compute pipeline per entry point, with compile errors caught by an
+//! error scope rather than a panic.
+
+use super::device::SimDevice;
+use super::layout::StepInfo;
+use crate::sim::SimError;
+
+/// The compiled kernels of one module (one species count).
+pub struct Pipelines {
+    pub(super) layout: wgpu::BindGroupLayout,
+    pub(super) plan_layout: wgpu::BindGroupLayout,
+    kernels: std::collections::HashMap<&'static str, wgpu::ComputePipeline>,
+}
+
+/// Kernel entry points of the module.
+const KERNELS: [&str; 15] = [
+    "kick_drift",
+    "kick_fused",
+    "plan",
+    "count_cells",
+    "scan_cells",
+    "scan_blocks",
+    "scan_add",
+    "scatter",
+    "order_cells",
+    "build_list",
+    "forces_list",
+    "forces_all",
+    "kick_second",
+    "finish_step",
+    "scale_velocities",
+];
+
+impl Pipelines {
+    /// Compiles the module for `ntypes` species; `checked` keeps wgpu's runtime bounds checks
+    /// (tests), else the module is trusted (release speed).
+    pub fn new(dev: &SimDevice, ntypes: usize, checked: bool) -> Result<Pipelines, SimError> {
+        let scope = dev.device.push_error_scope(wgpu::ErrorFilter::Validation);
+        let source = super::shaders::module(ntypes);
+        let desc =
+            wgpu::ShaderModuleDescriptor { label: Some("sim.wgsl"), source: wgpu::ShaderSource::Wgsl(source.into()) };
+        let module = if checked {
+            dev.device.create_shader_module(desc)
+        } else {
+            // SAFETY: every kernel bounds its own indices by the atom, cell and list counts it
+            // is given (tested with the checked module giving the same forces).
+            unsafe { dev.device.create_shader_module_trusted(desc, wgpu::ShaderRuntimeChecks::unchecked()) }
+        };
+        let storage = |binding| wgpu::BindGroupLayoutEntry {
+            binding,
+            visibility: wgpu::ShaderStages::COMPUTE,
+            ty: wgpu::BindingType::Buffer {
+                ty: wgpu::BufferBindingType::Storage { read_only: false },
+                has_dynamic_offset: false,
+                min_binding_size: None,
+            },
+            count: None,
+        };
+        let mut entries = vec![
+            wgpu::BindGroupLayoutEntry {
+                binding: 0,
+                visibility: wgpu::ShaderStages::COMPUTE,
+                ty: wgpu::BindingType::Buffer {
+                    ty: wgpu::BufferBindingType::Uniform,
+                    has_dynamic_offset: false,
+                    min_binding_size: None,
+                },
+                count: None,
+            },
+            wgpu::BindGroupLayoutEntry {
+                binding: 1,
+                visibility: wgpu::ShaderStages::COMPUTE,
+                ty: wgpu::BindingType::Buffer {
+                    ty: wgpu::BufferBindingType::Uniform,
+                    has_dynamic_offset: true,
+                    min_binding_size: wgpu::BufferSize::new(std::mem::size_of::<StepInfo>() as u64),
+                },
+                count: None,
+            },
+        ];
+        entries.extend((2..=20).chain([22, 23]).map(storage));
+        let layout = dev.device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some("sim layout"),
+            entries: &entries,
+        });
+        let plan_layout = dev.device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some("sim plan layout"),
+            entries: &[storage(0)],
+        });
+        let pl = dev.device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+            label: Some("sim pipeline layout"),
+            bind_group_layouts: &[Some(&layout)],
+            immediate_size: 0,
+        });
+        let plan_pl = dev.device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+            label: Some("sim plan pipeline layout"),
+            bind_group_layouts: &[Some(&layout), Some(&plan_layout)],
+            immediate_size: 0,
+        });
+        let kernels = KERNELS
+            .iter()
+            .map(|&name| {
+                let p = dev.device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                    label: Some(name),
+                    layout: Some(if name == "plan" { &plan_pl } else { &pl }),
+                    module: &module,
+                    entry_point: Some(name),
+                    compilation_options: Default::default(),
+                    cache: None,
+                });
+                (name, p)
+            })
+            .collect();
+        if let Some(e) = pollster::block_on(scope.pop()) {
+            return Err(SimError::Device(format!(
+                "compiling the simulation shaders for {} failed: {e}",
+                dev.info.name
+            )));
+        }
+        Ok(Pipelines { layout, plan_layout, kernels })
+    }
+
+    pub(super) fn get(&self, name: &str) -> &wgpu::ComputePipeline {
+        &self.kernels[name]
+    }
+}
