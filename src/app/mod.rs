@@ -197,6 +197,8 @@ pub struct App {
     pub view_size: [u32; 2],
     /// Where the 3D view was last frame, in egui points.
     pub view_rect: egui::Rect,
+    /// Pixels per egui point in the view last frame.
+    pub view_ppp: f32,
     /// Size of the whole window last frame, in pixels.
     pub window_size_px: [u32; 2],
     /// Zero-copy streaming (CUDA backend on the GPU that draws), why it is off, shared buffers
@@ -328,6 +330,7 @@ impl App {
             view_size: [1, 1],
             window_size_px: [1, 1],
             view_rect: egui::Rect::NOTHING,
+            view_ppp: 1.0,
             tasks: Vec::new(),
             eos: eos::EosState::new(backend),
             verbose: opts.verbose,

@@ -13,17 +13,17 @@ use crate::shapes::Shape;
 
 /// Where tank point `p` appears in the app's view last frame, in egui points (for tests).
 pub fn tank_to_point(app: &App, p: [f64; 2]) -> Pos2 {
-    let rect = app.view_rect;
-    let ppp = app.view_size[0] as f32 / rect.width().max(1.0);
-    Frame { rect, ppp, size: app.view_size }.to_screen(app, p)
+    Frame { rect: app.view_rect, ppp: app.view_ppp, size: app.view_size }.to_screen(app, p)
 }
 
 /// The tank point under egui point `pos` in the app's view last frame, as the tools get it
 /// (for tests); the view's centre when it maps to no tank point.
 pub fn point_to_tank(app: &App, pos: Pos2) -> [f64; 2] {
     let rect = app.view_rect;
-    let ppp = app.view_size[0] as f32 / rect.width().max(1.0);
-    let f = Frame { rect, ppp, size: app.view_size };
+    // The same pixels per point as the view's own frame: a ratio of the rounded pixel size
+    // to the rect's width is off by up to half a pixel, enough to pick a different atom of a
+    // lattice column whose atoms lie on the same line of sight.
+    let f = Frame { rect, ppp: app.view_ppp, size: app.view_size };
     f.to_tank(app, pos).or_else(|| f.to_tank(app, rect.center())).unwrap_or([0.0; 2])
 }
 
@@ -129,6 +129,7 @@ pub fn view_ui(app: &mut App, ui: &mut egui::Ui) {
     let screen = ui.ctx().content_rect();
     app.window_size_px = [(screen.width() * ppp).round() as u32, (screen.height() * ppp).round() as u32];
     app.view_rect = rect;
+    app.view_ppp = ppp;
     if size != app.view_size {
         app.view_resized(size);
     }
