@@ -106,8 +106,12 @@ fn an_example_too_big_for_the_backend_asks_first_and_builds_nothing() {
     h.get_by_label("Open twin_eddies instead").click();
     h.step();
     h.step();
-    until(&mut h, 120.0, "the twin eddies to open", |a| a.scene.name == title("twin_eddies"));
-    assert!(h.state().status.as_ref().unwrap().n_atoms != n0);
+    // Opened: the scene's name at once, its atoms once the simulation thread has built them.
+    let eddies = argon_sandbox::scene::presets::find("twin_eddies").unwrap().atoms;
+    assert_ne!(eddies, n0);
+    until(&mut h, 120.0, "the twin eddies to open", |a| {
+        a.scene.name == title("twin_eddies") && a.status.as_ref().is_some_and(|s| s.n_atoms == eddies)
+    });
     // A small example opens at once, without a question.
     h.state_mut().open_example("droplet");
     assert!(h.state().gallery.confirm.is_none());
