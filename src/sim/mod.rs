@@ -18,6 +18,7 @@ pub mod fields;
 pub mod gpu;
 pub mod hmc;
 mod host_buf;
+pub mod list_room;
 mod select;
 
 pub use host_buf::HostBuf;
@@ -160,6 +161,27 @@ impl ThermalTelemetry {
 }
 
 impl Telemetry {
+    /// A record from a device backend's sums at `step`, in the order both device record
+    /// layouts keep them: 2 KE, pair energy, pair virial, external energy, external virial,
+    /// momentum x, y, z; `volume` the box's (or the piston's) for the pressure.
+    pub fn from_sums(step: u64, n_atoms: usize, dof: f64, volume: f64, sums: &[f64]) -> Telemetry {
+        let virial = sums[2] + sums[4];
+        Telemetry {
+            step,
+            n_atoms,
+            dof,
+            temperature: crate::analysis::temperature(sums[0], dof),
+            kinetic_energy: 0.5 * sums[0],
+            pair_energy: sums[1],
+            external_energy: sums[3],
+            virial,
+            pressure: crate::analysis::pressure(sums[0], virial, volume),
+            volume,
+            momentum: [sums[5], sums[6], sums[7]],
+            ..Default::default()
+        }
+    }
+
     pub fn potential_energy(&self) -> f64 {
         self.pair_energy + self.external_energy
     }

@@ -22,6 +22,7 @@ use super::layout::{self, Pair, Params, RECORD_WORDS, STEP_STRIDE, StepInfo, fla
 use crate::physics::params::{SimParams, Thermostat};
 use crate::physics::sim_box::SimBox;
 use crate::rng::{Sequence, Stream};
+use crate::sim::list_room::{expected_list_room, list_room};
 use crate::sim::{AtomState, SimError};
 
 /// Threads per workgroup of every atom-parallel kernel (common.wgsl `WG`).
@@ -43,6 +44,18 @@ pub enum Search {
 pub struct Record {
     pub step: u64,
     pub sums: [f64; RECORD_WORDS],
+}
+
+impl Record {
+    /// Record `r` of the read-back `raw` ((hi, lo) pairs), for `step`.
+    fn read(raw: &[f32], r: usize, step: u64) -> Record {
+        let mut sums = [0.0f64; RECORD_WORDS];
+        for (q, x) in sums.iter_mut().enumerate() {
+            let at = 2 * (r * RECORD_WORDS + q);
+            *x = raw[at] as f64 + raw[at + 1] as f64;
+        }
+        Record { step, sums }
+    }
 }
 
 /// What the flags said after a call.
@@ -75,17 +88,6 @@ pub struct Engine {
     profile: std::cell::RefCell<Option<super::profile::Profile>>,
 }
 
-/// Room in the list for `seen` neighbours: a quarter more plus 16, in whole 8s.
-pub fn list_room(seen: usize) -> usize {
-    (seen + seen / 4 + 16).next_multiple_of(8)
-}
-
-/// The room a liquid at number density `rho` needs within `range`.
-fn expected_room(range: f64, rho: f64) -> usize {
-    let count = 4.0 / 3.0 * std::f64::consts::PI * range.powi(3) * rho.max(0.85);
-    list_room(count.ceil() as usize)
-}
-
 impl Engine {
     /// A system of `atoms` (canonical order; ids 0..n) in `sim_box` with `params`.
     pub fn new(
@@ -105,7 +107,7 @@ impl Engine {
             Search::AllPairs => [1, 1, 1],
         };
         let max_nbrs = match search {
-            Search::List => expected_room(range, n as f64 / sim_box.volume()),
+            Search::List => expected_list_room(range, n as f64 / sim_box.volume()),
             Search::AllPairs => 0,
         };
         let limit = dev.device.limits().max_storage_buffer_binding_size;
@@ -202,10 +204,6 @@ impl Engine {
         })
     }
 
-    pub fn device(&self) -> &SimDevice {
-        &self.dev
-    }
-
     /// Device bytes of the arrays.
     pub fn bytes(&self) -> usize {
         let b = &self.b;
@@ -232,24 +230,6 @@ impl Engine {
         .iter()
         .map(|x| x.size() as usize)
         .sum()
-    }
-
-    /// New constants (thermostat, temperature, dt, forces) for the same atoms and grid.
-    pub fn set_consts(&mut self, params: &SimParams, dof: f64) {
-        let c = self.consts;
-        self.consts = layout::params_block(
-            params,
-            &self.sim_box,
-            self.n,
-            [c.dims[0], c.dims[1], c.dims[2]],
-            c.max_nbrs,
-            dof,
-            c.n_groups,
-        );
-        self.dev.queue.write_buffer(&self.b.params, 0, bytemuck::bytes_of(&self.consts));
-        let pairs = layout::pair_table(params);
-        self.dev.queue.write_buffer(&self.b.pairs, 0, bytemuck::cast_slice(&pairs));
-        self.forces_valid = false;
     }
 
     fn write_flags(&self) {
@@ -470,14 +450,7 @@ impl Engine {
             return self.advance(steps, params, out);
         }
         let raw: Vec<f32> = bytemuck::pod_collect_to_vec(&flags[1]);
-        for (r, &s) in record_steps.iter().enumerate() {
-            let mut sums = [0.0f64; RECORD_WORDS];
-            for (q, x) in sums.iter_mut().enumerate() {
-                let at = 2 * (r * RECORD_WORDS + q);
-                *x = raw[at] as f64 + raw[at + 1] as f64;
-            }
-            out.push(Record { step: s, sums });
-        }
+        out.extend(record_steps.iter().enumerate().map(|(r, &s)| Record::read(&raw, r, s)));
         self.step = step0 + steps;
         self.time = time0 + steps as f64 * params.dt;
         self.forces_valid = true;
@@ -540,11 +513,7 @@ impl Engine {
             }
             self.forces_valid = true;
             let raw: Vec<f32> = bytemuck::pod_collect_to_vec(&out[1]);
-            let mut sums = [0.0f64; RECORD_WORDS];
-            for (q, x) in sums.iter_mut().enumerate() {
-                *x = raw[2 * q] as f64 + raw[2 * q + 1] as f64;
-            }
-            return Ok(Record { step: self.step, sums });
+            return Ok(Record::read(&raw, 0, self.step));
         }
     }
 }

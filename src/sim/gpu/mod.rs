@@ -167,34 +167,16 @@ impl GpuBackend {
         })
     }
 
-    fn telemetry_of(&self, r: &Record) -> Telemetry {
-        let s = &r.sums;
-        let n = self.engine.n;
-        let dof = self.dof(n, &self.engine.sim_box);
-        let volume = self.engine.sim_box.volume();
-        let virial = s[2] + s[4];
-        Telemetry {
-            step: r.step,
-            time: 0.0,
-            n_atoms: n,
-            dof,
-            temperature: analysis::temperature(s[0], dof),
-            kinetic_energy: 0.5 * s[0],
-            pair_energy: s[1],
-            external_energy: s[3],
-            virial,
-            pressure: analysis::pressure(s[0], virial, volume),
-            volume,
-            momentum: [s[5], s[6], s[7]],
-            ..Default::default()
-        }
-    }
-
     /// A CPU backend holding the current state, for the host-side analyses.
     fn on_host(&mut self) -> Result<super::cpu::CpuBackend, SimError> {
         let snap = self.snapshot_now()?;
         super::cpu::CpuBackend::new(snap.sim_box, self.params.clone(), &snap.atoms, None)
     }
+}
+
+/// Telemetry of a record of `engine` with `dof` degrees of freedom.
+fn telemetry_of(engine: &Engine, dof: f64, r: &Record) -> Telemetry {
+    Telemetry::from_sums(r.step, engine.n, dof, engine.sim_box.volume(), &r.sums)
 }
 
 impl Backend for GpuBackend {
@@ -247,22 +229,19 @@ impl Backend for GpuBackend {
     }
 
     fn advance_md(&mut self, steps: u64) -> Result<(), SimError> {
-        let mut records = Vec::new();
         let (engine, params) = (&mut self.engine, &self.params);
-        let mut out = Vec::new();
-        super::timed_advance(steps, &mut out, |_| engine.advance(steps, params, &mut records))?;
-        let t0 = self.engine.time - steps as f64 * self.params.dt;
-        let s0 = self.engine.step - steps;
-        let rate = out.first().map(|t: &Telemetry| t.steps_per_s);
-        for r in &records {
-            let mut t = self.telemetry_of(r);
-            t.time = t0 + (r.step - s0) as f64 * self.params.dt;
-            if let Some(rate) = rate {
-                t.steps_per_s = rate;
-            }
-            self.telemetry.push(t);
-        }
-        Ok(())
+        let dof = analysis::degrees_of_freedom(engine.n, &engine.sim_box, params, false);
+        super::timed_advance(steps, &mut self.telemetry, |out| {
+            let (s0, t0) = (engine.step, engine.time);
+            let mut records = Vec::new();
+            let result = engine.advance(steps, params, &mut records);
+            out.extend(
+                records
+                    .iter()
+                    .map(|r| Telemetry { time: t0 + (r.step - s0) as f64 * params.dt, ..telemetry_of(engine, dof, r) }),
+            );
+            result
+        })
     }
 
     fn set_fields(&mut self, spec: Option<FieldSpec>) -> Result<(), SimError> {
@@ -288,9 +267,8 @@ impl Backend for GpuBackend {
 
     fn measure(&mut self) -> Result<Telemetry, SimError> {
         let r = self.engine.measure()?;
-        let mut t = self.telemetry_of(&r);
-        t.time = self.engine.time;
-        Ok(t)
+        let dof = self.dof(self.engine.n, &self.engine.sim_box);
+        Ok(Telemetry { time: self.engine.time, ..telemetry_of(&self.engine, dof, &r) })
     }
 
     fn forces(&mut self) -> Result<Vec<[f64; 3]>, SimError> {
@@ -395,9 +373,9 @@ impl Backend for GpuBackend {
         };
         let s = self.engine.read_state(false)?;
         let masses: Vec<f64> = self.params.species.iter().map(|s| s.mass).collect();
-        let pos: Vec<[f32; 4]> = s.pos.iter().map(|p| [p[0], p[1], p[2], 0.0]).collect();
+        // The type's bits ride in w, which `publish` does not read.
         let vel: Vec<[f32; 3]> = s.vel.iter().map(|v| [v[0], v[1], v[2]]).collect();
         let types: Vec<u32> = s.pos.iter().map(|p| p[3].to_bits()).collect();
-        super::cpu::publish_positions(&pos, &vel, &types, &s.ids, &masses, colour, out)
+        super::cpu::publish_positions(&s.pos, &vel, &types, &s.ids, &masses, colour, out)
     }
 }

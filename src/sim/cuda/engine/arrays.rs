@@ -8,11 +8,12 @@
 
 use cudarc::driver::{CudaSlice, DevicePtr};
 
-use super::{Engine, expected_list_room};
+use super::Engine;
 use crate::physics::params::SimParams;
 use crate::physics::real::Precision;
 use crate::sim::cuda::consts::{Bufs, flag};
 use crate::sim::cuda::device::Device;
+use crate::sim::list_room::expected_list_room;
 use crate::sim::{AtomState, SimError};
 
 #[derive(Default)]

@@ -9,7 +9,6 @@
 
 use super::Engine;
 use super::arrays::{alloc, dev_err, download, unpack};
-use crate::analysis;
 use crate::physics::piston::{PistonState, PistonTelemetry};
 use crate::sim::cuda::consts::flag;
 use crate::sim::cuda::device::Device;
@@ -40,7 +39,6 @@ impl Engine {
         (0..count)
             .map(|k| {
                 let r = &raw[RECORD_WORDS * k..RECORD_WORDS * (k + 1)];
-                let virial = r[3] + r[5];
                 // With a piston: its height and push at the record's step (integrate.cu).
                 let piston = self.piston.as_ref().map(|p| {
                     let s = PistonState { height: r[10], velocity: r[9] };
@@ -48,27 +46,11 @@ impl Engine {
                 });
                 let volume = piston.map_or(self.sim_box.volume(), |p| p.volume);
                 Telemetry {
-                    step: r[0] as u64,
-                    time: 0.0,
-                    n_atoms: self.n,
-                    dof,
-                    temperature: analysis::temperature(r[1], dof),
-                    kinetic_energy: 0.5 * r[1],
-                    pair_energy: r[2],
-                    external_energy: r[4],
-                    virial,
-                    pressure: analysis::pressure(r[1], virial, volume),
-                    volume,
-                    momentum: [r[6], r[7], r[8]],
                     piston,
-                    steps_per_s: 0.0,
-                    mc: Default::default(),
-                    body_forces: Vec::new(),
-                    tunnel_momentum: [0.0; 3],
-                    tunnel_heat: 0.0,
                     thermal: self
                         .thermal_on()
                         .then(|| ThermalTelemetry::from_sums(r[1], r[12], self.n, r[13].max(0.0) as usize)),
+                    ..Telemetry::from_sums(r[0] as u64, self.n, dof, volume, &r[1..9])
                 }
             })
             .collect()
