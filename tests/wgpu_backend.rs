@@ -4,8 +4,9 @@
 //! ARGON_REQUIRE_RENDER=1 (as CI sets) makes that a failure.
 //!
 //! Forces in single precision within 1e-5 of the CPU's in double (norm-wise), for lists and
-//! all pairs, in a periodic liquid, a tank with walls, gravity and a drive, and a
-//! four-species mixture at per-pair cut-offs; checked and unchecked shader modules giving
+//! all pairs, in a periodic liquid (cells of about 40 atoms: the list build takes them 32
+//! at a time), a tank with walls, gravity and a drive, a slab two cells thick along a
+//! periodic axis, and a four-species mixture at per-pair cut-offs; checked and unchecked shader modules giving
 //! the same forces bit for bit; LAMMPS's 200-step NVE thermo within 1e-4; NVE drift over
 //! 20,000 steps; the thermostats' temperatures; identical reruns; a blow-up rolled back; a
 //! CPU -> wgpu -> CPU switch keeping the atoms and the energy; refusals naming the backends
@@ -50,11 +51,14 @@ fn systems() -> Vec<(&'static str, SimBox, SimParams, AtomState)> {
     let (b, atoms) = jiggled_fluid([6, 6, 6], [false; 3], 0.1, &[], 3);
     let (tb, tank) = jiggled_fluid([6, 5, 4], [true, true, false], 0.1, &[], 4);
     let tank_params = SimParams { gravity: 0.3, drive: 0.2, ..SimParams::default() };
+    // Two cells across z: the list build visits each once and takes minimum images there.
+    let (sb, slab) = jiggled_fluid([7, 7, 4], [false; 3], 0.1, &[], 5);
     let (mb, mix, species) = common::mixture::four_species_fluid(5);
     let mix_params = SimParams { species, ..SimParams::default() };
     vec![
         ("periodic liquid", b, SimParams::default(), atoms),
         ("tank with walls, gravity and a drive", tb, tank_params, tank),
+        ("thin periodic slab", sb, SimParams::default(), slab),
         ("four-species mixture", mb, mix_params, mix),
     ]
 }

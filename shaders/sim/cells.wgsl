@@ -6,7 +6,7 @@
 // same run to run), and the full (gather) list of every atom within the list range.
 
 // One invocation: the rebuild's group counts (atoms at [0..3], one workgroup at [3..6],
-// cells at [6..9]), or zeros when none is due.
+// cells at [6..9], the list build's 2-D grid at [9..12]), or zeros when none is due.
 @compute @workgroup_size(1)
 fn plan() {
     let due = atomicLoad(&flags[F_REBUILD]) != 0u && atomicLoad(&flags[F_BLOWUP]) == 0u;
@@ -19,6 +19,11 @@ fn plan() {
     plan_args[6] = select(0u, (P.n_cells + WG - 1u) / WG, due);
     plan_args[7] = 1u;
     plan_args[8] = 1u;
+    // The list build: rows of BUILD_ROW workgroups of CELLS_PER_GROUP cells.
+    let groups = (P.n_cells + CELLS_PER_GROUP - 1u) / CELLS_PER_GROUP;
+    plan_args[9] = select(0u, min(groups, BUILD_ROW), due);
+    plan_args[10] = (groups + BUILD_ROW - 1u) / BUILD_ROW;
+    plan_args[11] = 1u;
     atomicStore(&flags[F_REBUILD], 0u);
     if due {
         atomicAdd(&flags[F_BUILDS], 1u);
@@ -121,6 +126,33 @@ fn scan_add(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(workgroup_id
     }
 }
 
+// Cells one workgroup scans alone (`scan_single`), and so in one dispatch instead of three.
+const SCAN_SINGLE_MAX: u32 = WG * 16u;
+
+// The whole scan in one workgroup when there are at most SCAN_SINGLE_MAX cells (the host
+// picks it): each invocation sums a run of consecutive cells, the workgroup scans the runs,
+// and each invocation writes its run's starts.
+@compute @workgroup_size(WG)
+fn scan_single(@builtin(local_invocation_id) lid3: vec3<u32>) {
+    let lid = lid3.x;
+    let per = (P.n_cells + WG - 1u) / WG;
+    let a = min(lid * per, P.n_cells);
+    let b = min(a + per, P.n_cells);
+    var sum = 0u;
+    for (var c = a; c < b; c++) {
+        sum += atomicLoad(&cell_count[c]);
+    }
+    let inc = scan_workgroup(lid, sum);
+    var at = inc - sum;
+    for (var c = a; c < b; c++) {
+        cell_start[c] = at;
+        at += atomicLoad(&cell_count[c]);
+    }
+    if lid == WG - 1u {
+        cell_start[P.n_cells] = inc;
+    }
+}
+
 @compute @workgroup_size(WG)
 fn scatter(@builtin(global_invocation_id) gid: vec3<u32>) {
     let i = gid.x;
@@ -154,58 +186,155 @@ fn order_cells(@builtin(global_invocation_id) gid: vec3<u32>) {
     }
 }
 
-// The cells a stencil visits along one axis: -1..1 around the atom's, or every cell once
-// when a periodic axis has fewer than three (the minimum image then picks the partner).
-fn axis_range(a: u32, c: u32) -> vec2<i32> {
-    let d = i32(P.dims[a]);
-    if P.periodic[a] != 0u && d < 3 {
-        return vec2<i32>(0, d - 1);
-    }
-    if P.periodic[a] != 0u {
-        return vec2<i32>(i32(c) - 1, i32(c) + 1);
-    }
-    return vec2<i32>(max(i32(c) - 1, 0), min(i32(c) + 1, d - 1));
-}
+// The list build: one workgroup of BUILD_WG threads takes CELLS_PER_GROUP cells, CELL_T
+// threads each (a cell's atoms, CELL_T at a time, are its i-atoms). Each cell's 27 neighbour
+// cells (dz, dy, dx from -1 to 1, dx fastest; none beyond a wall) are one stream of
+// candidates: thread t < 27 of the cell works out neighbour t's atoms and periodic image
+// shift once, and the stream is read CELL_T candidates at a time into workgroup memory,
+// already shifted, so every i-atom tests them from there (no minimum image, no global read
+// per test). A periodic axis with fewer than three cells visits each of its cells once and
+// takes the minimum image per pair instead. Each atom's entries come in stream order, then
+// ascending atom order within a cell: the same lists every run.
+const BUILD_WG: u32 = 128u;
+const CELL_T: u32 = 32u;
+const CELLS_PER_GROUP: u32 = BUILD_WG / CELL_T;
+// Build workgroups per row of the 2-D dispatch (`plan` writes rows of this many).
+const BUILD_ROW: u32 = 16384u;
 
-fn wrap_cell(x: i32, d: i32) -> u32 {
-    return u32((x % d + d) % d);
+// Per cell of the group, neighbour t's (first atom - first stream place, stream end) and
+// image shift; entry 27 ends the table.
+var<workgroup> nb_span: array<vec2<i32>, 112>;
+var<workgroup> nb_shift: array<vec4<f32>, 108>;
+// Per cell: its first and last atom and stream length.
+var<workgroup> cell_span: array<vec3<u32>, CELLS_PER_GROUP>;
+var<workgroup> cand: array<vec4<f32>, BUILD_WG>;
+var<workgroup> rounds_max: atomic<u32>;
+var<workgroup> stream_max: atomic<u32>;
+// The two maxima, read back uniformly.
+var<workgroup> loop_sizes: vec2<u32>;
+
+// Neighbour cell d (-1..1 per axis) of cell cc along axis a: (cell coordinate, or -1 for
+// none; image shift in box lengths).
+fn stencil_axis(a: u32, c: u32, d: i32) -> vec2<i32> {
+    let n = i32(P.dims[a]);
+    let x = i32(c) + d;
+    if P.periodic[a] == 0u {
+        return vec2<i32>(select(x, -1, x < 0 || x >= n), 0);
+    }
+    if n < 3 {
+        // Every cell once (d = 0, and d = 1 wrapped when there are two); the pair's minimum
+        // image gives the partner.
+        if d < 0 || (d == 1 && n == 1) {
+            return vec2<i32>(-1, 0);
+        }
+        return vec2<i32>((x % n + n) % n, 0);
+    }
+    if x < 0 {
+        return vec2<i32>(x + n, -1);
+    }
+    if x >= n {
+        return vec2<i32>(x - n, 1);
+    }
+    return vec2<i32>(x, 0);
 }
 
 // Also empties the cell counts for the next rebuild (they are done with once the atoms are
 // in place), which saves a dispatch a step.
-@compute @workgroup_size(WG)
-fn build_list(@builtin(global_invocation_id) gid: vec3<u32>) {
-    let i = gid.x;
-    if i >= P.n {
-        return;
+@compute @workgroup_size(BUILD_WG)
+fn build_list(@builtin(local_invocation_id) lid3: vec3<u32>, @builtin(workgroup_id) wid: vec3<u32>) {
+    let lid = lid3.x;
+    let sub = lid / CELL_T;
+    let lane = lid % CELL_T;
+    let c = (wid.y * BUILD_ROW + wid.x) * CELLS_PER_GROUP + sub;
+    let here = c < P.n_cells;
+    if lid == 0u {
+        atomicStore(&rounds_max, 0u);
+        atomicStore(&stream_max, 0u);
     }
-    for (var c = i; c < P.n_cells; c += P.n) {
+    // The cell's coordinates, and its 27 neighbours' spans.
+    var s0 = 0u;
+    var e0 = 0u;
+    if here {
+        s0 = cell_start[c];
+        e0 = cell_start[c + 1u];
+        let cc = vec3<u32>(c % P.dims.x, (c / P.dims.x) % P.dims.y, c / (P.dims.x * P.dims.y));
+        if lane < 27u {
+            let d = vec3<i32>(i32(lane % 3u) - 1, i32((lane / 3u) % 3u) - 1, i32(lane / 9u) - 1);
+            let ax = stencil_axis(0u, cc.x, d.x);
+            let ay = stencil_axis(1u, cc.y, d.y);
+            let az = stencil_axis(2u, cc.z, d.z);
+            var first = 0u;
+            var len = 0u;
+            if ax.x >= 0 && ay.x >= 0 && az.x >= 0 {
+                let r = cell_index(vec3<u32>(u32(ax.x), u32(ay.x), u32(az.x)));
+                first = cell_start[r];
+                len = cell_start[r + 1u] - first;
+            }
+            nb_span[sub * 28u + lane] = vec2<i32>(i32(first), i32(len));
+            nb_shift[sub * 27u + lane] = vec4<f32>(vec3<f32>(f32(ax.y), f32(ay.y), f32(az.y)) * P.len.xyz, 0.0);
+        }
+        atomicMax(&rounds_max, (e0 - s0 + CELL_T - 1u) / CELL_T);
+    }
+    workgroupBarrier();
+    // Stream places: one thread per cell turns lengths into (first - start, end).
+    if here && lane == 0u {
+        var at = 0u;
+        for (var t = 0u; t < 27u; t++) {
+            let sp = nb_span[sub * 28u + t];
+            let end = at + u32(sp.y);
+            nb_span[sub * 28u + t] = vec2<i32>(sp.x - i32(at), i32(end));
+            at = end;
+        }
+        nb_span[sub * 28u + 27u] = vec2<i32>(0, 0x7fffffff);
+        cell_span[sub] = vec3<u32>(s0, e0, at);
+        atomicMax(&stream_max, at);
+    }
+    if here && lane == 1u {
         atomicStore(&cell_count[c], 0u);
         atomicStore(&cell_fill[c], 0u);
     }
-    let pi = pos[i];
-    pos_build[i] = pi;
-    let ci = cell_coords(pi.xyz);
-    let rx = axis_range(0u, ci.x);
-    let ry = axis_range(1u, ci.y);
-    let rz = axis_range(2u, ci.z);
-    var count = 0u;
-    for (var z = rz.x; z <= rz.y; z++) {
-        for (var y = ry.x; y <= ry.y; y++) {
-            for (var x = rx.x; x <= rx.y; x++) {
-                let cc = vec3<u32>(
-                    wrap_cell(x, i32(P.dims.x)),
-                    wrap_cell(y, i32(P.dims.y)),
-                    wrap_cell(z, i32(P.dims.z)),
-                );
-                let c = cell_index(cc);
-                let last = cell_start[c + 1u];
-                for (var j = cell_start[c]; j < last; j++) {
-                    if j == i {
-                        continue;
+    workgroupBarrier();
+    if lid == 0u {
+        loop_sizes = vec2<u32>(atomicLoad(&rounds_max), atomicLoad(&stream_max));
+    }
+    let sizes = workgroupUniformLoad(&loop_sizes);
+    let rounds = sizes.x;
+    let total_max = sizes.y;
+    let span = cell_span[sub];
+    let total = select(0u, span.z, here);
+    let small = P.dims.w != 0u;
+    for (var r = 0u; r < rounds; r++) {
+        let i = span.x + r * CELL_T + lane;
+        let mine = here && i < span.y;
+        var pi = vec4<f32>(0.0);
+        if mine {
+            pi = pos[i];
+            pos_build[i] = pi;
+        }
+        var count = 0u;
+        var t = 0u;
+        for (var c0 = 0u; c0 < total_max; c0 += CELL_T) {
+            let at = c0 + lane;
+            var q = vec4<f32>(1e18, 1e18, 1e18, bitcast<f32>(0xffffffffu));
+            if at < total {
+                while i32(at) >= nb_span[sub * 28u + t].y {
+                    t++;
+                }
+                let j = u32(nb_span[sub * 28u + t].x + i32(at));
+                q = vec4<f32>(pos[j].xyz + nb_shift[sub * 27u + t].xyz, bitcast<f32>(j));
+            }
+            cand[lid] = q;
+            workgroupBarrier();
+            if mine {
+                let m = min(CELL_T, total - min(total, c0));
+                for (var k = 0u; k < m; k++) {
+                    let qk = cand[sub * CELL_T + k];
+                    var d = qk.xyz - pi.xyz;
+                    if small {
+                        d = min_image(d);
                     }
-                    let d = min_image(pos[j].xyz - pi.xyz);
-                    if dot(d, d) < P.rlist_sq {
+                    let j = bitcast<u32>(qk.w);
+                    if dot(d, d) < P.rlist_sq && j != i {
                         if count < P.max_nbrs {
                             nlist[count * P.n + i] = j;
                         }
@@ -213,11 +342,14 @@ fn build_list(@builtin(global_invocation_id) gid: vec3<u32>) {
                     }
                 }
             }
+            workgroupBarrier();
+        }
+        if mine {
+            ncount[i] = min(count, P.max_nbrs);
+            if count > P.max_nbrs {
+                atomicStore(&flags[F_OVERFLOW], 1u);
+            }
+            atomicMax(&flags[F_MAX_SEEN], count);
         }
     }
-    ncount[i] = min(count, P.max_nbrs);
-    if count > P.max_nbrs {
-        atomicStore(&flags[F_OVERFLOW], 1u);
-    }
-    atomicMax(&flags[F_MAX_SEEN], count);
 }

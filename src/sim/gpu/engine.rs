@@ -27,6 +27,8 @@ use crate::sim::{AtomState, SimError};
 
 /// Threads per workgroup of every atom-parallel kernel (common.wgsl `WG`).
 pub const WG: u32 = 256;
+/// Cells the scan takes in one workgroup (cells.wgsl `SCAN_SINGLE_MAX`).
+const SCAN_SINGLE_MAX: u32 = WG * 16;
 /// Steps recorded into one command buffer before it is submitted.
 const SUBMIT_STEPS: usize = 16;
 
@@ -121,6 +123,17 @@ impl Engine {
             )));
         }
         let groups = (n as u32).div_ceil(WG).max(1);
+        // Every dispatch is one row of workgroups (the list build's rows are shorter), and the
+        // indirect ones are not validated (device.rs): their counts must fit the adapter.
+        let row = dev.device.limits().max_compute_workgroups_per_dimension;
+        let n_cells: u32 = dims.iter().product();
+        if groups > row || n_cells.div_ceil(WG) > row {
+            return Err(SimError::Device(format!(
+                "{n} atoms in {n_cells} cells need {} workgroups in a row; {} allows {row}: use fewer atoms or a smaller box",
+                groups.max(n_cells.div_ceil(WG)),
+                dev.info.name
+            )));
+        }
         let consts = layout::params_block(params, &sim_box, n, dims, max_nbrs as u32, dof, groups);
         let pos: Vec<[f32; 4]> = atoms
             .positions
@@ -286,15 +299,15 @@ impl Engine {
     fn encode_rebuild(&self, pass: &mut wgpu::ComputePass<'_>) {
         pass.set_bind_group(1, &self.bind.1, &[]);
         self.run(pass, "plan", 1);
-        for (name, offset) in [
-            ("count_cells", 0),
-            ("scan_cells", 24),
-            ("scan_blocks", 12),
-            ("scan_add", 24),
-            ("scatter", 0),
-            ("order_cells", 0),
-            ("build_list", 0),
-        ] {
+        self.run_indirect(pass, "count_cells", 0);
+        if self.consts.n_cells <= SCAN_SINGLE_MAX {
+            self.run_indirect(pass, "scan_single", 12);
+        } else {
+            self.run_indirect(pass, "scan_cells", 24);
+            self.run_indirect(pass, "scan_blocks", 12);
+            self.run_indirect(pass, "scan_add", 24);
+        }
+        for (name, offset) in [("scatter", 0), ("order_cells", 0), ("build_list", 36)] {
             self.run_indirect(pass, name, offset);
         }
     }

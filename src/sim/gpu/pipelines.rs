@@ -15,7 +15,7 @@ pub struct Pipelines {
 }
 
 /// Kernel entry points of the module.
-const KERNELS: [&str; 15] = [
+const KERNELS: [&str; 16] = [
     "kick_drift",
     "kick_fused",
     "plan",
@@ -23,6 +23,7 @@ const KERNELS: [&str; 15] = [
     "scan_cells",
     "scan_blocks",
     "scan_add",
+    "scan_single",
     "scatter",
     "order_cells",
     "build_list",
