@@ -193,6 +193,28 @@ fn thermostats_hold_the_target() {
     }
 }
 
+/// Steps without energies take the list forces with several threads an atom (small
+/// systems): after such a step the forces equal, to f32 round-off, those a fresh backend
+/// computes from the same state with one thread an atom (as every energy step does), in a
+/// liquid and a tank with walls, gravity and a drive.
+#[test]
+fn split_and_whole_force_kernels_agree() {
+    if !adapter() {
+        return;
+    }
+    for (name, b, p, atoms) in systems().into_iter().take(2) {
+        let params = SimParams { telemetry_every: 1000, ..SimParams { precision: Precision::Single, ..p } };
+        let mut g = GpuBackend::new(b, params.clone(), &atoms, None).unwrap();
+        g.advance(5).unwrap();
+        let split = g.forces().unwrap();
+        let snap = g.copy_state().unwrap();
+        let mut fresh = GpuBackend::new(snap.sim_box, params, &snap.atoms, None).unwrap();
+        let whole = fresh.forces().unwrap();
+        let err = force_error(&split, &whole);
+        assert!(err < 1e-5, "{name}: split and whole kernels differ by {err:e}");
+    }
+}
+
 /// The same run twice gives the same bits (fixed-order sums, cells ordered by id).
 #[test]
 fn reruns_are_identical() {

@@ -194,7 +194,7 @@ fn order_cells(@builtin(global_invocation_id) gid: vec3<u32>) {
 // already shifted, so every i-atom tests them from there (no minimum image, no global read
 // per test). A periodic axis with fewer than three cells visits each of its cells once and
 // takes the minimum image per pair instead. Each atom's entries come in stream order, then
-// ascending atom order within a cell: the same lists every run.
+// ascending atom order within a cell (the same lists every run), and go out in packs of 8.
 const BUILD_WG: u32 = 128u;
 const CELL_T: u32 = 32u;
 const CELLS_PER_GROUP: u32 = BUILD_WG / CELL_T;
@@ -208,6 +208,22 @@ var<workgroup> nb_shift: array<vec4<f32>, 108>;
 // Per cell: its first and last atom and stream length.
 var<workgroup> cell_span: array<vec3<u32>, CELLS_PER_GROUP>;
 var<workgroup> cand: array<vec4<f32>, BUILD_WG>;
+// Each thread's entries waiting to go out as a pack of 8 (entry q of thread t at q * BUILD_WG + t).
+var<workgroup> ring: array<u32, 1024>;
+
+// Pack p of atom i's list out: 8 entries as two 16-byte stores, so a thread writes a whole
+// 32-byte sector where single entries would each cost one (the list is packs of 8, pack p of
+// atom i at vec4 2 (p n + i): see forces_list).
+fn store_pack(lid: u32, i: u32, p: u32) {
+    let at = 2u * (p * P.n + i);
+    nlist[at] = vec4<u32>(ring[lid], ring[BUILD_WG + lid], ring[2u * BUILD_WG + lid], ring[3u * BUILD_WG + lid]);
+    nlist[at + 1u] = vec4<u32>(
+        ring[4u * BUILD_WG + lid],
+        ring[5u * BUILD_WG + lid],
+        ring[6u * BUILD_WG + lid],
+        ring[7u * BUILD_WG + lid],
+    );
+}
 var<workgroup> rounds_max: atomic<u32>;
 var<workgroup> stream_max: atomic<u32>;
 // The two maxima, read back uniformly.
@@ -336,7 +352,10 @@ fn build_list(@builtin(local_invocation_id) lid3: vec3<u32>, @builtin(workgroup_
                     let j = bitcast<u32>(qk.w);
                     if dot(d, d) < P.rlist_sq && j != i {
                         if count < P.max_nbrs {
-                            nlist[count * P.n + i] = j;
+                            ring[(count % 8u) * BUILD_WG + lid] = j;
+                            if count % 8u == 7u {
+                                store_pack(lid, i, count / 8u);
+                            }
                         }
                         count += 1u;
                     }
@@ -345,7 +364,12 @@ fn build_list(@builtin(local_invocation_id) lid3: vec3<u32>, @builtin(workgroup_
             workgroupBarrier();
         }
         if mine {
-            ncount[i] = min(count, P.max_nbrs);
+            // The last, partial pack (its unused entries are never read).
+            let kept = min(count, P.max_nbrs);
+            if kept % 8u != 0u {
+                store_pack(lid, i, kept / 8u);
+            }
+            ncount[i] = kept;
             if count > P.max_nbrs {
                 atomicStore(&flags[F_OVERFLOW], 1u);
             }

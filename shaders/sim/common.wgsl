@@ -88,7 +88,8 @@ struct StepInfo {
 @group(0) @binding(8) var<storage, read_write> cell_count: array<atomic<u32>>;
 @group(0) @binding(9) var<storage, read_write> cell_start: array<u32>;
 @group(0) @binding(10) var<storage, read_write> cell_of: array<u32>;
-@group(0) @binding(11) var<storage, read_write> nlist: array<u32>;
+// Full neighbour lists in packs of 8: entries 8p..8p+7 of atom i at [2 (p n + i)] and the next.
+@group(0) @binding(11) var<storage, read_write> nlist: array<vec4<u32>>;
 @group(0) @binding(12) var<storage, read_write> ncount: array<u32>;
 @group(0) @binding(13) var<storage, read_write> tmp_pos: array<vec4<f32>>;
 @group(0) @binding(14) var<storage, read_write> tmp_vel: array<vec4<f32>>;

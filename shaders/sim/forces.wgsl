@@ -26,6 +26,12 @@ fn add_pair(acc: ptr<function, Acc>, d: vec3<f32>, ti: u32, tj: u32) {
     }
 }
 
+// Neighbour j's pair force on the atom at pi (type ti).
+fn gather(acc: ptr<function, Acc>, pi: vec4<f32>, ti: u32, j: u32) {
+    let pj = pos[j];
+    add_pair(acc, min_image(pi.xyz - pj.xyz), ti, type_of(pj));
+}
+
 // Walls, gravity and the drive on the atom at x of mass m: (force, (energy, virial)).
 fn one_body(x: vec3<f32>, m: f32, f: ptr<function, vec3<f32>>) -> vec2<f32> {
     var e = 0.0;
@@ -90,9 +96,20 @@ fn forces_list(
         pi = pos[i];
         let ti = type_of(pi);
         let cnt = ncount[i];
-        for (var k = 0u; k < cnt; k++) {
-            let pj = pos[nlist[k * P.n + i]];
-            add_pair(&acc, min_image(pi.xyz - pj.xyz), ti, type_of(pj));
+        // Packs of 8 entries, read as two 16-byte loads a thread (coalesced over the atoms).
+        for (var k = 0u; k < cnt; k += 8u) {
+            let at = 2u * ((k / 8u) * P.n + i);
+            let a = nlist[at];
+            let b = nlist[at + 1u];
+            let m = cnt - k;
+            gather(&acc, pi, ti, a.x);
+            if m > 1u { gather(&acc, pi, ti, a.y); }
+            if m > 2u { gather(&acc, pi, ti, a.z); }
+            if m > 3u { gather(&acc, pi, ti, a.w); }
+            if m > 4u { gather(&acc, pi, ti, b.x); }
+            if m > 5u { gather(&acc, pi, ti, b.y); }
+            if m > 6u { gather(&acc, pi, ti, b.z); }
+            if m > 7u { gather(&acc, pi, ti, b.w); }
         }
     }
     finish_force(i, lid.x, wid.x, acc, pi, valid);
@@ -133,4 +150,53 @@ fn forces_all(
         workgroupBarrier();
     }
     finish_force(i, lid.x, wid.x, acc, pi, valid);
+}
+
+// Threads per atom of `forces_split`.
+const TPA: u32 = 4u;
+var<workgroup> part: array<vec4<f32>, WG>;
+
+// The list forces with TPA threads per atom, for systems too small to keep the GPU busy
+// with one (each thread takes every TPA-th pack; the atom's sum is theirs in a fixed
+// order), on steps without energies (forces_list sums those). Thread t takes atom
+// t % (WG / TPA) of the workgroup's, so a warp reads one pack of consecutive atoms.
+@compute @workgroup_size(WG)
+fn forces_split(@builtin(local_invocation_id) lid3: vec3<u32>, @builtin(workgroup_id) wid: vec3<u32>) {
+    let lid = lid3.x;
+    let per = WG / TPA;
+    let a = lid % per;
+    let lane = lid / per;
+    let i = wid.x * per + a;
+    let valid = i < P.n && atomicLoad(&flags[F_BLOWUP]) == 0u;
+    var acc = Acc(vec3<f32>(0.0), 0.0, 0.0);
+    var pi = vec4<f32>(0.0);
+    if valid {
+        pi = pos[i];
+        let ti = type_of(pi);
+        let cnt = ncount[i];
+        for (var k = lane * 8u; k < cnt; k += 8u * TPA) {
+            let at = 2u * ((k / 8u) * P.n + i);
+            let a = nlist[at];
+            let b = nlist[at + 1u];
+            let m = cnt - k;
+            gather(&acc, pi, ti, a.x);
+            if m > 1u { gather(&acc, pi, ti, a.y); }
+            if m > 2u { gather(&acc, pi, ti, a.z); }
+            if m > 3u { gather(&acc, pi, ti, a.w); }
+            if m > 4u { gather(&acc, pi, ti, b.x); }
+            if m > 5u { gather(&acc, pi, ti, b.y); }
+            if m > 6u { gather(&acc, pi, ti, b.z); }
+            if m > 7u { gather(&acc, pi, ti, b.w); }
+        }
+    }
+    part[lid] = vec4<f32>(acc.f, 0.0);
+    workgroupBarrier();
+    if lane == 0u && valid {
+        var f = part[a].xyz;
+        for (var q = 1u; q < TPA; q++) {
+            f += part[a + q * per].xyz;
+        }
+        one_body(pi.xyz, masses[type_of(pi)], &f);
+        force[i] = vec4<f32>(f, 0.0);
+    }
 }

@@ -29,6 +29,11 @@ use crate::sim::{AtomState, SimError};
 pub const WG: u32 = 256;
 /// Cells the scan takes in one workgroup (cells.wgsl `SCAN_SINGLE_MAX`).
 const SCAN_SINGLE_MAX: u32 = WG * 16;
+/// Threads per atom of `forces_split` (forces.wgsl `TPA`).
+const TPA: u32 = 4;
+/// Below this many atoms, steps without energies take the list forces with TPA threads an
+/// atom (one thread an atom leaves too few warps to hide the gathers' latency).
+const SPLIT_BELOW: usize = 262_144;
 /// Steps recorded into one command buffer before it is submitted.
 const SUBMIT_STEPS: usize = 16;
 
@@ -312,12 +317,17 @@ impl Engine {
         }
     }
 
-    fn encode_forces(&self, pass: &mut wgpu::ComputePass<'_>) {
+    /// The forces of a step (`ev`: with energies and virials summed).
+    fn encode_forces(&self, pass: &mut wgpu::ComputePass<'_>, ev: bool) {
         let groups = self.consts.n_groups;
         match self.search {
             Search::List => {
                 self.encode_rebuild(pass);
-                self.run(pass, "forces_list", groups);
+                if ev || self.n >= SPLIT_BELOW {
+                    self.run(pass, "forces_list", groups);
+                } else {
+                    self.run(pass, "forces_split", (self.n as u32).div_ceil(WG / TPA));
+                }
             }
             Search::AllPairs => self.run(pass, "forces_all", groups),
         }
@@ -387,7 +397,7 @@ impl Engine {
                     .begin_compute_pass(&wgpu::ComputePassDescriptor { label: Some("steps"), timestamp_writes: None });
                 if k == 1 && !self.forces_valid {
                     pass.set_bind_group(0, &self.bind.0, &[0]);
-                    self.encode_forces(&mut pass);
+                    self.encode_forces(&mut pass, false);
                 }
                 // A step with neither telemetry nor a rescaling thermostat needs no totals:
                 // its second half kick is fused into the next step's first.
@@ -395,7 +405,7 @@ impl Engine {
                     pass.set_bind_group(0, &self.bind.0, &[(k as u64 * STEP_STRIDE) as u32]);
                     let fused = k > 1 && !totals(k - 1);
                     self.run(&mut pass, if fused { "kick_fused" } else { "kick_drift" }, groups);
-                    self.encode_forces(&mut pass);
+                    self.encode_forces(&mut pass, infos[k].ev != 0);
                     if totals(k) || k == last {
                         self.run(&mut pass, "kick_second", groups);
                     }
@@ -509,7 +519,7 @@ impl Engine {
                     timestamp_writes: None,
                 });
                 pass.set_bind_group(0, &self.bind.0, &[0]);
-                self.encode_forces(&mut pass);
+                self.encode_forces(&mut pass, true);
                 pass.set_pipeline(self.pipes.get("kick_second"));
                 pass.dispatch_workgroups(self.consts.n_groups, 1, 1);
                 pass.set_pipeline(self.pipes.get("finish_step"));

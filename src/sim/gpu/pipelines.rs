@@ -15,7 +15,7 @@ pub struct Pipelines {
 }
 
 /// Kernel entry points of the module.
-const KERNELS: [&str; 16] = [
+const KERNELS: [&str; 17] = [
     "kick_drift",
     "kick_fused",
     "plan",
@@ -29,6 +29,7 @@ const KERNELS: [&str; 16] = [
     "build_list",
     "forces_list",
     "forces_all",
+    "forces_split",
     "kick_second",
     "finish_step",
     "scale_velocities",
