@@ -190,7 +190,7 @@ fn order_cells(@builtin(global_invocation_id) gid: vec3<u32>) {
 // threads each (a cell's atoms, CELL_T at a time, are its i-atoms). Each cell's 27 neighbour
 // cells (dz, dy, dx from -1 to 1, dx fastest; none beyond a wall) are one stream of
 // candidates: thread t < 27 of the cell works out neighbour t's atoms and periodic image
-// shift once, and the stream is read CELL_T candidates at a time into workgroup memory,
+// shift once, and the stream is read CHUNK candidates at a time into workgroup memory,
 // already shifted, so every i-atom tests them from there (no minimum image, no global read
 // per test). A periodic axis with fewer than three cells visits each of its cells once and
 // takes the minimum image per pair instead. Each atom's entries come in stream order, then
@@ -207,7 +207,23 @@ var<workgroup> nb_span: array<vec2<i32>, 112>;
 var<workgroup> nb_shift: array<vec4<f32>, 108>;
 // Per cell: its first and last atom and stream length.
 var<workgroup> cell_span: array<vec3<u32>, CELLS_PER_GROUP>;
-var<workgroup> cand: array<vec4<f32>, BUILD_WG>;
+// Candidates staged per chunk: CHUNK a cell.
+const CHUNK: u32 = 2u * CELL_T;
+var<workgroup> cand: array<vec4<f32>, 256>;
+
+// The candidate at stream place `at` of the group's cell `sub` (the atom's position shifted
+// by its image, the atom's index in w), or one far from everything past the stream's end
+// (`total`). `t` is the neighbour cell reached so far (places only grow, so it only moves on).
+fn candidate(sub: u32, at: u32, total: u32, t: ptr<function, u32>) -> vec4<f32> {
+    if at >= total {
+        return vec4<f32>(1e18, 1e18, 1e18, bitcast<f32>(0xffffffffu));
+    }
+    while i32(at) >= nb_span[sub * 28u + *t].y {
+        *t += 1u;
+    }
+    let j = u32(nb_span[sub * 28u + *t].x + i32(at));
+    return vec4<f32>(pos[j].xyz + nb_shift[sub * 27u + *t].xyz, bitcast<f32>(j));
+}
 // Each thread's entries waiting to go out as a pack of 8 (entry q of thread t at q * BUILD_WG + t).
 var<workgroup> ring: array<u32, 1024>;
 
@@ -329,22 +345,20 @@ fn build_list(@builtin(local_invocation_id) lid3: vec3<u32>, @builtin(workgroup_
         }
         var count = 0u;
         var t = 0u;
-        for (var c0 = 0u; c0 < total_max; c0 += CELL_T) {
-            let at = c0 + lane;
-            var q = vec4<f32>(1e18, 1e18, 1e18, bitcast<f32>(0xffffffffu));
-            if at < total {
-                while i32(at) >= nb_span[sub * 28u + t].y {
-                    t++;
-                }
-                let j = u32(nb_span[sub * 28u + t].x + i32(at));
-                q = vec4<f32>(pos[j].xyz + nb_shift[sub * 27u + t].xyz, bitcast<f32>(j));
-            }
-            cand[lid] = q;
+        // Chunks of 2 CELL_T candidates, each thread loading two; the next chunk's loads are
+        // issued before this chunk's tests, so their latency hides behind them.
+        var qa = candidate(sub, lane, total, &t);
+        var qb = candidate(sub, CELL_T + lane, total, &t);
+        for (var c0 = 0u; c0 < total_max; c0 += CHUNK) {
+            cand[sub * CHUNK + lane] = qa;
+            cand[sub * CHUNK + CELL_T + lane] = qb;
             workgroupBarrier();
+            qa = candidate(sub, c0 + CHUNK + lane, total, &t);
+            qb = candidate(sub, c0 + CHUNK + CELL_T + lane, total, &t);
             if mine {
-                let m = min(CELL_T, total - min(total, c0));
+                let m = min(CHUNK, total - min(total, c0));
                 for (var k = 0u; k < m; k++) {
-                    let qk = cand[sub * CELL_T + k];
+                    let qk = cand[sub * CHUNK + k];
                     var d = qk.xyz - pi.xyz;
                     if small {
                         d = min_image(d);

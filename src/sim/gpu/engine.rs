@@ -34,6 +34,12 @@ const TPA: u32 = 4;
 /// Below this many atoms, steps without energies take the list forces with TPA threads an
 /// atom (one thread an atom leaves too few warps to hide the gathers' latency).
 const SPLIT_BELOW: usize = 262_144;
+/// SPLIT_BELOW, or `ARGON_WGPU_SPLIT_BELOW` (for measuring both kernels).
+fn split_below() -> usize {
+    static AT: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *AT.get_or_init(|| std::env::var("ARGON_WGPU_SPLIT_BELOW").ok().and_then(|v| v.parse().ok()).unwrap_or(SPLIT_BELOW))
+}
+
 /// Steps recorded into one command buffer before it is submitted.
 const SUBMIT_STEPS: usize = 16;
 
@@ -323,7 +329,7 @@ impl Engine {
         match self.search {
             Search::List => {
                 self.encode_rebuild(pass);
-                if ev || self.n >= SPLIT_BELOW {
+                if ev || self.n >= split_below() {
                     self.run(pass, "forces_list", groups);
                 } else {
                     self.run(pass, "forces_split", (self.n as u32).div_ceil(WG / TPA));
@@ -445,6 +451,10 @@ impl Engine {
         }
         let f = parse_flags(&flags[0]);
         self.builds += f.builds as u64;
+        if let Some(p) = self.profile.borrow_mut().as_mut() {
+            p.steps += steps;
+            p.builds += f.builds as u64;
+        }
         if let Some(k) = f.blowup {
             self.forces_valid = false;
             self.step = step0 + steps;

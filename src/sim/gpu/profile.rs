@@ -18,6 +18,9 @@ pub struct Profile {
     period_ns: f64,
     /// Writing timestamps in this command buffer.
     pub on: bool,
+    /// Steps advanced and list builds among them (all, not only the timed ones).
+    pub steps: u64,
+    pub builds: u64,
 }
 
 /// The features profiling needs, when it is asked for and the adapter has them.
@@ -51,6 +54,8 @@ impl Profile {
             totals: BTreeMap::new(),
             period_ns: dev.queue.get_timestamp_period() as f64,
             on: false,
+            steps: 0,
+            builds: 0,
         })
     }
 
@@ -89,7 +94,12 @@ impl Profile {
 impl Drop for Profile {
     fn drop(&mut self) {
         let all: f64 = self.totals.values().map(|v| v.0).sum();
-        eprintln!("wgpu kernel times (first command buffer of each call):");
+        eprintln!(
+            "wgpu kernel times (first command buffer of each call); {} list builds in {} steps (one every {:.1})",
+            self.builds,
+            self.steps,
+            self.steps as f64 / self.builds.max(1) as f64
+        );
         for (name, (ns, calls)) in &self.totals {
             eprintln!(
                 "  {name:>16}: {:>10.1} us in {calls:>6} dispatches, {:>8.2} us each, {:>5.1} %",
