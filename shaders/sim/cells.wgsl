@@ -211,6 +211,19 @@ var<workgroup> cell_span: array<vec3<u32>, CELLS_PER_GROUP>;
 const CHUNK: u32 = 2u * CELL_T;
 var<workgroup> cand: array<vec4<f32>, 256>;
 
+// Bit k set where staged candidate `at + k` (k < m <= 32) is within the list range of x.
+fn hit_bits(at: u32, m: u32, x: vec3<f32>, small: bool) -> u32 {
+    var bits = 0u;
+    for (var k = 0u; k < m; k++) {
+        var d = cand[at + k].xyz - x;
+        if small {
+            d = min_image(d);
+        }
+        bits |= select(0u, 1u << k, dot(d, d) < P.rlist_sq);
+    }
+    return bits;
+}
+
 // The candidate at stream place `at` of the group's cell `sub` (the atom's position shifted
 // by its image, the atom's index in w), or one far from everything past the stream's end
 // (`total`). `t` is the neighbour cell reached so far (places only grow, so it only moves on).
@@ -356,22 +369,29 @@ fn build_list(@builtin(local_invocation_id) lid3: vec3<u32>, @builtin(workgroup_
             qa = candidate(sub, c0 + CHUNK + lane, total, &t);
             qb = candidate(sub, c0 + CHUNK + CELL_T + lane, total, &t);
             if mine {
+                // The tests set one bit per candidate (no branch, so the warp stays together),
+                // then each thread appends its hits in stream order.
                 let m = min(CHUNK, total - min(total, c0));
-                for (var k = 0u; k < m; k++) {
-                    let qk = cand[sub * CHUNK + k];
-                    var d = qk.xyz - pi.xyz;
-                    if small {
-                        d = min_image(d);
-                    }
-                    let j = bitcast<u32>(qk.w);
-                    if dot(d, d) < P.rlist_sq && j != i {
-                        if count < P.max_nbrs {
-                            ring[(count % 8u) * BUILD_WG + lid] = j;
-                            if count % 8u == 7u {
-                                store_pack(lid, i, count / 8u);
-                            }
+                let base = sub * CHUNK;
+                let hits = vec2<u32>(hit_bits(base, min(m, 32u), pi.xyz, small), hit_bits(base + 32u, max(m, 32u) - 32u, pi.xyz, small));
+                for (var h = 0u; h < 2u; h++) {
+                    var bits = hits[h];
+                    loop {
+                        if bits == 0u {
+                            break;
                         }
-                        count += 1u;
+                        let k = h * 32u + firstTrailingBit(bits);
+                        bits &= bits - 1u;
+                        let j = bitcast<u32>(cand[base + k].w);
+                        if j != i {
+                            if count < P.max_nbrs {
+                                ring[(count % 8u) * BUILD_WG + lid] = j;
+                                if count % 8u == 7u {
+                                    store_pack(lid, i, count / 8u);
+                                }
+                            }
+                            count += 1u;
+                        }
                     }
                 }
             }
