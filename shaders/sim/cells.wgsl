@@ -211,10 +211,12 @@ var<workgroup> cell_span: array<vec3<u32>, CELLS_PER_GROUP>;
 const CHUNK: u32 = 2u * CELL_T;
 var<workgroup> cand: array<vec4<f32>, 256>;
 
-// Bit k set where staged candidate `at + k` (k < m <= 32) is within the list range of x.
-fn hit_bits(at: u32, m: u32, x: vec3<f32>, small: bool) -> u32 {
+// Bit k set where staged candidate `at + k` (k < 32) is within the list range of x. A fixed
+// trip count (places past the stream hold far candidates), so the compiler unrolls it and
+// the workgroup-memory loads overlap instead of each waiting for the last.
+fn hit_bits(at: u32, x: vec3<f32>, small: bool) -> u32 {
     var bits = 0u;
-    for (var k = 0u; k < m; k++) {
+    for (var k = 0u; k < 32u; k++) {
         var d = cand[at + k].xyz - x;
         if small {
             d = min_image(d);
@@ -371,9 +373,11 @@ fn build_list(@builtin(local_invocation_id) lid3: vec3<u32>, @builtin(workgroup_
             if mine {
                 // The tests set one bit per candidate (no branch, so the warp stays together),
                 // then each thread appends its hits in stream order.
-                let m = min(CHUNK, total - min(total, c0));
                 let base = sub * CHUNK;
-                let hits = vec2<u32>(hit_bits(base, min(m, 32u), pi.xyz, small), hit_bits(base + 32u, max(m, 32u) - 32u, pi.xyz, small));
+                var hits = vec2<u32>(0u, 0u);
+                if c0 < total {
+                    hits = vec2<u32>(hit_bits(base, pi.xyz, small), hit_bits(base + 32u, pi.xyz, small));
+                }
                 for (var h = 0u; h < 2u; h++) {
                     var bits = hits[h];
                     loop {

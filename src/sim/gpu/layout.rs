@@ -195,7 +195,12 @@ pub fn params_block(
         dt: params.dt as f32,
         half_dt: (0.5 * params.dt) as f32,
         rlist_sq: (range * range) as f32,
-        half_skin_sq: (half_skin * half_skin) as f32,
+        // ARGON_WGPU_ALWAYS_REBUILD: every step rebuilds (measuring the build's cost).
+        half_skin_sq: if std::env::var_os("ARGON_WGPU_ALWAYS_REBUILD").is_some() {
+            -1.0
+        } else {
+            (half_skin * half_skin) as f32
+        },
         gravity: params.gravity as f32,
         drive: params.drive as f32,
         drive_potential: u32::from(!b.periodic[0]),
