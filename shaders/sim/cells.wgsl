@@ -257,6 +257,9 @@ fn store_pack(lid: u32, i: u32, p: u32) {
 }
 var<workgroup> rounds_max: atomic<u32>;
 var<workgroup> stream_max: atomic<u32>;
+// The group's largest neighbour count: one atomic on the shared flag per group, not per atom
+// (a million atomics on one word take longer than the build).
+var<workgroup> most_seen: atomic<u32>;
 // The two maxima, read back uniformly.
 var<workgroup> loop_sizes: vec2<u32>;
 
@@ -294,10 +297,7 @@ fn build_list(@builtin(local_invocation_id) lid3: vec3<u32>, @builtin(workgroup_
     let lane = lid % CELL_T;
     let c = (wid.y * BUILD_ROW + wid.x) * CELLS_PER_GROUP + sub;
     let here = c < P.n_cells;
-    if lid == 0u {
-        atomicStore(&rounds_max, 0u);
-        atomicStore(&stream_max, 0u);
-    }
+    // (workgroup memory starts zeroed)
     // The cell's coordinates, and its 27 neighbours' spans.
     var s0 = 0u;
     var e0 = 0u;
@@ -408,10 +408,17 @@ fn build_list(@builtin(local_invocation_id) lid3: vec3<u32>, @builtin(workgroup_
                 store_pack(lid, i, kept / 8u);
             }
             ncount[i] = kept;
-            if count > P.max_nbrs {
-                atomicStore(&flags[F_OVERFLOW], 1u);
-            }
-            atomicMax(&flags[F_MAX_SEEN], count);
+            atomicMax(&most_seen, count);
+        }
+    }
+    workgroupBarrier();
+    if lid == 0u {
+        let most = atomicLoad(&most_seen);
+        if most > P.max_nbrs {
+            atomicStore(&flags[F_OVERFLOW], 1u);
+        }
+        if most > 0u {
+            atomicMax(&flags[F_MAX_SEEN], most);
         }
     }
 }

@@ -46,7 +46,8 @@ fn first_half(i: u32, v0: vec3<f32>) {
         }
     }
     let moved = min_image(x - pos_build[i].xyz);
-    if dot(moved, moved) > P.half_skin_sq {
+    // Read before written: a million stores to one word would queue behind each other.
+    if dot(moved, moved) > P.half_skin_sq && atomicLoad(&flags[F_REBUILD]) == 0u {
         atomicStore(&flags[F_REBUILD], 1u);
     }
     pos[i] = vec4<f32>(x, p.w);
