@@ -211,16 +211,30 @@ var<workgroup> cell_span: array<vec3<u32>, CELLS_PER_GROUP>;
 const CHUNK: u32 = 2u * CELL_T;
 var<workgroup> cand: array<vec4<f32>, 256>;
 
-// Bit k set where staged candidate `at + k` (k < 32) is within the list range of x. A fixed
-// trip count (places past the stream hold far candidates), so the compiler unrolls it and
-// the workgroup-memory loads overlap instead of each waiting for the last.
-fn hit_bits(at: u32, x: vec3<f32>, small: bool) -> u32 {
+// Bit k set where staged candidate `at + k` (k < 32) is within the list range of x: a fixed
+// trip count (places past the stream hold far candidates), four candidates loaded before
+// any is tested, so the workgroup-memory loads overlap instead of each waiting for the last.
+fn hit_bits(at: u32, x: vec3<f32>) -> u32 {
+    var bits = 0u;
+    let r2 = P.rlist_sq;
+    for (var k = 0u; k < 32u; k += 4u) {
+        let d0 = cand[at + k].xyz - x;
+        let d1 = cand[at + k + 1u].xyz - x;
+        let d2 = cand[at + k + 2u].xyz - x;
+        let d3 = cand[at + k + 3u].xyz - x;
+        bits |= select(0u, 1u << k, dot(d0, d0) < r2);
+        bits |= select(0u, 2u << k, dot(d1, d1) < r2);
+        bits |= select(0u, 4u << k, dot(d2, d2) < r2);
+        bits |= select(0u, 8u << k, dot(d3, d3) < r2);
+    }
+    return bits;
+}
+
+// As hit_bits, with each pair's minimum image (a periodic axis of fewer than three cells).
+fn hit_bits_image(at: u32, x: vec3<f32>) -> u32 {
     var bits = 0u;
     for (var k = 0u; k < 32u; k++) {
-        var d = cand[at + k].xyz - x;
-        if small {
-            d = min_image(d);
-        }
+        let d = min_image(cand[at + k].xyz - x);
         bits |= select(0u, 1u << k, dot(d, d) < P.rlist_sq);
     }
     return bits;
@@ -292,7 +306,17 @@ fn stencil_axis(a: u32, c: u32, d: i32) -> vec2<i32> {
 // in place), which saves a dispatch a step.
 @compute @workgroup_size(BUILD_WG)
 fn build_list(@builtin(local_invocation_id) lid3: vec3<u32>, @builtin(workgroup_id) wid: vec3<u32>) {
-    let lid = lid3.x;
+    build_cells(lid3.x, wid, 0u);
+}
+
+// ARGON_WGPU_BUILD_PROBE=1 or 2 (measuring): the build's work without its output, run before
+// the real build: 1 counts the hits instead of storing them, 2 also skips the distance tests.
+@compute @workgroup_size(BUILD_WG)
+fn build_probe(@builtin(local_invocation_id) lid3: vec3<u32>, @builtin(workgroup_id) wid: vec3<u32>) {
+    build_cells(lid3.x, wid, PROBE);
+}
+
+fn build_cells(lid: u32, wid: vec3<u32>, probe: u32) {
     let sub = lid / CELL_T;
     let lane = lid % CELL_T;
     let c = (wid.y * BUILD_ROW + wid.x) * CELLS_PER_GROUP + sub;
@@ -336,7 +360,7 @@ fn build_list(@builtin(local_invocation_id) lid3: vec3<u32>, @builtin(workgroup_
         cell_span[sub] = vec3<u32>(s0, e0, at);
         atomicMax(&stream_max, at);
     }
-    if here && lane == 1u {
+    if here && lane == 1u && probe == 0u {
         atomicStore(&cell_count[c], 0u);
         atomicStore(&cell_fill[c], 0u);
     }
@@ -356,7 +380,9 @@ fn build_list(@builtin(local_invocation_id) lid3: vec3<u32>, @builtin(workgroup_
         var pi = vec4<f32>(0.0);
         if mine {
             pi = pos[i];
-            pos_build[i] = pi;
+            if probe == 0u {
+                pos_build[i] = pi;
+            }
         }
         var count = 0u;
         var t = 0u;
@@ -375,8 +401,18 @@ fn build_list(@builtin(local_invocation_id) lid3: vec3<u32>, @builtin(workgroup_
                 // then each thread appends its hits in stream order.
                 let base = sub * CHUNK;
                 var hits = vec2<u32>(0u, 0u);
-                if c0 < total {
-                    hits = vec2<u32>(hit_bits(base, pi.xyz, small), hit_bits(base + 32u, pi.xyz, small));
+                if c0 < total && probe < 2u {
+                    if small {
+                        hits = vec2<u32>(hit_bits_image(base, pi.xyz), hit_bits_image(base + 32u, pi.xyz));
+                    } else {
+                        hits = vec2<u32>(hit_bits(base, pi.xyz), hit_bits(base + 32u, pi.xyz));
+                    }
+                } else if probe == 2u {
+                    hits = vec2<u32>(bitcast<u32>(cand[base + lane].x) & 1u, 0u);
+                }
+                if probe != 0u {
+                    count += countOneBits(hits.x) + countOneBits(hits.y);
+                    hits = vec2<u32>(0u);
                 }
                 for (var h = 0u; h < 2u; h++) {
                     var bits = hits[h];
@@ -401,7 +437,9 @@ fn build_list(@builtin(local_invocation_id) lid3: vec3<u32>, @builtin(workgroup_
             }
             workgroupBarrier();
         }
-        if mine {
+        if mine && probe != 0u {
+            atomicMax(&most_seen, count);
+        } else if mine {
             // The last, partial pack (its unused entries are never read).
             let kept = min(count, P.max_nbrs);
             if kept % 8u != 0u {
@@ -414,6 +452,12 @@ fn build_list(@builtin(local_invocation_id) lid3: vec3<u32>, @builtin(workgroup_
     workgroupBarrier();
     if lid == 0u {
         let most = atomicLoad(&most_seen);
+        if probe != 0u {
+            if most == 0xffffffffu {
+                atomicStore(&flags[F_ESCAPE], 1u);
+            }
+            return;
+        }
         if most > P.max_nbrs {
             atomicStore(&flags[F_OVERFLOW], 1u);
         }

@@ -32,8 +32,9 @@ const SCAN_SINGLE_MAX: u32 = WG * 16;
 /// Threads per atom of `forces_split` (forces.wgsl `TPA`).
 const TPA: u32 = 4;
 /// Below this many atoms, steps without energies take the list forces with TPA threads an
-/// atom (one thread an atom leaves too few warps to hide the gathers' latency).
-const SPLIT_BELOW: usize = 262_144;
+/// atom: one thread an atom leaves too few warps to hide the gathers' latency in small
+/// systems, and at a million atoms (H200) the split is still 8 % faster, so always for now.
+const SPLIT_BELOW: usize = usize::MAX;
 /// SPLIT_BELOW, or `ARGON_WGPU_SPLIT_BELOW` (for measuring both kernels).
 fn split_below() -> usize {
     static AT: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
@@ -318,7 +319,12 @@ impl Engine {
             self.run_indirect(pass, "scan_blocks", 12);
             self.run_indirect(pass, "scan_add", 24);
         }
-        for (name, offset) in [("scatter", 0), ("order_cells", 0), ("build_list", 36)] {
+        self.run_indirect(pass, "scatter", 0);
+        self.run_indirect(pass, "order_cells", 0);
+        if super::shaders::build_probe() != 0 {
+            self.run_indirect(pass, "build_probe", 36);
+        }
+        for (name, offset) in [("build_list", 36)] {
             self.run_indirect(pass, name, offset);
         }
     }

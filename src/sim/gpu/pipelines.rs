@@ -15,7 +15,7 @@ pub struct Pipelines {
 }
 
 /// Kernel entry points of the module.
-const KERNELS: [&str; 17] = [
+const KERNELS: [&str; 18] = [
     "kick_drift",
     "kick_fused",
     "plan",
@@ -27,6 +27,7 @@ const KERNELS: [&str; 17] = [
     "scatter",
     "order_cells",
     "build_list",
+    "build_probe",
     "forces_list",
     "forces_all",
     "forces_split",

@@ -16,12 +16,21 @@ const PARTS: [(&str, &str); 5] = [
 
 /// The simulation module for `ntypes` species.
 pub fn module(ntypes: usize) -> String {
-    let mut s = format!("const WG: u32 = {WG}u;\nconst NTYPES: u32 = {}u;\n", ntypes.max(1));
+    let mut s = format!(
+        "const WG: u32 = {WG}u;\nconst NTYPES: u32 = {}u;\nconst PROBE: u32 = {}u;\n",
+        ntypes.max(1),
+        build_probe()
+    );
     for (_, part) in PARTS {
         s.push_str(part);
         s.push('\n');
     }
     s
+}
+
+/// `ARGON_WGPU_BUILD_PROBE` (1 or 2: see cells.wgsl `build_probe`), else 0.
+pub fn build_probe() -> u32 {
+    std::env::var("ARGON_WGPU_BUILD_PROBE").ok().and_then(|v| v.parse().ok()).filter(|&p| p <= 2).unwrap_or(0)
 }
 
 /// Every compute module of the backend as (name, complete WGSL source): the module for one
