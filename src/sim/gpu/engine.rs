@@ -10,11 +10,13 @@ use std::sync::Arc;
 use wgpu::util::DeviceExt;
 
 mod buffers;
+mod flow;
 mod transfer;
 
 use buffers::{Buffers, bind_group, storage, storage_init};
 
 pub use super::pipelines::Pipelines;
+pub use flow::{DeviceObstacles, field_sums};
 pub use transfer::{DeviceCheckpoint, DeviceState};
 
 use super::device::SimDevice;
@@ -39,11 +41,13 @@ pub enum Search {
     AllPairs,
 }
 
-/// Raw telemetry of one record: 2 KE, pair E, pair W, external E, external W, momentum.
-#[derive(Clone, Copy, Debug, Default)]
+/// Raw telemetry of one record: 2 KE, pair E, pair W, external E, external W, momentum;
+/// the flow record (body forces, zone sums: `flow.rs`) when those are on.
+#[derive(Clone, Debug, Default)]
 pub struct Record {
     pub step: u64,
     pub sums: [f64; RECORD_WORDS],
+    pub flow: Vec<f64>,
 }
 
 impl Record {
@@ -54,7 +58,7 @@ impl Record {
             let at = 2 * (r * RECORD_WORDS + q);
             *x = raw[at] as f64 + raw[at + 1] as f64;
         }
-        Record { step, sums }
+        Record { step, sums, flow: Vec::new() }
     }
 }
 
@@ -177,6 +181,7 @@ impl Engine {
             }),
             cell_fill: storage(d, "cell_fill", n_cells * 4),
             block_sums: storage(d, "block_sums", n_cells.div_ceil(WG as u64) * 4),
+            flow: flow::FlowBuffers::off(d),
         };
         let bak = [
             storage(d, "pos_bak", nb * 16),
@@ -262,6 +267,7 @@ impl Engine {
         if rebind {
             self.bind = bind_group(&self.dev, &self.pipes, &self.b);
         }
+        self.flow_room(self.b.record_slots);
     }
 
     /// Dispatches `name` over `groups` workgroups (timed when profiling).
@@ -329,7 +335,8 @@ impl Engine {
         for k in 0..steps {
             let s = step0 + k + 1;
             let mut info = StepInfo::at(s, k as u32);
-            info.scale = u32::from(k > 0 && thermostat_on);
+            // The tunnel's zone applies the thermostat's factor itself.
+            info.scale = u32::from(k > 0 && thermostat_on && !self.tunnel_on());
             info.thermostat_on = u32::from(thermostat_on);
             if s % every == 0 {
                 info.ev = 1;
@@ -357,6 +364,7 @@ impl Engine {
         for (src, dst) in [&self.b.pos, &self.b.vel, &self.b.ids, &self.b.force].into_iter().zip(&self.bak) {
             enc.copy_buffer_to_buffer(src, 0, dst, 0, src.size());
         }
+        self.flow_backup(&mut enc, false);
         // Steps go to the GPU in command buffers of SUBMIT_STEPS, so it runs the first while
         // the host records the rest.
         let groups = self.consts.n_groups;
@@ -364,7 +372,7 @@ impl Engine {
         if let Some(p) = self.profile.borrow_mut().as_mut() {
             p.on = true;
         }
-        let totals = |k: usize| infos[k].ev != 0 || thermostat_on;
+        let totals = |k: usize| infos[k].ev != 0 || thermostat_on || self.flow_needs_kick(step0 + k as u64);
         let last = infos.len() - 1;
         let mut k = 1;
         loop {
@@ -389,8 +397,9 @@ impl Engine {
                     if totals(k) {
                         self.run(&mut pass, "finish_step", 1);
                     }
+                    self.encode_flow_step(&mut pass, &infos[k]);
                 }
-                if end == infos.len() && thermostat_on {
+                if end == infos.len() && thermostat_on && !self.tunnel_on() {
                     self.run(&mut pass, "scale_velocities", groups);
                 }
                 if let Some(p) = self.profile.borrow_mut().as_mut() {
@@ -416,7 +425,12 @@ impl Engine {
         if let Some((buf, bytes)) = &profiled {
             wanted.push((buf, *bytes));
         }
-        let flags = self.read_back(enc, &wanted)?;
+        let flow_records = self.flow_records(record_steps.len());
+        if let Some(w) = flow_records {
+            wanted.push(w);
+        }
+        let mut flags = self.read_back(enc, &wanted)?;
+        let flow_raw = flow_records.and_then(|_| flags.pop());
         if let (Some(p), Some(raw)) = (self.profile.borrow_mut().as_mut(), flags.get(2)) {
             p.add(raw);
         }
@@ -443,6 +457,7 @@ impl Engine {
             for (dst, src) in [&self.b.pos, &self.b.vel, &self.b.ids, &self.b.force].into_iter().zip(&self.bak) {
                 enc.copy_buffer_to_buffer(src, 0, dst, 0, src.size());
             }
+            self.flow_backup(&mut enc, true);
             self.dev.queue.submit([enc.finish()]);
             self.grow_list(f.max_seen as usize)?;
             self.step = step0;
@@ -450,7 +465,11 @@ impl Engine {
             return self.advance(steps, params, out);
         }
         let raw: Vec<f32> = bytemuck::pod_collect_to_vec(&flags[1]);
+        let first = out.len();
         out.extend(record_steps.iter().enumerate().map(|(r, &s)| Record::read(&raw, r, s)));
+        if let Some(raw) = flow_raw {
+            self.read_flow_records(&raw, &mut out[first..]);
+        }
         self.step = step0 + steps;
         self.time = time0 + steps as f64 * params.dt;
         self.forces_valid = true;
@@ -482,7 +501,7 @@ impl Engine {
     /// kinetic sums of the velocities as they are.
     pub fn measure(&mut self) -> Result<Record, SimError> {
         if self.n == 0 {
-            return Ok(Record { step: self.step, sums: [0.0; RECORD_WORDS] });
+            return Ok(Record { step: self.step, sums: [0.0; RECORD_WORDS], flow: Vec::new() });
         }
         loop {
             let info = StepInfo { ev: 1, record: 0, no_kick: 1, ..StepInfo::at(self.step, 0) };

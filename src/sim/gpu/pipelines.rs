@@ -11,11 +11,13 @@ use crate::sim::SimError;
 pub struct Pipelines {
     pub(super) layout: wgpu::BindGroupLayout,
     pub(super) plan_layout: wgpu::BindGroupLayout,
+    /// Group 1 of the flow kernels (`tunnel_zone`, `flow_finish`, `fields_sample`).
+    pub(super) flow_layout: wgpu::BindGroupLayout,
     kernels: std::collections::HashMap<&'static str, wgpu::ComputePipeline>,
 }
 
 /// Kernel entry points of the module.
-const KERNELS: [&str; 15] = [
+const KERNELS: [&str; 18] = [
     "kick_drift",
     "kick_fused",
     "plan",
@@ -31,7 +33,13 @@ const KERNELS: [&str; 15] = [
     "kick_second",
     "finish_step",
     "scale_velocities",
+    "tunnel_zone",
+    "flow_finish",
+    "fields_sample",
 ];
+
+/// The kernels bound with the flow group as group 1.
+const FLOW_KERNELS: [&str; 3] = ["tunnel_zone", "flow_finish", "fields_sample"];
 
 impl Pipelines {
     /// Compiles the module for `ntypes` species; `checked` keeps wgpu's runtime bounds checks
@@ -80,7 +88,9 @@ impl Pipelines {
                 count: None,
             },
         ];
-        entries.extend((2..=20).chain([22, 23]).map(storage));
+        entries.extend((2..=20).chain([22, 23, 25, 26]).map(storage));
+        // The flow constants (flow.wgsl `F`).
+        entries.push(wgpu::BindGroupLayoutEntry { binding: 24, ..entries[0] });
         let layout = dev.device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
             label: Some("sim layout"),
             entries: &entries,
@@ -88,6 +98,15 @@ impl Pipelines {
         let plan_layout = dev.device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
             label: Some("sim plan layout"),
             entries: &[storage(0)],
+        });
+        let flow_layout = dev.device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some("sim flow layout"),
+            entries: &[storage(0), storage(1), storage(2)],
+        });
+        let flow_pl = dev.device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+            label: Some("sim flow pipeline layout"),
+            bind_group_layouts: &[Some(&layout), Some(&flow_layout)],
+            immediate_size: 0,
         });
         let pl = dev.device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
             label: Some("sim pipeline layout"),
@@ -104,7 +123,13 @@ impl Pipelines {
             .map(|&name| {
                 let p = dev.device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
                     label: Some(name),
-                    layout: Some(if name == "plan" { &plan_pl } else { &pl }),
+                    layout: Some(if name == "plan" {
+                        &plan_pl
+                    } else if FLOW_KERNELS.contains(&name) {
+                        &flow_pl
+                    } else {
+                        &pl
+                    }),
                     module: &module,
                     entry_point: Some(name),
                     compilation_options: Default::default(),
@@ -119,7 +144,7 @@ impl Pipelines {
                 dev.info.name
             )));
         }
-        Ok(Pipelines { layout, plan_layout, kernels })
+        Ok(Pipelines { layout, plan_layout, flow_layout, kernels })
     }
 
     pub(super) fn get(&self, name: &str) -> &wgpu::ComputePipeline {
