@@ -7,8 +7,10 @@
 //! energy and virial; the forces on the obstacles and wall faces per telemetry record; the
 //! tunnel's zone (momentum and heat per record as the CPU's, and the stream's velocity and
 //! temperature in the zone within statistical errors); surface friction slowing the fluid
-//! near the surfaces as much as on the CPU; flow fields of a quiescent box and of a short
-//! tunnel run; and the twin eddies scene (scaled down) running 200 steps.
+//! near the surfaces as much as on the CPU; thermostats relative to the flow with the thermal
+//! readout as the CPU's; flow fields of a quiescent box and of a short tunnel run; identical
+//! reruns; `set_obstacles`' caught-atom policies; and the twin eddies scene (scaled down)
+//! running 200 steps.
 
 mod common;
 
@@ -408,9 +410,9 @@ fn tunnel_fields_match_the_cpu() {
 }
 
 /// `assets/scenes/twin_eddies.ron` scaled down (a quarter of the box each way, the cylinder
-/// likewise) loads and runs 200 steps on wgpu with its obstacles, friction, tunnel and fields:
-/// finite telemetry, the cylinder's drag along the stream. Its thermostat relative to the
-/// flow is not on this backend yet, so it runs under plain CSVR.
+/// likewise) loads and runs 200 steps on wgpu with its obstacles, friction, tunnel, CSVR
+/// relative to the flow and fields: finite telemetry with the thermal readout, the cylinder's
+/// drag along the stream.
 #[test]
 fn twin_eddies_scaled_down_runs_on_wgpu() {
     if !adapter() {
@@ -420,9 +422,9 @@ fn twin_eddies_scaled_down_runs_on_wgpu() {
     let mut scene = argon_sandbox::scene::Scene::load(&path).unwrap();
     scene.tank.size = [36.75, 18.0, scene.tank.size[2]];
     scene.obstacles = vec![Shape::Circle { centre: [13.55, 9.0], radius: 3.0 }];
-    scene.thermostat = Thermostat::Csvr { tau: 2.0, relative_to_flow: false };
     let setup = scene.build().unwrap();
     assert!(setup.params.tunnel.is_some() && setup.params.surface_friction.is_some());
+    assert!(setup.params.thermostat.relative_to_flow());
     let field = Arc::new(ObstacleField::bake(&setup.shapes, &setup.sim_box, 0.1).unwrap());
     let params = SimParams { telemetry_every: 20, ..setup.params.clone() };
     let mut g = GpuBackend::new(setup.sim_box, params, &setup.atoms, Some(field)).unwrap();
@@ -431,8 +433,121 @@ fn twin_eddies_scaled_down_runs_on_wgpu() {
     let t: Vec<Telemetry> = g.drain_telemetry();
     assert_eq!(t.len(), 10);
     assert!(t.iter().all(|r| r.total_energy().is_finite() && r.tunnel_heat.is_finite()));
+    assert!(t.iter().all(|r| r.thermal.is_some_and(|x| x.temperature > 1.0 && x.temperature < 5.0)));
     let drag = t.iter().map(|r| r.body_forces[0].force[0]).sum::<f64>() / t.len() as f64;
     eprintln!("twin eddies, scaled down: mean drag {drag}, last record {:?}", t.last().map(|r| &r.body_forces));
     assert!(drag > 0.0, "drag on the cylinder {drag}");
     assert_eq!(g.step(), 200);
+}
+
+/// Thermostats relative to the flow (Berendsen, CSVR with its numbers drawn on the device from
+/// the host's Philox sequence) in a tunnel past a circle: per record the kinetic energy, the
+/// thermal readout (temperature relative to the local flow, its degrees of freedom) and the
+/// zone's heat as the CPU's (double) from the same state, within 1e-5 of the sum of |v|.
+#[test]
+fn relative_thermostats_match_the_cpu() {
+    if !adapter() {
+        return;
+    }
+    let shapes = vec![Shape::Circle { centre: [9.0, 5.0], radius: 2.0 }];
+    let (b, mut atoms) = jiggled_fluid([12, 6, 4], [false; 3], 0.05, &shapes, 26);
+    for v in &mut atoms.velocities {
+        v[0] += 1.5;
+    }
+    let field = Arc::new(ObstacleField::bake(&shapes, &b, 0.1).unwrap());
+    let scale: f64 = atoms.velocities.iter().map(|v| (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt()).sum();
+    let s = Snapshot { sim_box: b, atoms, step: 0, time: 0.0, piston: None };
+    for thermostat in [
+        Thermostat::Berendsen { tau: 0.1, relative_to_flow: true },
+        Thermostat::Csvr { tau: 0.1, relative_to_flow: true },
+    ] {
+        let p = SimParams {
+            thermostat,
+            temperature: 0.9,
+            tunnel: Some(Tunnel { speed: 1.5, zone: 4.0 }),
+            surface_friction: friction(),
+            telemetry_every: 1,
+            ..SimParams::default()
+        };
+        let mut c = cpu(&s, &p, Precision::Double, Some(field.clone()));
+        let mut g = gpu(&s, &p, Some(field.clone()));
+        c.advance(8).unwrap();
+        g.advance(8).unwrap();
+        let (want, got) = (c.drain_telemetry(), g.drain_telemetry());
+        assert_eq!(got.len(), 8);
+        for (a, w) in got.iter().zip(&want) {
+            let (ta, tw) = (a.thermal.expect("thermal readout"), w.thermal.unwrap());
+            assert_eq!(ta.occupied_bins, tw.occupied_bins, "{thermostat:?} step {}", a.step);
+            for (what, x, y) in [
+                ("kinetic energy", a.kinetic_energy, w.kinetic_energy),
+                ("thermal kinetic energy", ta.kinetic_energy, tw.kinetic_energy),
+                ("zone heat", a.tunnel_heat, w.tunnel_heat),
+            ] {
+                assert!((x - y).abs() < 1e-5 * scale, "{thermostat:?} step {}: {what} {x} vs CPU {y}", a.step);
+            }
+        }
+        // The thermostat pulls the thermal motion (T 1.2 at the start) toward 0.9.
+        let (t0, t1) = (got[0].thermal.unwrap().temperature, got[7].thermal.unwrap().temperature);
+        assert!(t1 < t0 - 0.05, "{thermostat:?}: thermal T {t0} -> {t1}");
+    }
+}
+
+/// The same wind-tunnel run twice (obstacles, friction, zone, relative CSVR, fields) gives the
+/// same bits: every sum has a fixed order or is an integer.
+#[test]
+fn tunnel_reruns_are_identical() {
+    if !adapter() {
+        return;
+    }
+    let shapes = vec![Shape::Circle { centre: [9.0, 5.0], radius: 2.0 }];
+    let (b, atoms) = jiggled_fluid([12, 6, 4], [false; 3], 0.05, &shapes, 27);
+    let field = Arc::new(ObstacleField::bake(&shapes, &b, 0.1).unwrap());
+    let p = SimParams {
+        thermostat: Thermostat::Csvr { tau: 0.2, relative_to_flow: true },
+        tunnel: Some(Tunnel { speed: 1.5, zone: 4.0 }),
+        surface_friction: friction(),
+        telemetry_every: 10,
+        ..SimParams::default()
+    };
+    let run = || {
+        let mut g = GpuBackend::new(b, with(&p, Precision::Single), &atoms, Some(field.clone())).unwrap();
+        g.set_fields(Some(FieldSpec { bin: 1.7, every: 5, window_tau: 0.25, ..FieldSpec::default() })).unwrap();
+        g.advance(100).unwrap();
+        let t: Vec<u64> = g
+            .drain_telemetry()
+            .iter()
+            .flat_map(|t| [t.total_energy().to_bits(), t.body_forces[0].force[0].to_bits(), t.tunnel_heat.to_bits()])
+            .collect();
+        let f: Vec<u64> = g.take_fields(false).unwrap().iter().flat_map(|f| f.vx.iter().map(|x| x.to_bits())).collect();
+        (g.snapshot().unwrap().atoms, t, f)
+    };
+    let (a, b2) = (run(), run());
+    assert!(!a.2.is_empty());
+    assert_eq!(a, b2);
+}
+
+/// Obstacles placed on a running system: caught atoms removed or pushed out as the CPU backend
+/// does it, and the dof of the x-y momentum given up.
+#[test]
+fn set_obstacles_follows_the_caught_atoms_policy() {
+    if !adapter() {
+        return;
+    }
+    let (b, atoms) = jiggled_fluid([8, 6, 4], [false; 3], 0.05, &[], 28);
+    let field = Arc::new(ObstacleField::bake(&[Shape::Circle { centre: [6.0, 5.0], radius: 2.0 }], &b, 0.1).unwrap());
+    let p = SimParams::default();
+    let s = Snapshot { sim_box: b, atoms, step: 0, time: 0.0, piston: None };
+    for caught in [argon_sandbox::sim::CaughtAtoms::Remove, argon_sandbox::sim::CaughtAtoms::PushOut] {
+        let mut c = cpu(&s, &p, Precision::Single, None);
+        let mut g = gpu(&s, &p, None);
+        let n_cpu = c.set_obstacles(Some(field.clone()), caught).unwrap();
+        let n_gpu = g.set_obstacles(Some(field.clone()), caught).unwrap();
+        assert!(n_cpu > 10 && n_gpu == n_cpu, "{caught:?}: {n_gpu} vs CPU {n_cpu}");
+        assert_eq!(g.n_atoms(), c.n_atoms());
+        let (tg, tc) = (g.measure().unwrap(), c.measure().unwrap());
+        assert_eq!(tg.dof, tc.dof);
+        assert!((tg.external_energy - tc.external_energy).abs() < 1e-4 * tc.external_energy.abs().max(1.0));
+        assert_eq!(g.set_obstacles(None, caught).unwrap(), 0);
+        assert_eq!(g.measure().unwrap().external_energy, 0.0);
+    }
 }

@@ -16,30 +16,35 @@
 const FIELD_WORDS: u32 = 12u;
 const FIELD_SCALE: f32 = 65536.0;
 
-// The bin of position x, or 0xffffffff outside the grid (flow::Grid::bin_of).
-fn field_bin(x: vec3<f32>) -> u32 {
+// The bin of position x on a grid (origin, 1 / bin, bins, periodic and walled axes), or
+// 0xffffffff outside it (flow::Grid::bin_of).
+fn grid_bin(x: vec3<f32>, origin: vec4<f32>, inv: vec4<f32>, nb: vec4<u32>, periodic: vec4<u32>, walled: vec4<u32>) -> u32 {
     var c = vec3<u32>(0u);
     for (var k = 0u; k < 3u; k++) {
-        let f = (x[k] - F.fg_origin[k]) * F.fg_inv[k];
-        let n = f32(F.fg_n[k]);
+        let f = (x[k] - origin[k]) * inv[k];
+        let n = f32(nb[k]);
         if f >= 0.0 && f < n {
-            c[k] = min(u32(f), F.fg_n[k] - 1u);
+            c[k] = min(u32(f), nb[k] - 1u);
             continue;
         }
-        let slack = select(1e-9, 1.0, F.fg_walled[k] != 0u);
+        let slack = select(1e-9, 1.0, walled[k] != 0u);
         if f >= n && f <= n + slack {
-            c[k] = F.fg_n[k] - 1u;
+            c[k] = nb[k] - 1u;
         } else if f < 0.0 && f >= -slack {
             c[k] = 0u;
-        } else if F.fg_periodic[k] != 0u && !not_finite(f) {
+        } else if periodic[k] != 0u && !not_finite(f) {
             let fl = floor(f);
             let r = fl - n * floor(fl / n);
-            c[k] = min(u32(max(r, 0.0)), F.fg_n[k] - 1u);
+            c[k] = min(u32(max(r, 0.0)), nb[k] - 1u);
         } else {
             return 0xffffffffu;
         }
     }
-    return c.x + F.fg_n.x * (c.y + F.fg_n.y * c.z);
+    return c.x + nb.x * (c.y + nb.y * c.z);
+}
+
+fn field_bin(x: vec3<f32>) -> u32 {
+    return grid_bin(x, F.fg_origin, F.fg_inv, F.fg_n, F.fg_periodic, F.fg_walled);
 }
 
 // Adds x (scaled) to the 64-bit sum at words (at, at + 1).

@@ -51,6 +51,18 @@ struct Flow {
     flow_words: u32,
     pad0: u32,
     pad1: u32,
+    // The thermostat's flow grid (flow::Grid::for_thermostat), as the field grid's.
+    pg_origin: vec4<f32>,
+    pg_inv: vec4<f32>,
+    pg_n: vec4<u32>,
+    pg_periodic: vec4<u32>,
+    pg_walled: vec4<u32>,
+    pg_bins: u32,
+    // A rescaling thermostat relative to the flow (1 Berendsen, 2 CSVR; profile.wgsl).
+    relative: u32,
+    // The thermal readout of a telemetry record (SimParams::thermal_readout).
+    thermal: u32,
+    pad2: u32,
 }
 
 @group(0) @binding(24) var<uniform> F: Flow;

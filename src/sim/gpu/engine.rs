@@ -335,9 +335,9 @@ impl Engine {
         for k in 0..steps {
             let s = step0 + k + 1;
             let mut info = StepInfo::at(s, k as u32);
-            // The tunnel's zone applies the thermostat's factor itself.
-            info.scale = u32::from(k > 0 && thermostat_on && !self.tunnel_on());
-            info.thermostat_on = u32::from(thermostat_on);
+            // The tunnel's zone or the relative rescale applies the thermostat's factor.
+            info.scale = u32::from(k > 0 && thermostat_on && !self.flow_applies_thermostat());
+            info.thermostat_on = u32::from(thermostat_on && !self.relative_on());
             if s % every == 0 {
                 info.ev = 1;
                 info.record = record_steps.len() as u32;
@@ -397,9 +397,9 @@ impl Engine {
                     if totals(k) {
                         self.run(&mut pass, "finish_step", 1);
                     }
-                    self.encode_flow_step(&mut pass, &infos[k]);
+                    self.encode_flow_step(&mut pass, &infos[k], thermostat_on);
                 }
-                if end == infos.len() && thermostat_on && !self.tunnel_on() {
+                if end == infos.len() && thermostat_on && !self.flow_applies_thermostat() {
                     self.run(&mut pass, "scale_velocities", groups);
                 }
                 if let Some(p) = self.profile.borrow_mut().as_mut() {

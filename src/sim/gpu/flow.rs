@@ -10,7 +10,7 @@ use bytemuck::{Pod, Zeroable};
 use crate::flow::Grid;
 use crate::physics::friction::Friction;
 use crate::physics::obstacles::ObstacleField;
-use crate::physics::params::SimParams;
+use crate::physics::params::{SimParams, Thermostat};
 use crate::physics::sim_box::SimBox;
 use crate::physics::wall::Wall93;
 use crate::sim::bodies::BodyLayout;
@@ -55,6 +55,30 @@ pub struct FlowParams {
     pub fg_bins: u32,
     pub flow_words: u32,
     pub pad: [u32; 2],
+    pub pg_origin: [f32; 4],
+    pub pg_inv: [f32; 4],
+    pub pg_n: [u32; 4],
+    pub pg_periodic: [u32; 4],
+    pub pg_walled: [u32; 4],
+    pub pg_bins: u32,
+    pub relative: u32,
+    pub thermal: u32,
+    pub pad2: u32,
+}
+
+/// (origin, 1 / bin, bins, periodic, walled) of a flow grid as the shaders read them.
+type GridWords = ([f32; 4], [f32; 4], [u32; 4], [u32; 4], [u32; 4]);
+
+fn grid_words(g: &Grid) -> GridWords {
+    let walled = g.walled();
+    let inv = g.inv_cell();
+    (
+        [g.origin[0] as f32, g.origin[1] as f32, g.origin[2] as f32, 0.0],
+        [inv[0] as f32, inv[1] as f32, inv[2] as f32, 0.0],
+        [g.n[0] as u32, g.n[1] as u32, g.n[2] as u32, 0],
+        [g.periodic[0] as u32, g.periodic[1] as u32, g.periodic[2] as u32, 0],
+        [walled[0] as u32, walled[1] as u32, walled[2] as u32, 0],
+    )
 }
 
 /// The smallest f32 at or above `x`: an f32 coordinate c satisfies c < x (or c >= x) in f64
@@ -143,15 +167,20 @@ pub fn flow_block(
         }
     }
     if let Some(g) = grid {
-        let walled = g.walled();
-        let inv = g.inv_cell();
         f.fields = 1;
-        f.fg_origin = [g.origin[0] as f32, g.origin[1] as f32, g.origin[2] as f32, 0.0];
-        f.fg_inv = [inv[0] as f32, inv[1] as f32, inv[2] as f32, 0.0];
-        f.fg_n = [g.n[0] as u32, g.n[1] as u32, g.n[2] as u32, 0];
-        f.fg_periodic = [g.periodic[0] as u32, g.periodic[1] as u32, g.periodic[2] as u32, 0];
-        f.fg_walled = [walled[0] as u32, walled[1] as u32, walled[2] as u32, 0];
+        (f.fg_origin, f.fg_inv, f.fg_n, f.fg_periodic, f.fg_walled) = grid_words(g);
         f.fg_bins = g.len() as u32;
+    }
+    if params.thermal_readout() {
+        let g = Grid::for_thermostat(b);
+        (f.pg_origin, f.pg_inv, f.pg_n, f.pg_periodic, f.pg_walled) = grid_words(&g);
+        f.pg_bins = g.len() as u32;
+        f.thermal = 1;
+        f.relative = match params.thermostat {
+            Thermostat::Berendsen { relative_to_flow: true, .. } => 1,
+            Thermostat::Csvr { relative_to_flow: true, .. } => 2,
+            _ => 0,
+        };
     }
     f.surfaces = u32::from(f.obstacles != 0 || f.friction != 0 || f.n_bodies != 0);
     f.flow_words = flow_words(bodies.len());
@@ -159,9 +188,10 @@ pub fn flow_block(
 }
 
 /// (hi, lo) words of one flow record with `bodies` bodies: 3 per body, the steps summed, the
-/// zone's momentum and kinetic energy.
+/// zone's momentum and kinetic energy, the thermal readout's sum |P_b|^2 / M_b and occupied
+/// bins.
 pub fn flow_words(bodies: usize) -> u32 {
-    (3 * bodies + 5) as u32
+    (3 * bodies + 7) as u32
 }
 
 #[cfg(test)]
@@ -171,7 +201,7 @@ mod tests {
     /// The size the shader expects (WGSL's uniform layout of `Flow`).
     #[test]
     fn block_has_the_shader_layout() {
-        assert_eq!(std::mem::size_of::<FlowParams>(), 272);
+        assert_eq!(std::mem::size_of::<FlowParams>(), 368);
     }
 
     #[test]

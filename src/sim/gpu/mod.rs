@@ -6,13 +6,13 @@
 //! wind tunnel's constants and the packed obstacle field; `shaders.rs` assembles
 //! `shaders/sim/*.wgsl`; `engine.rs` the device arrays and the step loop (`engine/flow.rs`
 //! the wind tunnel's arrays). It runs the wind tunnel scenes: obstacles, the forces on them
-//! and on the walls, surface friction, the tunnel's inflow zone and flow-field sampling. What
-//! it does not run yet is refused by [`unsupported`] with the backends that do, never run
-//! differently: the piston, the tether, hybrid Monte Carlo, thermostats relative to the flow
-//! (and with them the thermal readout a tunnel adds to telemetry on the other backends,
-//! `Telemetry::thermal`, which stays None here), transport sampling, and mixed or double
-//! precision. Edits (atoms, parameters) go through a host copy of the state; g(r) and the
-//! histograms are computed on the host from one.
+//! and on the walls, surface friction, the tunnel's inflow zone, thermostats relative to the
+//! flow with the thermal readout of telemetry records, and flow-field sampling. What it does
+//! not run yet is refused by [`unsupported`] with the backends that do, never run
+//! differently: the piston, the tether, hybrid Monte Carlo, transport sampling, and mixed or
+//! double precision. `measure` reports no thermal readout (`Telemetry::thermal` None there).
+//! Edits (atoms, parameters) go through a host copy of the state; g(r) and the histograms are
+//! computed on the host from one.
 
 pub mod device;
 pub mod engine;
@@ -52,8 +52,6 @@ pub fn unsupported(params: &SimParams) -> Option<String> {
         format!("the tether ({both})")
     } else if params.thermostat.is_monte_carlo() {
         format!("hybrid Monte Carlo ({both})")
-    } else if params.thermostat.relative_to_flow() {
-        format!("a thermostat relative to the flow ({both})")
     } else {
         return None;
     };

@@ -17,7 +17,7 @@ pub struct Pipelines {
 }
 
 /// Kernel entry points of the module.
-const KERNELS: [&str; 18] = [
+const KERNELS: [&str; 23] = [
     "kick_drift",
     "kick_fused",
     "plan",
@@ -36,10 +36,24 @@ const KERNELS: [&str; 18] = [
     "tunnel_zone",
     "flow_finish",
     "fields_sample",
+    "profile_sum",
+    "profile_reduce",
+    "thermo_relative",
+    "scale_relative",
+    "thermal_record",
 ];
 
 /// The kernels bound with the flow group as group 1.
-const FLOW_KERNELS: [&str; 3] = ["tunnel_zone", "flow_finish", "fields_sample"];
+const FLOW_KERNELS: [&str; 8] = [
+    "tunnel_zone",
+    "flow_finish",
+    "fields_sample",
+    "profile_sum",
+    "profile_reduce",
+    "thermo_relative",
+    "scale_relative",
+    "thermal_record",
+];
 
 impl Pipelines {
     /// Compiles the module for `ntypes` species; `checked` keeps wgpu's runtime bounds checks
@@ -101,7 +115,7 @@ impl Pipelines {
         });
         let flow_layout = dev.device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
             label: Some("sim flow layout"),
-            entries: &[storage(0), storage(1), storage(2)],
+            entries: &[storage(0), storage(1), storage(2), storage(3)],
         });
         let flow_pl = dev.device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
             label: Some("sim flow pipeline layout"),

@@ -1,10 +1,11 @@
 //! The wind tunnel's parts of one system on the device (`FlowBuffers`): the constants block of
 //! `shaders/sim/flow.wgsl`, the packed obstacle field, the per-workgroup body and zone sums,
 //! the running sums and flow records `flow_finish` keeps (read back with the telemetry
-//! records), the flow-field sums, and their own bind group (group 1 of `tunnel_zone`,
-//! `flow_finish` and `fields_sample`). `encode_step` is the step loop's hook: the zone, the
-//! totals and a field sample after a step, each only when on (nothing at all when every part
-//! is off). All of it tiny (one element) while off.
+//! records), the thermostat's flow bins, the flow-field sums, and their own bind group (group
+//! 1 of the kernels of `tunnel.wgsl`, `fields.wgsl` and `profile.wgsl`). `encode_flow_step`
+//! is the step loop's hook: the relative thermostat, the zone, the totals, the thermal
+//! readout and a field sample after a step, each only when on (nothing at all when every
+//! part is off). All of it tiny (one element) while off.
 
 use super::super::device::SimDevice;
 use super::super::flow::{FlowParams, flow_block, flow_words};
@@ -13,7 +14,7 @@ use crate::flow::Grid;
 use crate::physics::obstacles::ObstacleField;
 use crate::physics::params::SimParams;
 use crate::sim::bodies::{BodyLayout, mean_forces};
-use crate::sim::{SimError, Telemetry};
+use crate::sim::{SimError, Telemetry, ThermalTelemetry};
 
 /// The obstacle field on the device: the packed words and their offsets (kept by the backend
 /// across rebuilds, so an edit does not upload it again).
@@ -53,6 +54,8 @@ pub(in crate::sim::gpu) struct FlowBuffers {
     rec: wgpu::Buffer,
     rec_bak: wgpu::Buffer,
     tunnel_part: wgpu::Buffer,
+    /// The thermostat's flow bins (profile.wgsl `prof`).
+    prof: wgpu::Buffer,
     /// The flow-field sums (kept by the backend across rebuilds while fields are on).
     pub(super) fields: wgpu::Buffer,
     fields_bak: wgpu::Buffer,
@@ -74,6 +77,7 @@ impl FlowBuffers {
             rec: storage(dev, "flow_rec", 16),
             rec_bak: storage(dev, "flow_rec_bak", 16),
             tunnel_part: storage(dev, "tunnel_part", 16),
+            prof: storage(dev, "flow_profile", 16),
             fields: storage(dev, "field_sums", 16),
             fields_bak: storage(dev, "field_sums_bak", 16),
             group: None,
@@ -82,8 +86,14 @@ impl FlowBuffers {
         }
     }
 
+    /// Whether `flow_finish` runs after every step (bodies or a zone to sum).
     fn per_step(&self) -> bool {
         self.consts.n_bodies > 0 || self.consts.tunnel != 0
+    }
+
+    /// Whether flow records come back (body forces, zone sums, the thermal readout).
+    fn records_on(&self) -> bool {
+        self.per_step() || self.consts.thermal != 0
     }
 
     fn word_bytes(&self) -> u64 {
@@ -108,6 +118,7 @@ fn flow_group(dev: &SimDevice, pipes: &Pipelines, f: &FlowBuffers) -> wgpu::Bind
             wgpu::BindGroupEntry { binding: 0, resource: f.rec.as_entire_binding() },
             wgpu::BindGroupEntry { binding: 1, resource: f.tunnel_part.as_entire_binding() },
             wgpu::BindGroupEntry { binding: 2, resource: f.fields.as_entire_binding() },
+            wgpu::BindGroupEntry { binding: 3, resource: f.prof.as_entire_binding() },
         ],
     })
 }
@@ -167,6 +178,9 @@ impl Engine {
         if consts.tunnel != 0 {
             f.tunnel_part = storage(d, "tunnel_part", groups * 16);
         }
+        if consts.thermal != 0 {
+            f.prof = storage(d, "flow_profile", (12 * consts.pg_bins as u64 + 4) * 4);
+        }
         if let Some((_, buf, every)) = fields {
             f.fields = buf.clone();
             f.fields_bak = storage(d, "field_sums_bak", buf.size());
@@ -181,9 +195,21 @@ impl Engine {
         Ok(())
     }
 
-    /// Whether the tunnel's zone runs (the thermostat's factor is then applied by it).
+    /// Whether the tunnel's zone runs.
     pub(super) fn tunnel_on(&self) -> bool {
         self.b.flow.consts.tunnel != 0
+    }
+
+    /// Whether the thermostat is relative to the flow (`profile.wgsl` computes and applies
+    /// its factor; `finish_step`'s stays 1).
+    pub(super) fn relative_on(&self) -> bool {
+        self.b.flow.consts.relative != 0
+    }
+
+    /// Whether the thermostat's factor is applied after the step by the flow kernels (the
+    /// zone's, or the relative rescale), not by the next step's first kick.
+    pub(super) fn flow_applies_thermostat(&self) -> bool {
+        self.tunnel_on() || self.relative_on()
     }
 
     /// Whether step `step` needs its second half kick before the next step's first: the zone
@@ -192,23 +218,37 @@ impl Engine {
         self.tunnel_on() || self.b.flow.fields_every.is_some_and(|e| step.is_multiple_of(e))
     }
 
-    /// The flow parts after step `info` (its dynamic offset already bound): the zone, the
-    /// running totals, a field sample when due.
-    pub(super) fn encode_flow_step(&self, pass: &mut wgpu::ComputePass<'_>, info: &StepInfo) {
+    /// The flow parts after step `info` (its dynamic offset already bound): the thermostat
+    /// relative to the flow, the zone, the running totals, the thermal readout of a
+    /// telemetry step, a field sample when due. `thermostat`: a rescaling thermostat is on.
+    pub(super) fn encode_flow_step(&self, pass: &mut wgpu::ComputePass<'_>, info: &StepInfo, thermostat: bool) {
         let f = &self.b.flow;
-        let sample =
-            f.fields_every.is_some_and(|e| (info.step_lo as u64 | (info.step_hi as u64) << 32).is_multiple_of(e));
-        if !f.per_step() && !sample {
+        let step = info.step_lo as u64 | (info.step_hi as u64) << 32;
+        let sample = f.fields_every.is_some_and(|e| step.is_multiple_of(e));
+        let relative = thermostat && f.consts.relative != 0;
+        let thermal = f.consts.thermal != 0 && info.record != super::layout::NO_RECORD;
+        if !f.per_step() && !sample && !relative && !thermal {
             return;
         }
         let Some(group) = &f.group else { return };
         pass.set_bind_group(1, group, &[]);
         let groups = self.consts.n_groups;
+        if relative {
+            self.run(pass, "profile_sum", groups);
+            self.run(pass, "profile_reduce", 1);
+            self.run(pass, "thermo_relative", 1);
+            self.run(pass, "scale_relative", groups);
+        }
         if f.consts.tunnel != 0 {
             self.run(pass, "tunnel_zone", groups);
         }
         if f.per_step() {
             self.run(pass, "flow_finish", 1);
+        }
+        if thermal {
+            self.run(pass, "profile_sum", groups);
+            self.run(pass, "profile_reduce", 1);
+            self.run(pass, "thermal_record", 1);
         }
         if sample {
             self.run(pass, "fields_sample", groups);
@@ -255,7 +295,7 @@ impl Engine {
     /// The buffer and bytes of `records` flow records for a read-back (None while off).
     pub(super) fn flow_records(&self, records: usize) -> Option<(&wgpu::Buffer, u64)> {
         let f = &self.b.flow;
-        (f.per_step() && records > 0).then(|| (&f.rec, (1 + records as u64) * f.word_bytes()))
+        (f.records_on() && records > 0).then(|| (&f.rec, (1 + records as u64) * f.word_bytes()))
     }
 
     /// Puts the flow records of a read-back `raw` into `out` (one per record).
@@ -283,6 +323,11 @@ impl Engine {
             let z = 3 * nb + 1;
             t.tunnel_momentum = [r.flow[z], r.flow[z + 1], r.flow[z + 2]];
             t.tunnel_heat = r.flow[z + 3];
+        }
+        if self.b.flow.consts.thermal != 0 {
+            let w = r.flow.len();
+            let twice_ke = 2.0 * t.kinetic_energy;
+            t.thermal = Some(ThermalTelemetry::from_sums(twice_ke, r.flow[w - 2], self.n, r.flow[w - 1] as usize));
         }
     }
 
