@@ -486,6 +486,12 @@ fn relative_thermostats_match_the_cpu() {
                 assert!((x - y).abs() < 1e-5 * scale, "{thermostat:?} step {}: {what} {x} vs CPU {y}", a.step);
             }
         }
+        // A measurement carries the thermal readout too, with no steps behind it.
+        let (mg, mc) = (g.measure().unwrap(), c.measure().unwrap());
+        let (ta, tw) = (mg.thermal.expect("measured thermal readout"), mc.thermal.unwrap());
+        assert!((ta.kinetic_energy - tw.kinetic_energy).abs() < 1e-5 * scale, "measure: {ta:?} vs CPU {tw:?}");
+        assert_eq!(ta.occupied_bins, tw.occupied_bins);
+        assert!(mg.body_forces.is_empty() && mg.tunnel_heat == 0.0);
         // The thermostat pulls the thermal motion (T 1.2 at the start) toward 0.9.
         let (t0, t1) = (got[0].thermal.unwrap().temperature, got[7].thermal.unwrap().temperature);
         assert!(t1 < t0 - 0.05, "{thermostat:?}: thermal T {t0} -> {t1}");

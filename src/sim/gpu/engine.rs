@@ -520,11 +520,12 @@ impl Engine {
                 pass.dispatch_workgroups(self.consts.n_groups, 1, 1);
                 pass.set_pipeline(self.pipes.get("finish_step"));
                 pass.dispatch_workgroups(1, 1, 1);
+                self.encode_measure_flow(&mut pass);
             }
-            let out = self.read_back(
-                enc,
-                &[(&self.b.flags, flag::COUNT as u64 * 4), (&self.b.records, (RECORD_WORDS * 8) as u64)],
-            )?;
+            let mut wanted =
+                vec![(&self.b.flags, flag::COUNT as u64 * 4), (&self.b.records, (RECORD_WORDS * 8) as u64)];
+            wanted.extend(self.measure_flow_record());
+            let out = self.read_back(enc, &wanted)?;
             let f = parse_flags(&out[0]);
             if f.overflow {
                 self.grow_list(f.max_seen as usize)?;
@@ -532,7 +533,11 @@ impl Engine {
             }
             self.forces_valid = true;
             let raw: Vec<f32> = bytemuck::pod_collect_to_vec(&out[1]);
-            return Ok(Record::read(&raw, 0, self.step));
+            let mut r = Record::read(&raw, 0, self.step);
+            if let Some(flow) = out.get(2) {
+                self.read_measure_flow(flow, &mut r);
+            }
+            return Ok(r);
         }
     }
 }

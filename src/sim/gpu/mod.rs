@@ -10,8 +10,7 @@
 //! flow with the thermal readout of telemetry records, and flow-field sampling. What it does
 //! not run yet is refused by [`unsupported`] with the backends that do, never run
 //! differently: the piston, the tether, hybrid Monte Carlo, transport sampling, and mixed or
-//! double precision. `measure` reports no thermal readout (`Telemetry::thermal` None there).
-//! Edits (atoms, parameters) go through a host copy of the state; g(r) and the histograms are
+//! double precision. Edits (atoms, parameters) go through a host copy of the state; g(r) and the histograms are
 //! computed on the host from one.
 
 pub mod device;
@@ -276,7 +275,7 @@ impl Backend for GpuBackend {
 
     fn device_bytes(&self) -> Option<usize> {
         let checkpoints: usize = self.checkpoints.iter().map(|c| c.n * 36).sum();
-        Some(self.engine.bytes() + checkpoints)
+        Some(self.engine.bytes() + self.engine.flow_bytes() + checkpoints)
     }
 
     fn step(&self) -> u64 {

@@ -255,6 +255,33 @@ impl Engine {
         }
     }
 
+    /// A measurement's thermal readout (the flow bins of the state as it is), when on.
+    pub(super) fn encode_measure_flow(&self, pass: &mut wgpu::ComputePass<'_>) {
+        let f = &self.b.flow;
+        let Some(group) = f.group.as_ref().filter(|_| f.consts.thermal != 0) else { return };
+        pass.set_bind_group(1, group, &[]);
+        self.run(pass, "profile_sum", self.consts.n_groups);
+        self.run(pass, "profile_reduce", 1);
+        self.run(pass, "thermal_record", 1);
+    }
+
+    /// The flow record a measurement writes (record 0), when it has a thermal readout.
+    pub(super) fn measure_flow_record(&self) -> Option<(&wgpu::Buffer, u64)> {
+        let f = &self.b.flow;
+        (f.consts.thermal != 0).then(|| (&f.rec, 2 * f.word_bytes()))
+    }
+
+    /// Only the thermal readout of a measurement's flow record `raw` into `r` (no steps, so no
+    /// body forces and nothing from the zone).
+    pub(super) fn read_measure_flow(&self, raw: &[u8], r: &mut Record) {
+        let mut one = [r.clone()];
+        self.read_flow_records(raw, &mut one);
+        let mut flow = vec![0.0; one[0].flow.len()];
+        let w = flow.len();
+        flow[w - 2..].copy_from_slice(&one[0].flow[w - 2..]);
+        r.flow = flow;
+    }
+
     /// Saves (or, `back`, restores) the running sums and field sums an advance may redo.
     pub(super) fn flow_backup(&self, enc: &mut wgpu::CommandEncoder, back: bool) {
         let f = &self.b.flow;
@@ -282,6 +309,15 @@ impl Engine {
         self.dev.queue.submit([enc.finish()]);
         self.b.flow.rec = rec;
         self.b.flow.group = Some(flow_group(&self.dev, &self.pipes, &self.b.flow));
+    }
+
+    /// Device bytes of the flow parts' arrays (the obstacle field included).
+    pub fn flow_bytes(&self) -> usize {
+        let f = &self.b.flow;
+        [&f.obs, &f.body_part, &f.rec, &f.rec_bak, &f.tunnel_part, &f.prof, &f.fields, &f.fields_bak]
+            .iter()
+            .map(|x| x.size() as usize)
+            .sum()
     }
 
     /// Forgets the steps summed for the next record (a rollback).
@@ -315,7 +351,7 @@ impl Engine {
         }
         let layout = &self.b.flow.layout;
         let nb = layout.len();
-        if nb > 0 {
+        if nb > 0 && r.flow[3 * nb] > 0.0 {
             let sums: Vec<[f64; 3]> = (0..nb).map(|b| [r.flow[3 * b], r.flow[3 * b + 1], r.flow[3 * b + 2]]).collect();
             t.body_forces = mean_forces(layout, &sums, r.flow[3 * nb] as u64);
         }
