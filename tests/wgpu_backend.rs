@@ -283,10 +283,7 @@ fn what_is_not_there_yet_is_refused_by_name() {
     let (b, atoms) = jiggled_fluid([4, 4, 4], [false; 3], 0.1, &[], 12);
     for (p, what) in [
         (SimParams { precision: Precision::Double, ..SimParams::default() }, "double precision"),
-        (
-            SimParams { thermostat: Thermostat::Csvr { tau: 0.1, relative_to_flow: true }, ..single(Algorithm::Auto) },
-            "relative to the flow",
-        ),
+        (SimParams { thermostat: Thermostat::Hmc { trajectory: 10 }, ..single(Algorithm::Auto) }, "hybrid Monte Carlo"),
     ] {
         let e = GpuBackend::new(b, p, &atoms, None).err().expect("refused").to_string();
         assert!(e.contains(what) && e.contains("--backend cpu or cuda"), "{e}");
@@ -295,8 +292,9 @@ fn what_is_not_there_yet_is_refused_by_name() {
         return;
     }
     let mut g = GpuBackend::new(b, single(Algorithm::Auto), &atoms, None).unwrap();
-    let e = g.set_fields(Some(Default::default())).unwrap_err().to_string();
-    assert!(e.contains("flow fields") && e.contains("--backend cpu or cuda"), "{e}");
+    let spec = argon_sandbox::transport::TransportSpec { stress_every: 10, ..Default::default() };
+    let e = g.set_transport(Some(spec)).unwrap_err().to_string();
+    assert!(e.contains("transport") && e.contains("--backend cpu or cuda"), "{e}");
 }
 
 /// Lists are rebuilt only when an atom has moved half the skin: a liquid at T = 1.2 with the

@@ -65,9 +65,13 @@ fn one_body(x: vec3<f32>, m: f32, f: ptr<function, vec3<f32>>) -> vec2<f32> {
 // The atom's total force stored, and its workgroup's energy and virial sums on ev steps.
 fn finish_force(i: u32, lid: u32, wg: u32, acc: Acc, x: vec4<f32>, valid: bool) {
     var ext = vec2<f32>(0.0, 0.0);
+    var f = acc.f;
     if valid {
-        var f = acc.f;
         ext = one_body(x.xyz, masses[type_of(x)], &f);
+    }
+    // Obstacles, surface friction and the body forces (flow.wgsl; one uniform test when off).
+    ext += flow_forces(i, lid, wg, x, valid, &f);
+    if valid {
         force[i] = vec4<f32>(f, 0.0);
     }
     if S.ev != 0u {

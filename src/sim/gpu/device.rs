@@ -6,8 +6,9 @@ use std::sync::{Arc, Mutex};
 
 use crate::sim::SimError;
 
-/// Storage buffers one kernel binds (common.wgsl); an adapter allowing fewer cannot run it.
-pub const STORAGE_BINDINGS: u32 = 22;
+/// Storage buffers one kernel binds at most (common.wgsl and flow.wgsl in group 0, the flow
+/// kernels' four in group 1); an adapter allowing fewer cannot run it.
+pub const STORAGE_BINDINGS: u32 = 27;
 
 /// A device for the simulation and what it runs on.
 pub struct SimDevice {

@@ -10,11 +10,13 @@ use std::sync::Arc;
 use wgpu::util::DeviceExt;
 
 mod buffers;
+mod flow;
 mod transfer;
 
 use buffers::{Buffers, bind_group, storage, storage_init};
 
 pub use super::pipelines::Pipelines;
+pub use flow::{DeviceObstacles, field_sums};
 pub use transfer::{DeviceCheckpoint, DeviceState};
 
 use super::device::SimDevice;
@@ -53,11 +55,13 @@ pub enum Search {
     AllPairs,
 }
 
-/// Raw telemetry of one record: 2 KE, pair E, pair W, external E, external W, momentum.
-#[derive(Clone, Copy, Debug, Default)]
+/// Raw telemetry of one record: 2 KE, pair E, pair W, external E, external W, momentum;
+/// the flow record (body forces, zone sums: `flow.rs`) when those are on.
+#[derive(Clone, Debug, Default)]
 pub struct Record {
     pub step: u64,
     pub sums: [f64; RECORD_WORDS],
+    pub flow: Vec<f64>,
 }
 
 impl Record {
@@ -68,7 +72,7 @@ impl Record {
             let at = 2 * (r * RECORD_WORDS + q);
             *x = raw[at] as f64 + raw[at + 1] as f64;
         }
-        Record { step, sums }
+        Record { step, sums, flow: Vec::new() }
     }
 }
 
@@ -202,6 +206,7 @@ impl Engine {
             }),
             cell_fill: storage(d, "cell_fill", n_cells * 4),
             block_sums: storage(d, "block_sums", n_cells.div_ceil(WG as u64) * 4),
+            flow: flow::FlowBuffers::off(d),
         };
         let bak = [
             storage(d, "pos_bak", nb * 16),
@@ -287,6 +292,7 @@ impl Engine {
         if rebind {
             self.bind = bind_group(&self.dev, &self.pipes, &self.b);
         }
+        self.flow_room(self.b.record_slots);
     }
 
     /// Dispatches `name` over `groups` workgroups (timed when profiling).
@@ -335,7 +341,8 @@ impl Engine {
         match self.search {
             Search::List => {
                 self.encode_rebuild(pass);
-                if ev || self.n >= split_below() {
+                // (surfaces sum body forces per workgroup of WG atoms: forces_list's groups)
+                if ev || self.flow.consts.surfaces != 0 || self.n >= split_below() {
                     self.run(pass, "forces_list", groups);
                 } else {
                     self.run(pass, "forces_split", (self.n as u32).div_ceil(WG / TPA));
@@ -364,8 +371,9 @@ impl Engine {
         for k in 0..steps {
             let s = step0 + k + 1;
             let mut info = StepInfo::at(s, k as u32);
-            info.scale = u32::from(k > 0 && thermostat_on);
-            info.thermostat_on = u32::from(thermostat_on);
+            // The tunnel's zone or the relative rescale applies the thermostat's factor.
+            info.scale = u32::from(k > 0 && thermostat_on && !self.flow_applies_thermostat());
+            info.thermostat_on = u32::from(thermostat_on && !self.relative_on());
             if s % every == 0 {
                 info.ev = 1;
                 info.record = record_steps.len() as u32;
@@ -392,6 +400,7 @@ impl Engine {
         for (src, dst) in [&self.b.pos, &self.b.vel, &self.b.ids, &self.b.force].into_iter().zip(&self.bak) {
             enc.copy_buffer_to_buffer(src, 0, dst, 0, src.size());
         }
+        self.flow_backup(&mut enc, false);
         // Steps go to the GPU in command buffers of SUBMIT_STEPS, so it runs the first while
         // the host records the rest.
         let groups = self.consts.n_groups;
@@ -399,7 +408,7 @@ impl Engine {
         if let Some(p) = self.profile.borrow_mut().as_mut() {
             p.on = true;
         }
-        let totals = |k: usize| infos[k].ev != 0 || thermostat_on;
+        let totals = |k: usize| infos[k].ev != 0 || thermostat_on || self.flow_needs_kick(step0 + k as u64);
         let last = infos.len() - 1;
         let mut k = 1;
         loop {
@@ -424,8 +433,9 @@ impl Engine {
                     if totals(k) {
                         self.run(&mut pass, "finish_step", 1);
                     }
+                    self.encode_flow_step(&mut pass, &infos[k], thermostat_on);
                 }
-                if end == infos.len() && thermostat_on {
+                if end == infos.len() && thermostat_on && !self.flow_applies_thermostat() {
                     self.run(&mut pass, "scale_velocities", groups);
                 }
                 if let Some(p) = self.profile.borrow_mut().as_mut() {
@@ -451,7 +461,12 @@ impl Engine {
         if let Some((buf, bytes)) = &profiled {
             wanted.push((buf, *bytes));
         }
-        let flags = self.read_back(enc, &wanted)?;
+        let flow_records = self.flow_records(record_steps.len());
+        if let Some(w) = flow_records {
+            wanted.push(w);
+        }
+        let mut flags = self.read_back(enc, &wanted)?;
+        let flow_raw = flow_records.and_then(|_| flags.pop());
         if let (Some(p), Some(raw)) = (self.profile.borrow_mut().as_mut(), flags.get(2)) {
             p.add(raw);
         }
@@ -482,6 +497,7 @@ impl Engine {
             for (dst, src) in [&self.b.pos, &self.b.vel, &self.b.ids, &self.b.force].into_iter().zip(&self.bak) {
                 enc.copy_buffer_to_buffer(src, 0, dst, 0, src.size());
             }
+            self.flow_backup(&mut enc, true);
             self.dev.queue.submit([enc.finish()]);
             self.grow_list(f.max_seen as usize)?;
             self.step = step0;
@@ -489,7 +505,11 @@ impl Engine {
             return self.advance(steps, params, out);
         }
         let raw: Vec<f32> = bytemuck::pod_collect_to_vec(&flags[1]);
+        let first = out.len();
         out.extend(record_steps.iter().enumerate().map(|(r, &s)| Record::read(&raw, r, s)));
+        if let Some(raw) = flow_raw {
+            self.read_flow_records(&raw, &mut out[first..]);
+        }
         self.step = step0 + steps;
         self.time = time0 + steps as f64 * params.dt;
         self.forces_valid = true;
@@ -521,7 +541,7 @@ impl Engine {
     /// kinetic sums of the velocities as they are.
     pub fn measure(&mut self) -> Result<Record, SimError> {
         if self.n == 0 {
-            return Ok(Record { step: self.step, sums: [0.0; RECORD_WORDS] });
+            return Ok(Record { step: self.step, sums: [0.0; RECORD_WORDS], flow: Vec::new() });
         }
         loop {
             let info = StepInfo { ev: 1, record: 0, no_kick: 1, ..StepInfo::at(self.step, 0) };
@@ -540,11 +560,12 @@ impl Engine {
                 pass.dispatch_workgroups(self.consts.n_groups, 1, 1);
                 pass.set_pipeline(self.pipes.get("finish_step"));
                 pass.dispatch_workgroups(1, 1, 1);
+                self.encode_measure_flow(&mut pass);
             }
-            let out = self.read_back(
-                enc,
-                &[(&self.b.flags, flag::COUNT as u64 * 4), (&self.b.records, (RECORD_WORDS * 8) as u64)],
-            )?;
+            let mut wanted =
+                vec![(&self.b.flags, flag::COUNT as u64 * 4), (&self.b.records, (RECORD_WORDS * 8) as u64)];
+            wanted.extend(self.measure_flow_record());
+            let out = self.read_back(enc, &wanted)?;
             let f = parse_flags(&out[0]);
             if f.overflow {
                 self.grow_list(f.max_seen as usize)?;
@@ -552,7 +573,11 @@ impl Engine {
             }
             self.forces_valid = true;
             let raw: Vec<f32> = bytemuck::pod_collect_to_vec(&out[1]);
-            return Ok(Record::read(&raw, 0, self.step));
+            let mut r = Record::read(&raw, 0, self.step);
+            if let Some(flow) = out.get(2) {
+                self.read_measure_flow(flow, &mut r);
+            }
+            return Ok(r);
         }
     }
 }

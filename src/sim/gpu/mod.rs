@@ -2,16 +2,20 @@
 //! shaders on any GPU wgpu drives (Vulkan, Metal, DX12) or a software adapter (lavapipe),
 //! meeting the same physics contract as the CPU and CUDA backends.
 //!
-//! `device.rs` opens the adapter; `layout.rs` the constants the shaders read; `shaders.rs`
-//! assembles `shaders/sim/*.wgsl`; `engine.rs` the device arrays and the step loop. What
-//! this backend does not run yet is refused by [`unsupported`] with the backends that do,
-//! never run differently: obstacles, the wind tunnel, surface friction, the piston, the
-//! tether, flow-field and transport sampling, hybrid Monte Carlo, thermostats relative to
-//! the flow, and mixed or double precision. Edits (atoms, parameters) go through a host
-//! copy of the state; g(r) and the histograms are computed on the host from one.
+//! `device.rs` opens the adapter; `layout.rs` the constants the shaders read; `flow.rs` the
+//! wind tunnel's constants and the packed obstacle field; `shaders.rs` assembles
+//! `shaders/sim/*.wgsl`; `engine.rs` the device arrays and the step loop (`engine/flow.rs`
+//! the wind tunnel's arrays). It runs the wind tunnel scenes: obstacles, the forces on them
+//! and on the walls, surface friction, the tunnel's inflow zone, thermostats relative to the
+//! flow with the thermal readout of telemetry records, and flow-field sampling. What it does
+//! not run yet is refused by [`unsupported`] with the backends that do, never run
+//! differently: the piston, the tether, hybrid Monte Carlo, transport sampling, and mixed or
+//! double precision. Edits (atoms, parameters) go through a host copy of the state; g(r) and the histograms are
+//! computed on the host from one.
 
 pub mod device;
 pub mod engine;
+pub mod flow;
 pub mod layout;
 mod pipelines;
 mod profile;
@@ -21,38 +25,32 @@ use std::collections::VecDeque;
 use std::sync::Arc;
 
 use self::device::SimDevice;
-use self::engine::{DeviceCheckpoint, Engine, Pipelines, Record, Search};
+use self::engine::{DeviceCheckpoint, DeviceObstacles, Engine, Pipelines, Record, Search};
 use super::{
     AtomSelection, AtomState, Backend, BackendInfo, CaughtAtoms, ColourScalar, PositionTarget, SimError, Snapshot,
     Telemetry, check_atoms, edit,
 };
 use crate::analysis::{self, Histogram, RdfRegion};
-use crate::flow::{FieldSpec, Fields};
+use crate::flow::{Accumulator, FieldSpec, Fields};
 use crate::physics::obstacles::ObstacleField;
 use crate::physics::params::{Algorithm, SimParams};
 use crate::physics::real::Precision;
 use crate::physics::sim_box::SimBox;
+use crate::sim::check_tunnel;
+use crate::sim::fields::FieldSampler;
 
-/// Why `params` (with obstacles when `obstacles`) cannot run on this backend yet, naming
-/// the backends that can; None when it can.
-pub fn unsupported(params: &SimParams, obstacles: bool) -> Option<String> {
+/// Why `params` cannot run on this backend yet, naming the backends that can; None when it
+/// can.
+pub fn unsupported(params: &SimParams) -> Option<String> {
     let both = "the CPU and CUDA backends run it";
     let what = if params.precision != Precision::Single {
         format!("{} precision (it runs single precision for now; {both})", params.precision.name())
-    } else if obstacles {
-        format!("obstacles ({both})")
-    } else if params.tunnel.is_some() {
-        format!("the wind tunnel's inflow zone ({both})")
-    } else if params.surface_friction.is_some() {
-        format!("surface friction ({both})")
     } else if params.piston.is_some() {
         format!("the piston ({both})")
     } else if params.tether.is_some() {
         format!("the tether ({both})")
     } else if params.thermostat.is_monte_carlo() {
         format!("hybrid Monte Carlo ({both})")
-    } else if params.thermostat.relative_to_flow() {
-        format!("a thermostat relative to the flow ({both})")
     } else {
         return None;
     };
@@ -71,6 +69,10 @@ pub struct GpuBackend {
     checked: bool,
     /// The species count the kernels were compiled for.
     ntypes: usize,
+    /// The obstacles, on the device too (kept across rebuilds).
+    obstacles: Option<DeviceObstacles>,
+    /// Flow-field sampling while on: the windows on the host, the sums on the device.
+    fields: Option<(FieldSampler, wgpu::Buffer)>,
 }
 
 /// The search the algorithm asks for in `b` (lists fall back to all pairs in a box too small
@@ -104,15 +106,18 @@ impl GpuBackend {
     ) -> Result<GpuBackend, SimError> {
         params.validate(&sim_box)?;
         check_atoms(atoms, &params)?;
-        if let Some(why) = unsupported(&params, field.is_some()) {
+        check_tunnel(&params, &sim_box, &atoms.types)?;
+        if let Some(why) = unsupported(&params) {
             return Err(SimError::Invalid(why));
         }
         let params_species = params.species.len();
         let dev = Arc::new(device::open()?);
         let pipes = Arc::new(Pipelines::new(&dev, params.species.len(), checked)?);
-        let dof = analysis::degrees_of_freedom(atoms.len(), &sim_box, &params, false);
-        let engine =
+        let obstacles = field.map(|f| DeviceObstacles::new(&dev, f)).transpose()?;
+        let dof = analysis::degrees_of_freedom(atoms.len(), &sim_box, &params, obstacles.is_some());
+        let mut engine =
             Engine::new(dev.clone(), pipes.clone(), sim_box, &params, atoms, dof, search_for(&params, &sim_box))?;
+        engine.configure_flow(&params, obstacles.as_ref(), None)?;
         Ok(GpuBackend {
             dev,
             pipes,
@@ -123,6 +128,8 @@ impl GpuBackend {
             checkpoints: VecDeque::new(),
             checked,
             ntypes: params_species,
+            obstacles,
+            fields: None,
         })
     }
 
@@ -137,7 +144,18 @@ impl GpuBackend {
     }
 
     fn dof(&self, n: usize, b: &SimBox) -> f64 {
-        analysis::degrees_of_freedom(n, b, &self.params, false)
+        analysis::degrees_of_freedom(n, b, &self.params, self.obstacles.is_some())
+    }
+
+    /// The flow parts of the engine for the parameters, obstacles and fields now.
+    fn configure_flow(
+        engine: &mut Engine,
+        params: &SimParams,
+        obs: Option<&DeviceObstacles>,
+        fields: &Option<(FieldSampler, wgpu::Buffer)>,
+    ) -> Result<(), SimError> {
+        let f = fields.as_ref().map(|(s, buf)| (&s.grid, buf, s.spec.every));
+        engine.configure_flow(params, obs, f)
     }
 
     /// A new engine for `snap` (other atoms, box or species), on the same device.
@@ -152,6 +170,7 @@ impl GpuBackend {
             Engine::new(self.dev.clone(), self.pipes.clone(), snap.sim_box, &self.params, &snap.atoms, dof, search)?;
         e.step = snap.step;
         e.time = snap.time;
+        Self::configure_flow(&mut e, &self.params, self.obstacles.as_ref(), &self.fields)?;
         self.engine = e;
         Ok(())
     }
@@ -170,13 +189,72 @@ impl GpuBackend {
     /// A CPU backend holding the current state, for the host-side analyses.
     fn on_host(&mut self) -> Result<super::cpu::CpuBackend, SimError> {
         let snap = self.snapshot_now()?;
-        super::cpu::CpuBackend::new(snap.sim_box, self.params.clone(), &snap.atoms, None)
+        let field = self.obstacles.as_ref().map(|o| o.field.clone());
+        super::cpu::CpuBackend::new(snap.sim_box, self.params.clone(), &snap.atoms, field)
     }
 }
 
-/// Telemetry of a record of `engine` with `dof` degrees of freedom.
+/// Telemetry of a record of `engine` with `dof` degrees of freedom (with its body forces and
+/// the tunnel zone's sums).
 fn telemetry_of(engine: &Engine, dof: f64, r: &Record) -> Telemetry {
-    Telemetry::from_sums(r.step, engine.n, dof, engine.sim_box.volume(), &r.sums)
+    let mut t = Telemetry::from_sums(r.step, engine.n, dof, engine.sim_box.volume(), &r.sums);
+    engine.flow_telemetry(r, &mut t);
+    t
+}
+
+/// Advances `steps` steps; with flow fields on, a call to the engine ends where a window
+/// fills, whose sums then come back (as the CUDA backend's `advance_sampling_fields`).
+fn advance_sampling_fields(
+    engine: &mut Engine,
+    params: &SimParams,
+    dof: f64,
+    out: &mut Vec<Telemetry>,
+    fields: &mut Option<(FieldSampler, wgpu::Buffer)>,
+    steps: u64,
+) -> Result<(), SimError> {
+    let run = |engine: &mut Engine, steps: u64, out: &mut Vec<Telemetry>| {
+        let (s0, t0) = (engine.step, engine.time);
+        let mut records = Vec::new();
+        let result = engine.advance(steps, params, &mut records);
+        out.extend(
+            records
+                .iter()
+                .map(|r| Telemetry { time: t0 + (r.step - s0) as f64 * params.dt, ..telemetry_of(engine, dof, r) }),
+        );
+        result
+    };
+    let Some((sampler, _)) = fields.as_mut() else { return run(engine, steps, out) };
+    let every = sampler.spec.every;
+    let mut left = steps;
+    while left > 0 {
+        let step0 = engine.step;
+        let first = step0 + sampler.steps_to_next(step0);
+        let closing = first + (sampler.per_window - sampler.taken() - 1) * every;
+        let chunk = (closing - step0).min(left);
+        run(engine, chunk, out)?;
+        left -= chunk;
+        let mut s = first;
+        while s <= engine.step {
+            let time = engine.time - (engine.step - s) as f64 * params.dt;
+            if sampler.count_sample(time) {
+                close_window(engine, sampler, time)?;
+            }
+            s += every;
+        }
+    }
+    Ok(())
+}
+
+/// Closes the open window at `time` with the device's sums (read back and zeroed).
+fn close_window(engine: &Engine, sampler: &mut FieldSampler, time: f64) -> Result<(), SimError> {
+    if sampler.taken() == 0 {
+        return Ok(());
+    }
+    let data = engine.take_field_sums(sampler.grid.len())?;
+    let taken = sampler.taken();
+    sampler.acc = Accumulator::from_raw(&sampler.grid, data, taken).map_err(|e| SimError::Device(e.to_string()))?;
+    sampler.close(time);
+    Ok(())
 }
 
 impl Backend for GpuBackend {
@@ -197,7 +275,7 @@ impl Backend for GpuBackend {
 
     fn device_bytes(&self) -> Option<usize> {
         let checkpoints: usize = self.checkpoints.iter().map(|c| c.n * 36).sum();
-        Some(self.engine.bytes() + checkpoints)
+        Some(self.engine.bytes() + self.engine.flow_bytes() + checkpoints)
     }
 
     fn step(&self) -> u64 {
@@ -215,11 +293,12 @@ impl Backend for GpuBackend {
     fn set_params(&mut self, params: SimParams) -> Result<(), SimError> {
         self.hmc.forget();
         params.validate(&self.engine.sim_box)?;
-        if let Some(why) = unsupported(&params, false) {
+        if let Some(why) = unsupported(&params) {
             return Err(SimError::Invalid(why));
         }
         let snap = self.snapshot_now()?;
         check_atoms(&snap.atoms, &params)?;
+        check_tunnel(&params, &snap.sim_box, &snap.atoms.types)?;
         let old = std::mem::replace(&mut self.params, params);
         let result = self.rebuild(&snap);
         if result.is_err() {
@@ -229,32 +308,42 @@ impl Backend for GpuBackend {
     }
 
     fn advance_md(&mut self, steps: u64) -> Result<(), SimError> {
-        let (engine, params) = (&mut self.engine, &self.params);
-        let dof = analysis::degrees_of_freedom(engine.n, &engine.sim_box, params, false);
+        let dof = self.dof(self.engine.n, &self.engine.sim_box);
+        let (engine, params, fields) = (&mut self.engine, &self.params, &mut self.fields);
         super::timed_advance(steps, &mut self.telemetry, |out| {
-            let (s0, t0) = (engine.step, engine.time);
-            let mut records = Vec::new();
-            let result = engine.advance(steps, params, &mut records);
-            out.extend(
-                records
-                    .iter()
-                    .map(|r| Telemetry { time: t0 + (r.step - s0) as f64 * params.dt, ..telemetry_of(engine, dof, r) }),
-            );
-            result
+            advance_sampling_fields(engine, params, dof, out, fields, steps)
         })
     }
 
     fn set_fields(&mut self, spec: Option<FieldSpec>) -> Result<(), SimError> {
+        let fields = match spec {
+            None => None,
+            Some(spec) => {
+                let sampler = FieldSampler::new(spec, &self.engine.sim_box, self.params.dt)?;
+                let sums = engine::field_sums(&self.dev, &sampler.grid)?;
+                Some((sampler, sums))
+            }
+        };
+        Self::configure_flow(&mut self.engine, &self.params, self.obstacles.as_ref(), &fields)?;
+        self.fields = fields;
+        Ok(())
+    }
+
+    fn take_fields(&mut self, close: bool) -> Result<Vec<Fields>, SimError> {
+        let Some((sampler, _)) = self.fields.as_mut() else { return Ok(Vec::new()) };
+        if close {
+            close_window(&self.engine, sampler, self.engine.time)?;
+        }
+        sampler.take()
+    }
+
+    fn set_transport(&mut self, spec: Option<crate::transport::TransportSpec>) -> Result<(), SimError> {
         match spec {
             None => Ok(()),
             Some(_) => Err(SimError::Invalid(
-                "the wgpu backend does not sample flow fields yet: choose --backend cpu or cuda".into(),
+                "the wgpu backend does not measure transport yet: choose --backend cpu or cuda".into(),
             )),
         }
-    }
-
-    fn take_fields(&mut self, _close: bool) -> Result<Vec<Fields>, SimError> {
-        Ok(Vec::new())
     }
 
     fn hmc_parts(&mut self) -> (&mut crate::sim::hmc::HmcState, &mut Vec<Telemetry>) {
@@ -275,11 +364,20 @@ impl Backend for GpuBackend {
         Ok(self.engine.read_state(true)?.forces())
     }
 
-    fn set_obstacles(&mut self, field: Option<Arc<ObstacleField>>, _caught: CaughtAtoms) -> Result<usize, SimError> {
-        match field {
-            None => Ok(0),
-            Some(_) => Err(SimError::Invalid(unsupported(&self.params, true).unwrap_or_default())),
+    fn set_obstacles(&mut self, field: Option<Arc<ObstacleField>>, caught: CaughtAtoms) -> Result<usize, SimError> {
+        self.hmc.forget();
+        let mut snap = self.snapshot_now()?;
+        let n_caught = match field.as_deref() {
+            Some(f) => edit::resolve_caught(&mut snap.atoms, f, &self.params, caught),
+            None => 0,
+        };
+        let obstacles = field.map(|f| DeviceObstacles::new(&self.dev, f)).transpose()?;
+        let old = std::mem::replace(&mut self.obstacles, obstacles);
+        if let Err(e) = self.rebuild(&snap) {
+            self.obstacles = old;
+            return Err(e);
         }
+        Ok(n_caught)
     }
 
     fn add_atoms(&mut self, atoms: &AtomState) -> Result<(), SimError> {
@@ -313,7 +411,7 @@ impl Backend for GpuBackend {
         self.params.validate(&snapshot.sim_box)?;
         check_atoms(&snapshot.atoms, &self.params)?;
         if snapshot.piston.is_some() {
-            return Err(SimError::Invalid(unsupported(&self.params, false).unwrap_or_else(|| {
+            return Err(SimError::Invalid(unsupported(&self.params).unwrap_or_else(|| {
                 "the wgpu backend does not run the piston yet: choose --backend cpu or cuda".into()
             })));
         }

@@ -11,11 +11,13 @@ use crate::sim::SimError;
 pub struct Pipelines {
     pub(super) layout: wgpu::BindGroupLayout,
     pub(super) plan_layout: wgpu::BindGroupLayout,
+    /// Group 1 of the flow kernels (`tunnel_zone`, `flow_finish`, `fields_sample`).
+    pub(super) flow_layout: wgpu::BindGroupLayout,
     kernels: std::collections::HashMap<&'static str, wgpu::ComputePipeline>,
 }
 
 /// Kernel entry points of the module.
-const KERNELS: [&str; 18] = [
+const KERNELS: [&str; 28] = [
     "kick_drift",
     "kick_fused",
     "plan",
@@ -34,6 +36,26 @@ const KERNELS: [&str; 18] = [
     "kick_second",
     "finish_step",
     "scale_velocities",
+    "tunnel_zone",
+    "flow_finish",
+    "fields_sample",
+    "profile_sum",
+    "profile_reduce",
+    "thermo_relative",
+    "scale_relative",
+    "thermal_record",
+];
+
+/// The kernels bound with the flow group as group 1.
+const FLOW_KERNELS: [&str; 8] = [
+    "tunnel_zone",
+    "flow_finish",
+    "fields_sample",
+    "profile_sum",
+    "profile_reduce",
+    "thermo_relative",
+    "scale_relative",
+    "thermal_record",
 ];
 
 impl Pipelines {
@@ -83,7 +105,9 @@ impl Pipelines {
                 count: None,
             },
         ];
-        entries.extend((2..=20).chain([22, 23]).map(storage));
+        entries.extend((2..=20).chain([22, 23, 25, 26]).map(storage));
+        // The flow constants (flow.wgsl `F`).
+        entries.push(wgpu::BindGroupLayoutEntry { binding: 24, ..entries[0] });
         let layout = dev.device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
             label: Some("sim layout"),
             entries: &entries,
@@ -91,6 +115,15 @@ impl Pipelines {
         let plan_layout = dev.device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
             label: Some("sim plan layout"),
             entries: &[storage(0)],
+        });
+        let flow_layout = dev.device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some("sim flow layout"),
+            entries: &[storage(0), storage(1), storage(2), storage(3)],
+        });
+        let flow_pl = dev.device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+            label: Some("sim flow pipeline layout"),
+            bind_group_layouts: &[Some(&layout), Some(&flow_layout)],
+            immediate_size: 0,
         });
         let pl = dev.device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
             label: Some("sim pipeline layout"),
@@ -107,7 +140,13 @@ impl Pipelines {
             .map(|&name| {
                 let p = dev.device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
                     label: Some(name),
-                    layout: Some(if name == "plan" { &plan_pl } else { &pl }),
+                    layout: Some(if name == "plan" {
+                        &plan_pl
+                    } else if FLOW_KERNELS.contains(&name) {
+                        &flow_pl
+                    } else {
+                        &pl
+                    }),
                     module: &module,
                     entry_point: Some(name),
                     compilation_options: Default::default(),
@@ -122,7 +161,7 @@ impl Pipelines {
                 dev.info.name
             )));
         }
-        Ok(Pipelines { layout, plan_layout, kernels })
+        Ok(Pipelines { layout, plan_layout, flow_layout, kernels })
     }
 
     pub(super) fn get(&self, name: &str) -> &wgpu::ComputePipeline {

@@ -1,17 +1,23 @@
 //! The wgpu backend's WGSL compute shaders: one module of `shaders/sim/common.wgsl` (the
-//! shared structs and bindings), `rng.wgsl` (Philox, as `crate::rng`), and the kernels
-//! (`cells.wgsl`, `forces.wgsl`, `integrate.wgsl`), with the build's constants (workgroup
+//! shared structs and bindings), `rng.wgsl` (Philox, as `crate::rng`), `flow.wgsl` (the
+//! obstacles, surface friction and body forces the force kernels call), and the kernels
+//! (`cells.wgsl`, `forces.wgsl`, `integrate.wgsl`, `tunnel.wgsl`, `fields.wgsl`,
+//! `profile.wgsl`), with the build's constants (workgroup
 //! size, species count) written in as `const` lines. `all` lists every module as compiled,
 //! for the portability test that translates each to MSL, HLSL and SPIR-V.
 
 use super::engine::WG;
 
-const PARTS: [(&str, &str); 5] = [
+const PARTS: [(&str, &str); 9] = [
     ("common.wgsl", include_str!("../../../shaders/sim/common.wgsl")),
     ("rng.wgsl", include_str!("../../../shaders/sim/rng.wgsl")),
+    ("flow.wgsl", include_str!("../../../shaders/sim/flow.wgsl")),
     ("cells.wgsl", include_str!("../../../shaders/sim/cells.wgsl")),
     ("forces.wgsl", include_str!("../../../shaders/sim/forces.wgsl")),
     ("integrate.wgsl", include_str!("../../../shaders/sim/integrate.wgsl")),
+    ("tunnel.wgsl", include_str!("../../../shaders/sim/tunnel.wgsl")),
+    ("fields.wgsl", include_str!("../../../shaders/sim/fields.wgsl")),
+    ("profile.wgsl", include_str!("../../../shaders/sim/profile.wgsl")),
 ];
 
 /// The simulation module for `ntypes` species.
@@ -37,8 +43,8 @@ pub fn build_probe() -> u32 {
 /// species (the fast path) and for several; the names list the files each holds.
 pub fn all() -> Vec<(&'static str, String)> {
     vec![
-        ("sim_1_species: common rng cells forces integrate", module(1)),
-        ("sim_4_species: common rng cells forces integrate", module(4)),
+        ("sim_1_species: common rng flow cells forces integrate tunnel fields profile", module(1)),
+        ("sim_4_species: common rng flow cells forces integrate tunnel fields profile", module(4)),
     ]
 }
 

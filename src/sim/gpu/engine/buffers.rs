@@ -37,6 +37,8 @@ pub(super) struct Buffers {
     pub(super) plan: wgpu::Buffer,
     pub(super) cell_fill: wgpu::Buffer,
     pub(super) block_sums: wgpu::Buffer,
+    /// The wind tunnel's parts (obstacles, bodies, zone, fields; `flow.rs`).
+    pub(super) flow: super::flow::FlowBuffers,
 }
 
 pub(super) fn storage(dev: &SimDevice, label: &str, bytes: u64) -> wgpu::Buffer {
@@ -93,6 +95,9 @@ pub(super) fn bind_group(dev: &SimDevice, pipes: &Pipelines, b: &Buffers) -> (wg
         whole(20, &b.masses),
         whole(22, &b.cell_fill),
         whole(23, &b.block_sums),
+        whole(24, &b.flow.params),
+        whole(25, &b.flow.obs),
+        whole(26, &b.flow.body_part),
     ];
     let main = dev.device.create_bind_group(&wgpu::BindGroupDescriptor {
         label: Some("sim"),

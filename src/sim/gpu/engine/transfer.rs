@@ -63,6 +63,7 @@ impl Engine {
             enc.copy_buffer_to_buffer(src, 0, dst, 0, src.size().min(dst.size()));
         }
         self.dev.queue.write_buffer(&self.b.lambda, 0, bytemuck::bytes_of(&1.0f32));
+        self.flow_clear();
         self.dev.queue.submit([enc.finish()]);
         self.step = c.step;
         self.time = c.time;
