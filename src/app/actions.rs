@@ -149,8 +149,8 @@ impl App {
     }
 
     pub(super) fn load_scene(&mut self, doc: Scene) {
-        let doc = with_app_defaults(doc);
         let backend = self.settings.backend;
+        let doc = with_app_defaults_on(doc, backend);
         for e in self.history.clear() {
             self.forget(&e);
         }
@@ -523,4 +523,13 @@ pub const APP_PRECISION: crate::physics::real::Precision = crate::physics::real:
 pub fn with_app_defaults(mut scene: Scene) -> Scene {
     scene.precision.get_or_insert(APP_PRECISION);
     scene
+}
+
+/// `scene` as the app runs it on `backend`: as [`with_app_defaults`], but in single
+/// precision on the wgpu backend (the one it runs) unless the scene names its own.
+pub fn with_app_defaults_on(mut scene: Scene, backend: crate::sim::BackendChoice) -> Scene {
+    if backend == crate::sim::BackendChoice::Wgpu {
+        scene.precision.get_or_insert(crate::physics::real::Precision::Single);
+    }
+    with_app_defaults(scene)
 }

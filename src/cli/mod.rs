@@ -86,6 +86,7 @@ fn run_app(a: &AppArgs) -> anyhow::Result<()> {
         atoms: a.atoms,
         settings: None,
         verbose: a.verbose,
+        gpu: None,
     };
     let window =
         crate::app::window::WindowOptions { exit_after_frames: a.exit_after_frames, screenshot: a.screenshot.clone() };

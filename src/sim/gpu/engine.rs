@@ -204,6 +204,11 @@ impl Engine {
         })
     }
 
+    /// Bind group 0 of the system, for kernels kept outside the engine (`publish.rs`).
+    pub fn system_bind_group(&self) -> &wgpu::BindGroup {
+        &self.bind.0
+    }
+
     /// Device bytes of the arrays.
     pub fn bytes(&self) -> usize {
         let b = &self.b;

@@ -2,8 +2,10 @@
 //! shaders on any GPU wgpu drives (Vulkan, Metal, DX12) or a software adapter (lavapipe),
 //! meeting the same physics contract as the CPU and CUDA backends.
 //!
-//! `device.rs` opens the adapter; `layout.rs` the constants the shaders read; `shaders.rs`
-//! assembles `shaders/sim/*.wgsl`; `engine.rs` the device arrays and the step loop. What
+//! `device.rs` opens the adapter (or takes the renderer's device, `GpuBackend::on_device`);
+//! `layout.rs` the constants the shaders read; `shaders.rs` assembles `shaders/sim/*.wgsl`;
+//! `engine.rs` the device arrays and the step loop; `publish.rs` positions for the renderer
+//! (into a buffer on the same device with no host traffic, or for the host). What
 //! this backend does not run yet is refused by [`unsupported`] with the backends that do,
 //! never run differently: obstacles, the wind tunnel, surface friction, the piston, the
 //! tether, flow-field and transport sampling, hybrid Monte Carlo, thermostats relative to
@@ -15,6 +17,7 @@ pub mod engine;
 pub mod layout;
 mod pipelines;
 mod profile;
+pub mod publish;
 pub mod shaders;
 
 use std::collections::VecDeque;
@@ -71,6 +74,8 @@ pub struct GpuBackend {
     checked: bool,
     /// The species count the kernels were compiled for.
     ntypes: usize,
+    /// The publish kernel, built at the first publish (and again for new kernels).
+    publisher: Option<publish::Publisher>,
 }
 
 /// The search the algorithm asks for in `b` (lists fall back to all pairs in a box too small
@@ -102,13 +107,40 @@ impl GpuBackend {
         field: Option<Arc<ObstacleField>>,
         checked: bool,
     ) -> Result<GpuBackend, SimError> {
+        Self::build(None, sim_box, params, atoms, field, checked)
+    }
+
+    /// As [`GpuBackend::new`], on a device someone else opened (the renderer's, so positions
+    /// are published into buffers it draws: [`PositionTarget::Buffer`]).
+    pub fn on_device(
+        dev: Arc<SimDevice>,
+        sim_box: SimBox,
+        params: SimParams,
+        atoms: &AtomState,
+        field: Option<Arc<ObstacleField>>,
+    ) -> Result<GpuBackend, SimError> {
+        Self::build(Some(dev), sim_box, params, atoms, field, false)
+    }
+
+    fn build(
+        dev: Option<Arc<SimDevice>>,
+        sim_box: SimBox,
+        params: SimParams,
+        atoms: &AtomState,
+        field: Option<Arc<ObstacleField>>,
+        checked: bool,
+    ) -> Result<GpuBackend, SimError> {
         params.validate(&sim_box)?;
         check_atoms(atoms, &params)?;
         if let Some(why) = unsupported(&params, field.is_some()) {
             return Err(SimError::Invalid(why));
         }
         let params_species = params.species.len();
-        let dev = Arc::new(device::open()?);
+        let dev = match dev {
+            Some(d) => d,
+            None => Arc::new(device::open()?),
+        };
+        dev.watch_errors();
         let pipes = Arc::new(Pipelines::new(&dev, params.species.len(), checked)?);
         let dof = analysis::degrees_of_freedom(atoms.len(), &sim_box, &params, false);
         let engine =
@@ -123,7 +155,21 @@ impl GpuBackend {
             checkpoints: VecDeque::new(),
             checked,
             ntypes: params_species,
+            publisher: None,
         })
+    }
+
+    /// The device the system runs on.
+    pub fn device(&self) -> &Arc<SimDevice> {
+        &self.dev
+    }
+
+    /// The publish kernel for the current kernels.
+    fn publisher(&mut self) -> Result<&mut publish::Publisher, SimError> {
+        if !self.publisher.as_ref().is_some_and(|p| p.fits(&self.pipes)) {
+            self.publisher = Some(publish::Publisher::new(&self.dev, &self.pipes, self.ntypes)?);
+        }
+        Ok(self.publisher.as_mut().expect("made above"))
     }
 
     /// Neighbour-list builds since the system was (re)built on the device.
@@ -363,19 +409,18 @@ impl Backend for GpuBackend {
     }
 
     fn write_positions(&mut self, target: PositionTarget<'_>, colour: ColourScalar) -> Result<(), SimError> {
-        let out = match target {
-            PositionTarget::Host(out) => out,
-            PositionTarget::Device { .. } => {
-                return Err(SimError::Invalid(
-                    "the wgpu backend cannot write into CUDA device memory; use a host buffer".into(),
-                ));
-            }
-        };
-        let s = self.engine.read_state(false)?;
-        let masses: Vec<f64> = self.params.species.iter().map(|s| s.mass).collect();
-        // The type's bits ride in w, which `publish` does not read.
-        let vel: Vec<[f32; 3]> = s.vel.iter().map(|v| [v[0], v[1], v[2]]).collect();
-        let types: Vec<u32> = s.pos.iter().map(|p| p[3].to_bits()).collect();
-        super::cpu::publish_positions(&s.pos, &vel, &types, &s.ids, &masses, colour, out)
+        let n = self.engine.n;
+        // The publish kernel on the device either way, so the host and the zero-copy buffer
+        // hold the same bits.
+        self.publisher()?;
+        let publisher = self.publisher.as_mut().expect("made above");
+        let system = self.engine.system_bind_group();
+        match target {
+            PositionTarget::Host(out) => publisher.to_host(&self.dev, system, n, colour, out),
+            PositionTarget::Buffer { buffer, len } => publisher.to_buffer(&self.dev, system, buffer, len, n, colour),
+            PositionTarget::Device { .. } => Err(SimError::Invalid(
+                "the wgpu backend cannot write into CUDA device memory; use a host buffer".into(),
+            )),
+        }
     }
 }

@@ -1,8 +1,9 @@
 //! The wgpu backend's WGSL compute shaders: one module of `shaders/sim/common.wgsl` (the
 //! shared structs and bindings), `rng.wgsl` (Philox, as `crate::rng`), and the kernels
 //! (`cells.wgsl`, `forces.wgsl`, `integrate.wgsl`), with the build's constants (workgroup
-//! size, species count) written in as `const` lines. `all` lists every module as compiled,
-//! for the portability test that translates each to MSL, HLSL and SPIR-V.
+//! size, species count) written in as `const` lines; and the publish kernel's module
+//! (`publish.wgsl` after the same common part). `all` lists every module as compiled, for
+//! the portability test that translates each to MSL, HLSL and SPIR-V.
 
 use super::engine::WG;
 
@@ -14,6 +15,8 @@ const PARTS: [(&str, &str); 5] = [
     ("integrate.wgsl", include_str!("../../../shaders/sim/integrate.wgsl")),
 ];
 
+const PUBLISH: &str = include_str!("../../../shaders/sim/publish.wgsl");
+
 /// The simulation module for `ntypes` species.
 pub fn module(ntypes: usize) -> String {
     let mut s = format!("const WG: u32 = {WG}u;\nconst NTYPES: u32 = {}u;\n", ntypes.max(1));
@@ -24,12 +27,28 @@ pub fn module(ntypes: usize) -> String {
     s
 }
 
+/// The publish kernel's module for `ntypes` species: the common part (bindings, helpers)
+/// and `publish.wgsl`.
+pub fn publish_module(ntypes: usize) -> String {
+    let mut s = format!("const WG: u32 = {WG}u;\nconst NTYPES: u32 = {}u;\n", ntypes.max(1));
+    for (name, part) in PARTS {
+        if matches!(name, "common.wgsl" | "rng.wgsl") {
+            s.push_str(part);
+            s.push('\n');
+        }
+    }
+    s.push_str(PUBLISH);
+    s
+}
+
 /// Every compute module of the backend as (name, complete WGSL source): the module for one
 /// species (the fast path) and for several; the names list the files each holds.
 pub fn all() -> Vec<(&'static str, String)> {
     vec![
         ("sim_1_species: common rng cells forces integrate", module(1)),
         ("sim_4_species: common rng cells forces integrate", module(4)),
+        ("publish_1_species: common rng publish", publish_module(1)),
+        ("publish_4_species: common rng publish", publish_module(4)),
     ]
 }
 
