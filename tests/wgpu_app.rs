@@ -395,3 +395,51 @@ fn bench_runs_the_wgpu_backend_in_every_mode() {
     let (ok, text) = bench(&["--render", "--n", "500", "--frames", "3", "--size", "160x100", "--json"]);
     assert!(ok && json_lines(&text)[0]["ms_per_frame"].as_f64() > Some(0.0), "{text}");
 }
+
+/// The first frame of a PNG folder as RGBA8.
+fn first_png(dir: &std::path::Path) -> Vec<u8> {
+    let mut files: Vec<_> = std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path()).collect();
+    files.sort();
+    let decoder = png::Decoder::new(std::io::BufReader::new(std::fs::File::open(&files[0]).unwrap()));
+    let mut reader = decoder.read_info().unwrap();
+    let mut buf = vec![0; reader.output_buffer_size().unwrap()];
+    let info = reader.next_frame(&mut buf).unwrap();
+    buf.truncate(info.buffer_size());
+    buf
+}
+
+/// `record --backend wgpu` draws from the renderer's own device (no host copy), and its
+/// first frame is the CPU backend's picture of the same state.
+#[test]
+fn record_draws_the_wgpu_backend_from_the_renderers_device() {
+    let Some(_) = gpu() else { return };
+    let dir = std::env::temp_dir().join(format!("argon-wgpu-record-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let scene = dir.join("tank.ron");
+    std::fs::write(&scene, small_scene(700).to_ron()).unwrap();
+    let mut frames = Vec::new();
+    for backend in ["wgpu", "cpu"] {
+        let out = dir.join(backend);
+        std::fs::create_dir_all(&out).unwrap();
+        let o = std::process::Command::new(env!("CARGO_BIN_EXE_argon-sandbox"))
+            .args(["record", scene.to_str().unwrap(), "--backend", backend, "--frames", "2", "--size", "240x160"])
+            .args(["--no-overlay", "--out", out.to_str().unwrap()])
+            .output()
+            .unwrap();
+        let text = format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
+        assert!(o.status.success(), "{text}");
+        let want = if backend == "wgpu" { "positions: zero-copy (same device)" } else { "positions: host staging" };
+        assert!(text.contains(want), "{text}");
+        frames.push(first_png(&out));
+    }
+    let (a, b) = (&frames[0], &frames[1]);
+    assert_eq!(a.len(), b.len());
+    let lit = a.chunks_exact(4).filter(|p| p[0].max(p[1]).max(p[2]) > 120).count();
+    assert!(lit > 500, "nothing drawn ({lit} bright pixels)");
+    // The colour scalars agree to f32 round-off: at most a level apart where they round apart.
+    let worst = a.iter().zip(b).map(|(x, y)| x.abs_diff(*y)).max().unwrap();
+    let differ = a.chunks_exact(4).zip(b.chunks_exact(4)).filter(|(x, y)| x != y).count();
+    assert!(worst <= 2 && differ * 100 < a.len() / 4, "{differ} pixels differ, by up to {worst}");
+    std::fs::remove_dir_all(&dir).ok();
+}
