@@ -49,11 +49,18 @@ fn cuda() -> bool {
     }
 }
 
-/// The default tank re-initialised to `n` atoms, in single precision (the wgpu backend's).
+/// The default tank re-initialised to `n` atoms, in single precision (the wgpu backend's),
+/// without its obstacle (which the wgpu backend does not run yet).
 fn small_scene(n: usize) -> Scene {
+    let mut s = tank_with_obstacle(n);
+    s.obstacles.clear();
+    s
+}
+
+/// The default tank re-initialised to `n` atoms, in single precision, with its obstacle.
+fn tank_with_obstacle(n: usize) -> Scene {
     let mut s = reinitialise(&argon_sandbox::scene::default_scene(), n, InitialState::LiquidSlab).unwrap();
     s.precision = Some(Precision::Single);
-    s.obstacles.clear();
     s
 }
 
@@ -274,6 +281,24 @@ fn an_obstacle_drawn_while_the_wgpu_backend_runs_moves_the_system_to_a_backend_t
     // Every atom kept (pushed out of the circle, not removed), at the same step.
     let after = snapshot(&h);
     assert_eq!((after.step, after.atoms.len()), (before.step, before.atoms.len()));
+}
+
+/// A scene the wgpu backend does not run (the default tank's obstacle), opened on it, runs
+/// on the backend Auto takes otherwise, saying why, rather than not at all.
+#[test]
+fn a_scene_the_wgpu_backend_does_not_run_opens_elsewhere_and_says_why() {
+    let Some(_) = gpu() else { return };
+    let scene = tank_with_obstacle(600);
+    let shapes = scene.obstacles.len();
+    assert!(shapes > 0);
+    let h = SimHandle::spawn(scene, BackendChoice::Wgpu, Pace::unlimited(10), ColourScalar::Speed, false);
+    let notice = wait_for(&h, "the notice", |r| match r {
+        SimReport::Notice(m) if m.starts_with("Opened on the") => Some(m),
+        _ => None,
+    });
+    assert!(notice.contains("does not run obstacles"), "{notice}");
+    let s = status_on(&h, if cuda() { "cuda" } else { "cpu" });
+    assert!(s.why.contains("not wgpu, which does not run this scene yet") && s.n_obstacles == shapes, "{}", s.why);
 }
 
 #[test]

@@ -10,7 +10,7 @@ use crate::app::actions::ADD_CLEARANCE;
 use crate::app::commands::{Analysis, AnalysisRequest, SimCommand, SimReport};
 use crate::scene::Scene;
 use crate::shapes::Shape;
-use crate::sim::{AtomState, Backend, BackendChoice, CaughtAtoms, SimError, open_backend_on, start_at};
+use crate::sim::{AtomState, Backend, BackendChoice, CaughtAtoms, SimError, fallback_for, open_backend_on, start_at};
 
 impl Worker {
     pub(super) fn apply(&mut self, cmd: SimCommand) -> Flow {
@@ -151,11 +151,26 @@ impl Worker {
         let field = bake(&setup.shapes, &setup.sim_box);
         // Free the old system first: two large systems may not fit side by side.
         self.backend = None;
-        let opened =
-            open_backend_on(choice, setup.sim_box, setup.params.clone(), &setup.atoms, field, self.gpu.as_ref())
-                .and_then(|(mut b, why)| start_at(b.as_mut(), setup.step, setup.time, setup.piston).map(|()| (b, why)));
+        // A scene the wgpu backend does not run yet (obstacles, a tunnel...) opens on the
+        // backend Auto takes otherwise, saying why, rather than not at all.
+        let refused = match choice {
+            BackendChoice::Wgpu => crate::sim::gpu::unsupported(&setup.params, field.is_some()),
+            _ => None,
+        };
+        let opened = match &refused {
+            Some(not) => fallback_for(setup.sim_box, setup.params.clone(), &setup.atoms, field)
+                .map(|(b, why)| (b, format!("{why}; not wgpu, which does not run this scene yet ({not})"))),
+            None => {
+                open_backend_on(choice, setup.sim_box, setup.params.clone(), &setup.atoms, field, self.gpu.as_ref())
+            }
+        }
+        .and_then(|(mut b, why)| start_at(b.as_mut(), setup.step, setup.time, setup.piston).map(|()| (b, why)));
         match opened {
             Ok((b, why)) => {
+                if let Some(not) = refused {
+                    let kind = b.info().kind.to_uppercase();
+                    self.report(SimReport::Notice(format!("Opened on the {kind} backend: {not}")));
+                }
                 self.backend = Some(b);
                 self.fresh_backend();
                 self.why = why;

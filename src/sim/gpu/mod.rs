@@ -243,7 +243,8 @@ impl Backend for GpuBackend {
 
     fn device_bytes(&self) -> Option<usize> {
         let checkpoints: usize = self.checkpoints.iter().map(|c| c.n * 36).sum();
-        Some(self.engine.bytes() + checkpoints)
+        let publish = self.publisher.as_ref().map_or(0, |p| p.bytes());
+        Some(self.engine.bytes() + checkpoints + publish)
     }
 
     fn step(&self) -> u64 {

@@ -84,6 +84,11 @@ impl Publisher {
         Ok(Publisher { built_for: pipes.clone(), pipeline, out_layout, scratch: None })
     }
 
+    /// Device bytes it keeps (the scratch buffer of host reads).
+    pub fn bytes(&self) -> usize {
+        self.scratch.as_ref().map_or(0, |s| s.size() as usize)
+    }
+
     /// Whether this publisher was built for `pipes` (a rebuilt module needs a new one).
     pub fn fits(&self, pipes: &Arc<Pipelines>) -> bool {
         Arc::ptr_eq(&self.built_for, pipes)
