@@ -186,6 +186,38 @@ fn the_app_draws_the_wgpu_backend_zero_copy_from_the_same_device() {
     assert!(h.app.last_error().is_none(), "{:?}", h.app.last_error());
 }
 
+/// An app started before the renderer's device exists (its wgpu backend on a device of its
+/// own) moves the backend onto that device when it is handed over, state kept, and draws it
+/// zero-copy from then on.
+#[test]
+fn a_running_wgpu_backend_moves_onto_the_renderers_device() {
+    let Some(_) = gpu() else { return };
+    let dir = std::env::temp_dir().join(format!("argon-wgpu-move-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("small.ron");
+    std::fs::write(&path, small_scene(500).to_ron()).unwrap();
+    let settings = Settings { show_plots: false, ..Settings::default() };
+    let app = App::new(AppOptions {
+        backend: Some(BackendChoice::Wgpu),
+        settings: Some(settings),
+        scene: Some(path),
+        paused: true,
+        ..Default::default()
+    });
+    // Headless::new hands its device over to an app already running.
+    let mut h = Headless::new(app, [320, 200]).unwrap();
+    let zero = |a: &App| a.status.as_ref().is_some_and(|s| s.position_path == "zero-copy (same device)");
+    assert!(
+        h.run_until(Duration::from_secs(60), zero),
+        "{:?} / {}",
+        h.app.status.as_ref().map(|s| (s.info.kind, s.position_path)),
+        h.app.interop_note
+    );
+    let s = h.app.status.clone().unwrap();
+    assert!(s.on_render_device && s.step == 0 && !s.running, "{s:?}");
+    assert!(h.app.last_error().is_none(), "{:?}", h.app.last_error());
+}
+
 fn snapshot_of(h: &SimHandle) -> Box<Snapshot> {
     wait_for(h, "a snapshot", |r| match r {
         SimReport::Snapshot { snapshot, .. } => Some(snapshot),
