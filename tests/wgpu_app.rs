@@ -500,3 +500,24 @@ fn record_draws_the_wgpu_backend_from_the_renderers_device() {
     assert!(worst <= 2 && differ * 100 < a.len() / 4, "{differ} pixels differ, by up to {worst}");
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// A scene naming no precision runs in the app's mixed precision, but in single where the
+/// wgpu backend runs it (chosen, or taken by Auto on a hardware GPU without CUDA for a scene
+/// it runs); a scene's own precision is kept.
+#[test]
+fn scenes_naming_no_precision_run_single_where_the_wgpu_backend_runs_them() {
+    use argon_sandbox::app::actions::with_app_defaults_on;
+    let mut plain = small_scene(300);
+    plain.precision = None;
+    let mut obstacle = tank_with_obstacle(300);
+    obstacle.precision = None;
+    let p = |s: &Scene, b, auto| with_app_defaults_on(s.clone(), b, auto).precision;
+    assert_eq!(p(&plain, BackendChoice::Wgpu, false), Some(Precision::Single));
+    assert_eq!(p(&plain, BackendChoice::Auto, true), Some(Precision::Single));
+    assert_eq!(p(&plain, BackendChoice::Auto, false), Some(Precision::Mixed));
+    assert_eq!(p(&plain, BackendChoice::Cpu, true), Some(Precision::Mixed));
+    assert_eq!(p(&obstacle, BackendChoice::Auto, true), Some(Precision::Mixed), "Auto takes the CPU for it");
+    let mut double = plain.clone();
+    double.precision = Some(Precision::Double);
+    assert_eq!(p(&double, BackendChoice::Wgpu, false), Some(Precision::Double));
+}

@@ -210,6 +210,9 @@ pub struct App {
     pub interop: Option<crate::interop::Interop>,
     pub interop_note: String,
     interop_failed: bool,
+    /// Auto takes the wgpu backend here (a hardware GPU, no CUDA): scenes naming no precision
+    /// open in single.
+    auto_wgpu: bool,
     retired: Vec<(Instant, crate::interop::Interop)>,
     need_slots: usize,
     gpu_frame: u64,
@@ -272,7 +275,10 @@ impl App {
                 Err(e) => note(e, true),
             }
         }
-        let scene = actions::with_app_defaults_on(scene, backend);
+        // Auto on a hardware GPU without CUDA takes the wgpu backend: a scene naming no
+        // precision then runs in single, the one it runs.
+        let auto_wgpu = crate::sim::auto_prefers_wgpu(opts.gpu.as_ref());
+        let scene = actions::with_app_defaults_on(scene, backend, auto_wgpu);
         let pace = Pace { steps_per_frame: settings.steps_per_frame, mode: settings.pace, ..Pace::default() };
         let mut settings = settings;
         if scene.species.len() > 1 {
@@ -340,6 +346,7 @@ impl App {
             interop: None,
             interop_note: "no GPU device attached (host staging)".into(),
             interop_failed: false,
+            auto_wgpu,
             retired: Vec::new(),
             need_slots: 0,
             gpu_frame: 0,
@@ -607,6 +614,7 @@ impl App {
     /// Hands the renderer's device to the simulation thread: a wgpu backend runs there from
     /// now on (a running one moves), and its positions are drawn without leaving the GPU.
     pub fn share_device(&mut self, dev: Arc<crate::sim::gpu::device::SimDevice>) {
+        self.auto_wgpu = crate::sim::auto_prefers_wgpu(Some(&dev));
         self.sim.send(SimCommand::UseDevice(dev));
     }
 

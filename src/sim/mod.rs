@@ -22,7 +22,7 @@ pub mod list_room;
 mod select;
 
 pub use host_buf::HostBuf;
-pub use select::{BackendChoice, fallback_for, open_backend, open_backend_on, start_at};
+pub use select::{BackendChoice, auto_prefers_wgpu, fallback_for, open_backend, open_backend_on, start_at};
 
 use std::sync::Arc;
 

@@ -95,6 +95,14 @@ pub fn open_backend_on(
     }
 }
 
+/// Whether Auto takes the wgpu backend on `gpu` for what it runs: no usable CUDA device and
+/// `gpu` a hardware adapter (false without a device given: nothing is probed). The app asks,
+/// to run a scene naming no precision in single there (the wgpu backend's) rather than its
+/// mixed default, which the wgpu backend does not run.
+pub fn auto_prefers_wgpu(gpu: Option<&Arc<SimDevice>>) -> bool {
+    gpu.is_some_and(|d| !d.software) && super::cuda::device::open().is_err()
+}
+
 /// The backend Auto takes when the running one cannot do what is asked (`params`, with
 /// obstacles when `obstacles`): CUDA where usable, else the CPU; and the sentence saying
 /// so. For a wgpu backend refusing an edit the app would otherwise have to drop.
