@@ -521,3 +521,36 @@ fn scenes_naming_no_precision_run_single_where_the_wgpu_backend_runs_them() {
     double.precision = Some(Precision::Double);
     assert_eq!(p(&double, BackendChoice::Wgpu, false), Some(Precision::Double));
 }
+
+/// The real binary in a window under Xvfb with `--backend wgpu`: the simulation runs on the
+/// window's own device and is drawn zero-copy (`--verbose` says which path runs).
+#[test]
+fn the_window_runs_the_wgpu_backend_on_its_own_device() {
+    if std::process::Command::new("xvfb-run").arg("--help").output().is_err() {
+        assert!(
+            std::env::var_os("ARGON_REQUIRE_RENDER").is_none(),
+            "ARGON_REQUIRE_RENDER is set but xvfb-run is missing"
+        );
+        println!("skipped: no xvfb-run (apt-get install xvfb)");
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("argon-wgpu-window-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let runtime = dir.join("runtime");
+    std::fs::create_dir_all(&runtime).unwrap();
+    let scene = dir.join("tank.ron");
+    std::fs::write(&scene, small_scene(800).to_ron()).unwrap();
+    let out = std::process::Command::new("xvfb-run")
+        .args(["-a", "-s", "-screen 0 1280x800x24"])
+        .arg(env!("CARGO_BIN_EXE_argon-sandbox"))
+        .arg(&scene)
+        .args(["--backend", "wgpu", "--verbose", "--no-settings", "--exit-after-frames", "90"])
+        .env("XDG_RUNTIME_DIR", &runtime)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "the app failed: {stderr}");
+    assert!(stderr.contains("wgpu backend, as asked"), "{stderr}");
+    assert!(stderr.contains("positions: zero-copy (same device)"), "{stderr}");
+    std::fs::remove_dir_all(&dir).ok();
+}
