@@ -149,8 +149,8 @@ impl App {
     }
 
     pub(super) fn load_scene(&mut self, doc: Scene) {
-        let doc = with_app_defaults(doc);
         let backend = self.settings.backend;
+        let doc = with_app_defaults_on(doc, backend, self.auto_wgpu);
         for e in self.history.clear() {
             self.forget(&e);
         }
@@ -523,4 +523,25 @@ pub const APP_PRECISION: crate::physics::real::Precision = crate::physics::real:
 pub fn with_app_defaults(mut scene: Scene) -> Scene {
     scene.precision.get_or_insert(APP_PRECISION);
     scene
+}
+
+/// `scene` as the app runs it on `backend`: as [`with_app_defaults`], but in single
+/// precision unless the scene names its own where the wgpu backend (which runs single) will
+/// run it: chosen, or taken by Auto (`auto_wgpu`: a hardware GPU, no CUDA) for a scene it runs.
+pub fn with_app_defaults_on(mut scene: Scene, backend: crate::sim::BackendChoice, auto_wgpu: bool) -> Scene {
+    use crate::physics::real::Precision;
+    use crate::sim::BackendChoice;
+    let on_wgpu = match backend {
+        BackendChoice::Wgpu => true,
+        BackendChoice::Auto if auto_wgpu => {
+            let mut single = scene.sim_params();
+            single.precision = Precision::Single;
+            crate::sim::gpu::unsupported(&single).is_none()
+        }
+        _ => false,
+    };
+    if on_wgpu {
+        scene.precision.get_or_insert(Precision::Single);
+    }
+    with_app_defaults(scene)
 }

@@ -146,6 +146,9 @@ pub enum SimCommand {
     Transport(Option<crate::transport::TransportSpec>),
     /// Publish positions into these shared GPU buffers (zero-copy), or back to host staging.
     UseSlots(Option<std::sync::Arc<crate::interop::SharedSlots>>),
+    /// The renderer's wgpu device: a wgpu backend runs there from now on (a running one moves
+    /// onto it), so its positions can be drawn where they are.
+    UseDevice(std::sync::Arc<crate::sim::gpu::device::SimDevice>),
     Shutdown,
 }
 
@@ -164,8 +167,13 @@ pub struct SimStatus {
     pub n_obstacles: usize,
     /// Steps per second over the last second of wall time.
     pub steps_per_s: f64,
-    /// How positions reach the renderer: "host staging" or "zero-copy".
+    /// How positions reach the renderer: "host staging", "zero-copy" (CUDA through Vulkan
+    /// external memory) or "zero-copy (same device)" (the wgpu backend on the renderer's device).
     pub position_path: &'static str,
+    /// The backend runs on the renderer's own wgpu device (slots there can be written).
+    pub on_render_device: bool,
+    /// Bytes of device memory the backend holds (`Backend::device_bytes`).
+    pub device_bytes: Option<usize>,
     /// How the pair forces are found now (`Backend::pair_search`: after any fallback).
     pub pair_search: &'static str,
     /// The trajectory being written, if any.

@@ -1,15 +1,19 @@
 //! The whole app loop without a window: [`App::ui`] run by egui, painted with the view's
 //! paint callback into an offscreen texture on a headless device, each frame waited for on
 //! the GPU so frame times are honest. `bench --interactive` measures with it; tests use it
-//! to render the app.
+//! to render the app. The device is handed to the simulation thread, so a wgpu backend runs
+//! on it and is drawn zero-copy, as in the window.
 
 use std::time::{Duration, Instant};
 
 use anyhow::Result;
 
-use super::App;
+use std::sync::Arc;
+
 use super::painter::{FrameOutput, Painter};
+use super::{App, AppOptions};
 use crate::render::offscreen::Gpu;
+use crate::sim::gpu::device::SimDevice;
 
 /// The target format (non-sRGB, as a window surface usually is).
 const FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba8Unorm;
@@ -28,8 +32,33 @@ pub struct Headless {
 }
 
 impl Headless {
-    pub fn new(app: App, size: [u32; 2]) -> Result<Headless> {
-        let gpu = Gpu::headless()?;
+    /// An app already started (a wgpu backend moves onto this device when it runs).
+    pub fn new(mut app: App, size: [u32; 2]) -> Result<Headless> {
+        let gpu = Self::gpu()?;
+        if let Some(d) = Self::shared(&gpu) {
+            app.share_device(d);
+        }
+        Self::with(gpu, app, size)
+    }
+
+    /// Opens the device first and starts the app with it (a wgpu backend starts there).
+    pub fn start(mut options: AppOptions, size: [u32; 2]) -> Result<Headless> {
+        let gpu = Self::gpu()?;
+        options.gpu = Self::shared(&gpu).or(options.gpu);
+        let app = App::new(options);
+        Self::with(gpu, app, size)
+    }
+
+    fn gpu() -> Result<Gpu> {
+        Ok(Gpu::headless_with(crate::sim::gpu::device::wanted_features)?)
+    }
+
+    /// The device as the simulation sees it (None where it cannot run the kernels).
+    fn shared(gpu: &Gpu) -> Option<Arc<SimDevice>> {
+        SimDevice::shared(gpu.device.clone(), gpu.queue.clone(), gpu.adapter.get_info()).ok().map(Arc::new)
+    }
+
+    fn with(gpu: Gpu, app: App, size: [u32; 2]) -> Result<Headless> {
         let painter = Painter::new(&gpu.device, FORMAT);
         let texture = gpu.device.create_texture(&wgpu::TextureDescriptor {
             label: Some("headless window"),

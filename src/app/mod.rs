@@ -79,6 +79,9 @@ pub struct AppOptions {
     pub settings: Option<Settings>,
     /// Say on stderr which backend and position path run, and why, whenever they change.
     pub verbose: bool,
+    /// The renderer's wgpu device, for a wgpu backend to run on (its positions then drawn
+    /// zero-copy); the window and headless loops give it.
+    pub gpu: Option<Arc<crate::sim::gpu::device::SimDevice>>,
 }
 
 /// A message shown for a few seconds (and kept in the log).
@@ -207,6 +210,9 @@ pub struct App {
     pub interop: Option<crate::interop::Interop>,
     pub interop_note: String,
     interop_failed: bool,
+    /// Auto takes the wgpu backend here (a hardware GPU, no CUDA): scenes naming no precision
+    /// open in single.
+    auto_wgpu: bool,
     retired: Vec<(Instant, crate::interop::Interop)>,
     need_slots: usize,
     gpu_frame: u64,
@@ -269,14 +275,17 @@ impl App {
                 Err(e) => note(e, true),
             }
         }
-        let scene = actions::with_app_defaults(scene);
+        // Auto on a hardware GPU without CUDA takes the wgpu backend: a scene naming no
+        // precision then runs in single, the one it runs.
+        let auto_wgpu = crate::sim::auto_prefers_wgpu(opts.gpu.as_ref());
+        let scene = actions::with_app_defaults_on(scene, backend, auto_wgpu);
         let pace = Pace { steps_per_frame: settings.steps_per_frame, mode: settings.pace, ..Pace::default() };
         let mut settings = settings;
         if scene.species.len() > 1 {
             settings.view.colour_by = crate::render::ColourBy::Species;
         }
         let colour = settings.view.colour_by.scalar();
-        let sim = SimHandle::spawn(scene.clone(), backend, pace, colour, !opts.paused);
+        let sim = SimHandle::spawn_on(scene.clone(), backend, pace, colour, !opts.paused, opts.gpu.clone());
         let params = scene.sim_params();
         let shapes = scene.obstacles.clone();
         let sim_box = scene.sim_box();
@@ -337,6 +346,7 @@ impl App {
             interop: None,
             interop_note: "no GPU device attached (host staging)".into(),
             interop_failed: false,
+            auto_wgpu,
             retired: Vec::new(),
             need_slots: 0,
             gpu_frame: 0,
@@ -601,18 +611,31 @@ impl App {
         (self.frame.clone().map(|f| (self.frame_seq, f)), self.geometry.clone(), external)
     }
 
+    /// Hands the renderer's device to the simulation thread: a wgpu backend runs there from
+    /// now on (a running one moves), and its positions are drawn without leaving the GPU.
+    pub fn share_device(&mut self, dev: Arc<crate::sim::gpu::device::SimDevice>) {
+        self.auto_wgpu = crate::sim::auto_prefers_wgpu(Some(&dev));
+        self.sim.send(SimCommand::UseDevice(dev));
+    }
+
     /// Called by the window or headless loop before each frame with its wgpu device: sets up,
-    /// grows or drops zero-copy streaming as the backend and atom count require.
+    /// grows or drops zero-copy streaming as the backend and atom count require (CUDA through
+    /// Vulkan external memory; the wgpu backend on this device through plain buffers of it).
     pub fn gpu_frame(&mut self, device: &wgpu::Device) {
         self.gpu_frame += 1;
         self.retired.retain(|(t, _)| t.elapsed() < Duration::from_secs(2));
         let Some(s) = &self.status else { return };
-        if s.info.kind != "cuda" {
+        let same = s.info.kind == "wgpu" && s.on_render_device;
+        if s.info.kind != "cuda" && !same {
             if let Some(old) = self.interop.take() {
                 self.sim.send(SimCommand::UseSlots(None));
                 self.retired.push((Instant::now(), old));
             }
-            self.interop_note = "the CPU backend runs: positions are copied from host memory".into();
+            self.interop_note = if s.info.kind == "wgpu" {
+                "the wgpu backend runs on a device of its own: positions are copied through host memory".into()
+            } else {
+                "the CPU backend runs: positions are copied from host memory".into()
+            };
             self.interop_failed = false;
             return;
         }
@@ -621,17 +644,29 @@ impl App {
             return;
         }
         let need = s.n_atoms.max(self.need_slots);
-        if self.interop_failed || self.interop.as_ref().is_some_and(|i| i.capacity() >= need) {
+        let fits = self.interop.as_ref().is_some_and(|i| i.is_same_device() == same && i.capacity() >= need);
+        if fits || (!same && self.interop_failed) {
             return;
         }
         let capacity = need.next_power_of_two().max(4096);
-        match crate::interop::Interop::new(device, capacity) {
+        let made = if same {
+            Ok(crate::interop::Interop::same_device(device, capacity))
+        } else {
+            crate::interop::Interop::new(device, capacity)
+        };
+        match made {
             Ok(i) => {
                 self.sim.send(SimCommand::UseSlots(Some(i.slots.clone())));
                 if let Some(old) = self.interop.replace(i) {
                     self.retired.push((Instant::now(), old));
                 }
-                self.interop_note = format!("CUDA writes positions into {capacity}-atom buffers the renderer reads");
+                self.interop_note = if same {
+                    format!(
+                        "the wgpu backend writes positions into {capacity}-atom buffers on the renderer's own device"
+                    )
+                } else {
+                    format!("CUDA writes positions into {capacity}-atom buffers the renderer reads")
+                };
             }
             Err(why) => {
                 if self.verbose {

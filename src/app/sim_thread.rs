@@ -11,11 +11,15 @@
 //! - `safety.rs`: rollback checkpoints, host copies, blow-up rollback, the CPU hand-over;
 //! - `pacing.rs`: waiting for the next paced frame, the status reports;
 //! - `publish.rs`: publishing positions (host staging or zero-copy slots), trajectories;
+//! - `gpu.rs`: the wgpu backend on the renderer's device (taking the device, moving a
+//!   running wgpu backend onto it) and leaving the wgpu backend for one that runs an edit
+//!   it refuses;
 //! - `fields.rs`: flow-field sampling settings and sending finished windows;
 //! - `transport.rs`: transport sampling for a measurement, restarted by edits, and sending
 //!   its records.
 
 mod fields;
+mod gpu;
 mod handle_commands;
 pub mod pacing;
 mod publish;
@@ -35,6 +39,7 @@ use crate::physics::obstacles::ObstacleField;
 use crate::physics::sim_box::SimBox;
 use crate::scene::Scene;
 use crate::shapes::Shape;
+use crate::sim::gpu::device::SimDevice;
 use crate::sim::{Backend, BackendChoice, CaughtAtoms, ColourScalar, SimError};
 
 /// The UI's end of the simulation thread. Dropping it stops and joins the thread.
@@ -48,6 +53,18 @@ pub struct SimHandle {
 impl SimHandle {
     /// Starts the thread and asks it to load `scene` on `backend`.
     pub fn spawn(scene: Scene, backend: BackendChoice, pace: Pace, colour: ColourScalar, running: bool) -> SimHandle {
+        Self::spawn_on(scene, backend, pace, colour, running, None)
+    }
+
+    /// As [`SimHandle::spawn`], with a wgpu backend on `gpu` (the renderer's device) when given.
+    pub fn spawn_on(
+        scene: Scene,
+        backend: BackendChoice,
+        pace: Pace,
+        colour: ColourScalar,
+        running: bool,
+        gpu: Option<Arc<SimDevice>>,
+    ) -> SimHandle {
         let (tx, rx) = channel();
         let (report_tx, reports) = channel();
         let frames = Arc::new(FrameSlots::default());
@@ -81,6 +98,7 @@ impl SimHandle {
             fields: None,
             transport: None,
             transport_since: 0,
+            gpu,
         };
         let _ = tx.send(SimCommand::Load { scene: Box::new(scene), backend });
         let join = std::thread::Builder::new()
@@ -166,6 +184,8 @@ struct Worker {
     /// Transport sampling while a measurement runs, and the step it (re)started at.
     transport: Option<crate::transport::TransportSpec>,
     transport_since: u64,
+    /// The renderer's device, where a wgpu backend runs (its positions then drawn zero-copy).
+    gpu: Option<Arc<SimDevice>>,
 }
 
 /// Obstacle grid spacing (sigma): DESIGN.md asks for at most 0.1.
@@ -276,7 +296,7 @@ impl Worker {
         // slow the simulation down (16 MB per frame at a million atoms): skip it, unless this
         // chunk ends a run of steps and its state must be shown.
         let unread = match &self.slots {
-            Some(s) if self.path == "zero-copy" => s.has_unread(),
+            Some(s) if self.path.starts_with("zero-copy") => s.has_unread(),
             _ => self.frames.has_unread(),
         };
         if !(self.running && unread) {

@@ -1,5 +1,6 @@
 //! The desktop window: winit 0.30 event loop, egui-winit input, our own wgpu device (so the
-//! interop path can ask for Vulkan extensions) and surface, and the [`Painter`]. Each redraw
+//! interop path can ask for Vulkan extensions, and the wgpu backend can run on it with the
+//! limits and features it needs) and surface, and the [`Painter`]. Each redraw
 //! runs [`App::ui`] once. `--exit-after-frames N [--screenshot F]` closes the window after N
 //! frames, saving the last frame with its UI: how the real binary is tested under Xvfb.
 
@@ -82,7 +83,8 @@ impl Shell {
             .with_inner_size(winit::dpi::LogicalSize::new(w as f64, h as f64))
             .with_maximized(settings.maximized);
         let window = Arc::new(el.create_window(attrs)?);
-        let desc = wgpu::InstanceDescriptor::new_with_display_handle_from_env(Box::new(self.display.clone()));
+        let mut desc = wgpu::InstanceDescriptor::new_with_display_handle_from_env(Box::new(self.display.clone()));
+        crate::sim::gpu::device::unvalidated_indirect(&mut desc);
         let instance = wgpu::Instance::new(desc);
         let surface = instance.create_surface(window.clone())?;
         let adapter = pollster::block_on(instance.request_adapter(&wgpu::RequestAdapterOptions {
@@ -96,7 +98,8 @@ impl Shell {
         })?;
         let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
             label: Some("argon-sandbox window device"),
-            required_features: crate::render::wanted_features(&adapter),
+            required_features: crate::render::wanted_features(&adapter)
+                | crate::sim::gpu::device::wanted_features(&adapter),
             required_limits: adapter.limits(),
             ..Default::default()
         }))?;
@@ -114,7 +117,14 @@ impl Shell {
         if let Some(uuid) = crate::interop::vulkan_uuid(&device) {
             crate::sim::cuda::device::prefer_uuid(uuid);
         }
-        let app = App::new(self.app_options.clone());
+        // A wgpu backend runs on this device, so its positions never leave the GPU.
+        let mut options = self.app_options.clone();
+        match crate::sim::gpu::device::SimDevice::shared(device.clone(), queue.clone(), adapter.get_info()) {
+            Ok(d) => options.gpu = Some(Arc::new(d)),
+            Err(e) if options.verbose => eprintln!("argon-sandbox: the wgpu backend gets a device of its own: {e}"),
+            Err(_) => {}
+        }
+        let app = App::new(options);
         let painter = Painter::new(&device, config.format);
         let ctx = egui::Context::default();
         let egui = egui_winit::State::new(

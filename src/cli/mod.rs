@@ -39,7 +39,8 @@ pub struct AppArgs {
     /// Scene file (RON) or a built-in example's name (`argon-sandbox examples` lists them) to
     /// open; default: the last one, else the built-in default scene.
     pub scene: Option<std::path::PathBuf>,
-    /// Backend (default: the remembered choice, else CUDA if usable, else CPU).
+    /// Backend (default: the remembered choice, else CUDA if usable, else wgpu on a hardware GPU
+    /// for what it runs, else CPU).
     #[arg(long, value_enum)]
     pub backend: Option<crate::sim::BackendChoice>,
     /// Start paused.
@@ -86,6 +87,7 @@ fn run_app(a: &AppArgs) -> anyhow::Result<()> {
         atoms: a.atoms,
         settings: None,
         verbose: a.verbose,
+        gpu: None,
     };
     let window =
         crate::app::window::WindowOptions { exit_after_frames: a.exit_after_frames, screenshot: a.screenshot.clone() };

@@ -5,6 +5,10 @@
 //! device must be the Vulkan device (same UUID). Anything missing is a reason, and the
 //! caller stays on host staging.
 //!
+//! Or, when the wgpu backend runs on the renderer's own device, plain wgpu storage buffers
+//! on that device (`Interop::same_device`): its publish kernel writes them and the atom
+//! shader reads them, with no host traffic and nothing external.
+//!
 //! Owns the shared buffers and their slot protocol (`slots.rs`); knows nothing of the UI.
 
 pub mod slots;
@@ -13,7 +17,7 @@ use std::sync::Arc;
 
 use ash::vk;
 
-pub use self::slots::{SharedSlots, SlotFrame};
+pub use self::slots::{SharedSlots, SlotFrame, SlotMemory};
 
 /// Slots in flight: one on display, one newest, one being written.
 pub const SLOTS: usize = 3;
@@ -45,6 +49,31 @@ pub fn vulkan_uuid(device: &wgpu::Device) -> Option<[u8; 16]> {
 }
 
 impl Interop {
+    /// Slots for `capacity` atoms that are plain storage buffers of `device`, for a wgpu
+    /// backend running on that same device (no CUDA, no external memory).
+    pub fn same_device(device: &wgpu::Device, capacity: usize) -> Interop {
+        let size = (capacity.max(1) * 16) as u64;
+        let labels = ["atoms (same device 0)", "atoms (same device 1)", "atoms (same device 2)"];
+        let buffers: Vec<wgpu::Buffer> = labels[..SLOTS]
+            .iter()
+            .map(|&label| {
+                device.create_buffer(&wgpu::BufferDescriptor {
+                    label: Some(label),
+                    size,
+                    usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST,
+                    mapped_at_creation: false,
+                })
+            })
+            .collect();
+        let slots = SharedSlots::same_device(buffers.clone(), capacity);
+        Interop { mapped: Vec::new(), buffers, slots: Arc::new(slots) }
+    }
+
+    /// Whether the slots are buffers of the renderer's device written by a wgpu backend.
+    pub fn is_same_device(&self) -> bool {
+        matches!(self.slots.memory, SlotMemory::SameDevice { .. })
+    }
+
     /// Shared buffers for `capacity` atoms on `device`, imported into the process's CUDA
     /// device; or why not.
     pub fn new(device: &wgpu::Device, capacity: usize) -> Result<Interop, String> {

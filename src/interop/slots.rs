@@ -1,9 +1,12 @@
-//! The slot protocol of zero-copy position streaming, apart from any GPU API: a few shared
-//! buffers that the simulation thread writes and the renderer reads. The simulation writes
-//! only a slot that is neither the newest complete one, nor the one on display, nor read by a
-//! frame the GPU may still be executing; a slot becomes the newest only after its write has
-//! finished (a CUDA stream sync). The renderer takes the newest complete slot when it starts
-//! a frame and marks it read by that frame; frames report completion from the GPU.
+//! The slot protocol of zero-copy position streaming: a few shared buffers that the
+//! simulation thread writes and the renderer reads, each named by what the simulation writes
+//! through (`SlotMemory`: CUDA device addresses, or wgpu buffers of the device both run on).
+//! The simulation writes only a slot that is neither the newest complete one, nor the one on
+//! display, nor read by a frame the GPU may still be executing; a slot becomes the newest
+//! only after its write has finished (a CUDA stream sync) or, on the renderer's own device,
+//! once the write is submitted (later submissions on that queue see it). The renderer takes
+//! the newest complete slot when it starts a frame and marks it read by that frame; frames
+//! report completion from the GPU.
 
 use std::sync::Mutex;
 
@@ -28,22 +31,46 @@ struct State {
     seq: u64,
 }
 
+/// What the simulation writes the slots through.
+#[derive(Debug, Clone)]
+pub enum SlotMemory {
+    /// CUDA device addresses (Vulkan memory imported into CUDA).
+    Cuda,
+    /// Storage buffers of the device the wgpu backend runs on and the renderer draws with:
+    /// the slots' buffers themselves.
+    SameDevice { buffers: Vec<wgpu::Buffer> },
+}
+
 /// Device addresses of the shared buffers and the state of each (shared by both threads).
 #[derive(Debug)]
 pub struct SharedSlots {
-    /// CUDA device address of each slot.
+    /// CUDA device address of each slot (zeros on the same device).
     pub ptrs: Vec<u64>,
     /// Atoms each slot holds at most.
     pub capacity: usize,
+    /// What the simulation writes through.
+    pub memory: SlotMemory,
     state: Mutex<State>,
 }
 
 impl SharedSlots {
+    /// Slots at CUDA device addresses `ptrs`.
     pub fn new(ptrs: Vec<u64>, capacity: usize) -> SharedSlots {
+        Self::with_memory(ptrs, capacity, SlotMemory::Cuda)
+    }
+
+    /// Slots that are `buffers` of a device, written by a backend on that device.
+    pub fn same_device(buffers: Vec<wgpu::Buffer>, capacity: usize) -> SharedSlots {
+        let ptrs = vec![0; buffers.len()];
+        Self::with_memory(ptrs, capacity, SlotMemory::SameDevice { buffers })
+    }
+
+    fn with_memory(ptrs: Vec<u64>, capacity: usize, memory: SlotMemory) -> SharedSlots {
         let k = ptrs.len();
         SharedSlots {
             ptrs,
             capacity,
+            memory,
             state: Mutex::new(State {
                 latest: None,
                 displayed: None,

@@ -1,6 +1,8 @@
 //! `argon-sandbox record`: runs a scene and the renderer headless and writes a demo as MP4,
 //! GIF or a folder of PNG frames, with a progress bar. One frame is `--steps-per-frame`
-//! steps; positions go from the backend into the renderer's buffer each frame.
+//! steps; positions go from the backend into the renderer's buffer each frame (the wgpu
+//! backend runs on the renderer's device and writes a buffer the renderer draws, with no
+//! host traffic).
 
 pub mod encode;
 pub mod flow;
@@ -18,7 +20,8 @@ use crate::render::offscreen::{COLOUR_FORMAT, Gpu, Offscreen};
 use crate::render::overlay::OverlayPainter;
 use crate::render::overlay_layout::{self, Content};
 use crate::render::{CameraMode, ColourBy, Renderer, ViewSettings};
-use crate::sim::{BackendChoice, PositionTarget, open_backend, start_at};
+use crate::sim::gpu::device::SimDevice;
+use crate::sim::{BackendChoice, PositionTarget, open_backend_on, start_at};
 
 #[derive(Args, Debug, Clone)]
 pub struct RecordArgs {
@@ -98,11 +101,28 @@ pub fn run(args: &RecordArgs) -> Result<()> {
     let setup = crate::scene::load_setup(args.scene.as_deref())?;
     let flow = args.flow.resolve(&setup.sim_box, setup.params.dt)?;
     let field = ObstacleField::bake(&setup.shapes, &setup.sim_box, 0.1).map(Arc::new);
-    let (mut sim, why) = open_backend(args.backend, setup.sim_box, setup.params.clone(), &setup.atoms, field)?;
+    let gpu = Gpu::headless_with(crate::sim::gpu::device::wanted_features)?;
+    let shared = SimDevice::shared(gpu.device.clone(), gpu.queue.clone(), gpu.adapter.get_info()).ok().map(Arc::new);
+    let (mut sim, why) =
+        open_backend_on(args.backend, setup.sim_box, setup.params.clone(), &setup.atoms, field, shared.as_ref())?;
     start_at(sim.as_mut(), setup.step, setup.time, setup.piston)?;
-    let gpu = Gpu::headless()?;
+    // The wgpu backend shares the renderer's device: it writes this buffer, the renderer draws it.
+    let same_device = (sim.info().kind == "wgpu" && shared.is_some()).then(|| {
+        gpu.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("record atoms (same device)"),
+            size: (sim.n_atoms().max(1) * 16) as u64,
+            usage: wgpu::BufferUsages::STORAGE,
+            mapped_at_creation: false,
+        })
+    });
     if !args.quiet {
-        eprintln!("simulation: {why}; rendering on {}; writing {:?} to {}", gpu.describe(), kind, args.out.display());
+        let path = if same_device.is_some() { "zero-copy (same device)" } else { "host staging" };
+        eprintln!(
+            "simulation: {why}; rendering on {}; positions: {path}; writing {:?} to {}",
+            gpu.describe(),
+            kind,
+            args.out.display()
+        );
     }
     let mut renderer = Renderer::new(&gpu.device, COLOUR_FORMAT);
     renderer.set_scene(&gpu.device, &setup.sim_box, &setup.shapes);
@@ -179,9 +199,20 @@ pub fn run(args: &RecordArgs) -> Result<()> {
             legend = mesh.legend;
             renderer.set_flow(&gpu.device, &gpu.queue, Some(&mesh));
         }
-        positions.resize(sim.n_atoms(), [0.0; 4]);
-        sim.write_positions(PositionTarget::Host(&mut positions), args.colour.scalar())?;
-        renderer.upload_atoms(&gpu.device, &gpu.queue, &positions);
+        match &same_device {
+            Some(buffer) => {
+                let n = sim.n_atoms();
+                sim.write_positions(PositionTarget::Buffer { buffer, len: n }, args.colour.scalar())?;
+                if frame == 0 {
+                    renderer.use_external_atoms(&gpu.device, buffer, n as u32);
+                }
+            }
+            None => {
+                positions.resize(sim.n_atoms(), [0.0; 4]);
+                sim.write_positions(PositionTarget::Host(&mut positions), args.colour.scalar())?;
+                renderer.upload_atoms(&gpu.device, &gpu.queue, &positions);
+            }
+        }
         target.draw(&gpu, &mut renderer, &camera, &settings);
         overlay.draw(&gpu, &target, &settings, &camera, &species, legend.as_ref(), &b);
         let rgba = target.read_rgba(&gpu)?;

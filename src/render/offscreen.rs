@@ -35,10 +35,17 @@ pub struct Gpu {
 impl Gpu {
     /// The best adapter available (a real GPU, else a software one such as lavapipe).
     pub fn headless() -> Result<Gpu, RenderError> {
+        Self::headless_with(|_| wgpu::Features::empty())
+    }
+
+    /// As [`Gpu::headless`], asking also for the features `extra` wants of the adapter (a
+    /// simulation that will share the device).
+    pub fn headless_with(extra: impl Fn(&wgpu::Adapter) -> wgpu::Features) -> Result<Gpu, RenderError> {
         let mut desc = wgpu::InstanceDescriptor::new_without_display_handle_from_env();
         if std::env::var_os("WGPU_BACKEND").is_none() {
             desc.backends = wgpu::Backends::PRIMARY;
         }
+        crate::sim::gpu::device::unvalidated_indirect(&mut desc);
         let instance = wgpu::Instance::new(desc);
         let adapter = pollster::block_on(instance.request_adapter(&wgpu::RequestAdapterOptions {
             power_preference: wgpu::PowerPreference::HighPerformance,
@@ -50,7 +57,7 @@ impl Gpu {
         let limits = adapter.limits();
         let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
             label: Some("argon-sandbox headless device"),
-            required_features: super::wanted_features(&adapter),
+            required_features: super::wanted_features(&adapter) | (extra(&adapter) & adapter.features()),
             required_limits: limits,
             ..Default::default()
         }))

@@ -22,7 +22,7 @@ pub mod list_room;
 mod select;
 
 pub use host_buf::HostBuf;
-pub use select::{BackendChoice, open_backend, start_at};
+pub use select::{BackendChoice, auto_prefers_wgpu, fallback_for, open_backend, open_backend_on, start_at};
 
 use std::sync::Arc;
 
@@ -233,6 +233,10 @@ pub enum PositionTarget<'a> {
     /// A device pointer the backend's own device can write (zero-copy interop), with room
     /// for `len` quadruples.
     Device { ptr: u64, len: usize },
+    /// A storage buffer of the wgpu device the backend runs on (zero-copy on a shared device:
+    /// the renderer draws it), with room for `len` quadruples. Written by work submitted to
+    /// that device's queue, not waited for; a buffer of another device is refused.
+    Buffer { buffer: &'a wgpu::Buffer, len: usize },
 }
 
 /// What to do with atoms found inside a newly placed obstacle.

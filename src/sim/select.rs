@@ -1,11 +1,15 @@
-//! Choosing a backend: `auto` takes CUDA when a device is usable and otherwise the CPU,
-//! and says which and why, so the CLI and app make this choice in one place.
+//! Choosing a backend: `auto` takes CUDA when a device is usable, else the wgpu backend on
+//! a hardware GPU (never a software adapter such as lavapipe, slower than the CPU) when it
+//! runs what is asked, else the CPU; and says which and why the others were not taken, so
+//! the CLI and app make this choice in one place. The app hands its renderer's device in
+//! (`open_backend_on`), so a wgpu backend runs where its positions are drawn.
 
 use std::sync::Arc;
 
 use super::cpu::CpuBackend;
 use super::cuda::CudaBackend;
 use super::gpu::GpuBackend;
+use super::gpu::device::SimDevice;
 use super::{AtomState, Backend, SimError};
 use crate::physics::obstacles::ObstacleField;
 use crate::physics::params::SimParams;
@@ -32,6 +36,19 @@ pub fn open_backend(
     atoms: &AtomState,
     field: Option<Arc<ObstacleField>>,
 ) -> Result<(Box<dyn Backend>, String), SimError> {
+    open_backend_on(choice, sim_box, params, atoms, field, None)
+}
+
+/// As [`open_backend`], with the wgpu backend on `gpu` (a device someone else opened, the
+/// renderer's) when given, else on a device of its own.
+pub fn open_backend_on(
+    choice: BackendChoice,
+    sim_box: SimBox,
+    params: SimParams,
+    atoms: &AtomState,
+    field: Option<Arc<ObstacleField>>,
+    gpu: Option<&Arc<SimDevice>>,
+) -> Result<(Box<dyn Backend>, String), SimError> {
     match choice {
         BackendChoice::Cuda => {
             let b = CudaBackend::new(sim_box, params, atoms, field)?;
@@ -39,7 +56,7 @@ pub fn open_backend(
             Ok((Box::new(b), why))
         }
         BackendChoice::Wgpu => {
-            let b = GpuBackend::new(sim_box, params, atoms, field)?;
+            let b = open_wgpu(gpu, sim_box, params, atoms, field)?;
             let why = if b.software() {
                 format!(
                     "wgpu backend, as asked: {} (a software adapter: slower than the CPU backend; \
@@ -54,18 +71,106 @@ pub fn open_backend(
         BackendChoice::Cpu => {
             Ok((Box::new(CpuBackend::new(sim_box, params, atoms, field)?), "CPU backend, as asked".into()))
         }
-        BackendChoice::Auto => match CudaBackend::new(sim_box, params.clone(), atoms, field.clone()) {
-            Ok(b) => {
-                let why = format!("CUDA backend: {} is usable", b.info().device);
-                Ok((Box::new(b), why))
-            }
-            // Bad input is the same on every backend: report it rather than fall back.
-            Err(e @ (SimError::Param(_) | SimError::Invalid(_))) => Err(e),
-            Err(e) => {
-                let b = CpuBackend::new(sim_box, params, atoms, field)?;
-                Ok((Box::new(b), format!("CPU backend: no usable CUDA device ({e})")))
-            }
+        BackendChoice::Auto => {
+            let cuda = match CudaBackend::new(sim_box, params.clone(), atoms, field.clone()) {
+                Ok(b) => {
+                    let why = format!("CUDA backend: {} is usable", b.info().device);
+                    return Ok((Box::new(b), why));
+                }
+                // Bad input is the same on every backend: report it rather than fall back.
+                Err(e @ (SimError::Param(_) | SimError::Invalid(_))) => return Err(e),
+                Err(e) => format!("CUDA: no usable device ({e})"),
+            };
+            let wgpu = match auto_wgpu(gpu, sim_box, &params, atoms, &field) {
+                Ok(b) => {
+                    let why = format!("wgpu backend: {} ({cuda})", b.info().device);
+                    return Ok((Box::new(b), why));
+                }
+                Err(WgpuNot::BadInput(e)) => return Err(e),
+                Err(WgpuNot::Because(why)) => why,
+            };
+            let b = CpuBackend::new(sim_box, params, atoms, field)?;
+            Ok((Box::new(b), format!("CPU backend: {cuda}; wgpu: {wgpu}")))
+        }
+    }
+}
+
+/// Whether Auto takes the wgpu backend on `gpu` for what it runs: no usable CUDA device and
+/// `gpu` a hardware adapter (false without a device given: nothing is probed). The app asks,
+/// to run a scene naming no precision in single there (the wgpu backend's) rather than its
+/// mixed default, which the wgpu backend does not run.
+pub fn auto_prefers_wgpu(gpu: Option<&Arc<SimDevice>>) -> bool {
+    gpu.is_some_and(|d| !d.software) && super::cuda::device::open().is_err()
+}
+
+/// The backend Auto takes when the running one cannot do what is asked (`params`, with
+/// obstacles when `obstacles`): CUDA where usable, else the CPU; and the sentence saying
+/// so. For a wgpu backend refusing an edit the app would otherwise have to drop.
+pub fn fallback_for(
+    sim_box: SimBox,
+    params: SimParams,
+    atoms: &AtomState,
+    field: Option<Arc<ObstacleField>>,
+) -> Result<(Box<dyn Backend>, String), SimError> {
+    match CudaBackend::new(sim_box, params.clone(), atoms, field.clone()) {
+        Ok(b) => {
+            let why = format!("CUDA backend: {} is usable", b.info().device);
+            Ok((Box::new(b), why))
+        }
+        Err(e @ (SimError::Param(_) | SimError::Invalid(_))) => Err(e),
+        Err(e) => {
+            let b = CpuBackend::new(sim_box, params, atoms, field)?;
+            Ok((Box::new(b), format!("CPU backend: CUDA: no usable device ({e})")))
+        }
+    }
+}
+
+/// Why Auto did not take the wgpu backend.
+enum WgpuNot {
+    /// Input no backend accepts: reported, not fallen back from.
+    BadInput(SimError),
+    /// A reason to go on to the CPU ("<adapter> is a software adapter").
+    Because(String),
+}
+
+/// The wgpu backend as Auto takes it: on a hardware adapter, for what it runs.
+fn auto_wgpu(
+    gpu: Option<&Arc<SimDevice>>,
+    sim_box: SimBox,
+    params: &SimParams,
+    atoms: &AtomState,
+    field: &Option<Arc<ObstacleField>>,
+) -> Result<GpuBackend, WgpuNot> {
+    if let Some(why) = super::gpu::unsupported(params) {
+        return Err(WgpuNot::Because(why));
+    }
+    let (name, software) = match gpu {
+        Some(d) => (d.info.name.clone(), d.software),
+        None => match super::gpu::device::probe() {
+            Ok((info, software)) => (info.name, software),
+            Err(e) => return Err(WgpuNot::Because(e.to_string())),
         },
+    };
+    if software {
+        return Err(WgpuNot::Because(format!("{name} is a software adapter")));
+    }
+    match open_wgpu(gpu, sim_box, params.clone(), atoms, field.clone()) {
+        Ok(b) => Ok(b),
+        Err(e @ SimError::Param(_)) => Err(WgpuNot::BadInput(e)),
+        Err(e) => Err(WgpuNot::Because(e.to_string())),
+    }
+}
+
+fn open_wgpu(
+    gpu: Option<&Arc<SimDevice>>,
+    sim_box: SimBox,
+    params: SimParams,
+    atoms: &AtomState,
+    field: Option<Arc<ObstacleField>>,
+) -> Result<GpuBackend, SimError> {
+    match gpu {
+        Some(d) => GpuBackend::on_device(d.clone(), sim_box, params, atoms, field),
+        None => GpuBackend::new(sim_box, params, atoms, field),
     }
 }
 

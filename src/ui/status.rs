@@ -1,5 +1,8 @@
-//! The status bar: backend and device, atom count, steps/s and atom-steps/s, FPS, precision,
-//! how pairs are found (the algorithm after any fallback), the position path (zero-copy or host staging), step and simulated time.
+//! The status bar: backend and device (for the wgpu backend its adapter and API: "GPU,
+//! Vulkan: NVIDIA H200"), atom count, steps/s and atom-steps/s, FPS, precision, how pairs
+//! are found (the algorithm after any fallback), the position path (zero-copy, zero-copy on
+//! the same device, or host staging), step and simulated time; hovered, why this backend
+//! runs and why the others were not taken, and why positions take their path.
 
 use crate::app::App;
 use crate::units;

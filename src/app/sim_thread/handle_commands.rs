@@ -10,7 +10,7 @@ use crate::app::actions::ADD_CLEARANCE;
 use crate::app::commands::{Analysis, AnalysisRequest, SimCommand, SimReport};
 use crate::scene::Scene;
 use crate::shapes::Shape;
-use crate::sim::{AtomState, Backend, BackendChoice, CaughtAtoms, SimError, open_backend, start_at};
+use crate::sim::{AtomState, Backend, BackendChoice, CaughtAtoms, SimError, fallback_for, open_backend_on, start_at};
 
 impl Worker {
     pub(super) fn apply(&mut self, cmd: SimCommand) -> Flow {
@@ -64,9 +64,12 @@ impl Worker {
                     self.restart_transport("the backend switched");
                 }
             }
+            SimCommand::UseDevice(dev) => self.use_device(dev),
             SimCommand::Fields(spec) => self.set_fields(spec),
             SimCommand::Transport(spec) => self.set_transport(spec),
             other => {
+                // Something the wgpu backend does not run yet moves the system to one that does.
+                self.leave_wgpu_for(&other);
                 let Some(b) = self.backend.as_mut() else {
                     self.report(SimReport::Error("no simulation is loaded".into()));
                     return Flow::Continue;
@@ -148,10 +151,26 @@ impl Worker {
         let field = bake(&setup.shapes, &setup.sim_box);
         // Free the old system first: two large systems may not fit side by side.
         self.backend = None;
-        let opened = open_backend(choice, setup.sim_box, setup.params.clone(), &setup.atoms, field)
-            .and_then(|(mut b, why)| start_at(b.as_mut(), setup.step, setup.time, setup.piston).map(|()| (b, why)));
+        // A scene the wgpu backend does not run yet (obstacles, a tunnel...) opens on the
+        // backend Auto takes otherwise, saying why, rather than not at all.
+        let refused = match choice {
+            BackendChoice::Wgpu => crate::sim::gpu::unsupported(&setup.params),
+            _ => None,
+        };
+        let opened = match &refused {
+            Some(not) => fallback_for(setup.sim_box, setup.params.clone(), &setup.atoms, field)
+                .map(|(b, why)| (b, format!("{why}; not wgpu, which does not run this scene yet ({not})"))),
+            None => {
+                open_backend_on(choice, setup.sim_box, setup.params.clone(), &setup.atoms, field, self.gpu.as_ref())
+            }
+        }
+        .and_then(|(mut b, why)| start_at(b.as_mut(), setup.step, setup.time, setup.piston).map(|()| (b, why)));
         match opened {
             Ok((b, why)) => {
+                if let Some(not) = refused {
+                    let kind = b.info().kind.to_uppercase();
+                    self.report(SimReport::Notice(format!("Opened on the {kind} backend: {not}")));
+                }
                 self.backend = Some(b);
                 self.fresh_backend();
                 self.why = why;
@@ -171,10 +190,11 @@ impl Worker {
     fn switch_backend(&mut self, choice: BackendChoice) -> bool {
         let Some(old) = self.backend.as_mut() else { return false };
         let field = bake(&self.shapes, &old.sim_box());
+        let gpu = self.gpu.clone();
         let result = (|| {
             let snap = old.snapshot()?;
             let params = old.params().clone();
-            let (mut b, why) = open_backend(choice, snap.sim_box, params, &snap.atoms, field)?;
+            let (mut b, why) = open_backend_on(choice, snap.sim_box, params, &snap.atoms, field, gpu.as_ref())?;
             b.restore(&snap)?;
             Ok::<_, SimError>((b, why))
         })();

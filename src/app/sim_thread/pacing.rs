@@ -119,6 +119,8 @@ impl Worker {
             n_obstacles: self.shapes.len(),
             steps_per_s: self.steps_per_s,
             position_path: self.path,
+            on_render_device: self.on_render_device(),
+            device_bytes: b.device_bytes(),
             pair_search: b.pair_search(),
             trajectory: self.trajectory.as_ref().map(Recorder::status),
         };

@@ -1,12 +1,15 @@
 //! Publishing from the simulation thread: positions into `FrameSlots` (host staging) or the
-//! shared GPU slots (zero-copy, handed over once written), and trajectories (starting and
-//! finishing the recorder, advancing in steps that stop at each trajectory frame).
+//! shared GPU slots (zero-copy: CUDA's handed over once written; the wgpu backend's on the
+//! renderer's device handed over once submitted, as the queue orders the renderer's reads
+//! after it), and trajectories (starting and finishing the recorder, advancing in steps that
+//! stop at each trajectory frame).
 
 use std::time::{Duration, Instant};
 
 use super::Worker;
 use crate::app::commands::{SimReport, TrajectorySpec};
 use crate::app::trajectory::Recorder;
+use crate::interop::SlotMemory;
 use crate::sim::{PositionTarget, SimError};
 
 impl Worker {
@@ -14,14 +17,14 @@ impl Worker {
         if self.publish_shared() && Instant::now() < self.host_due {
             return;
         }
-        if self.path == "zero-copy" {
+        if self.path.starts_with("zero-copy") {
             self.host_due = Instant::now() + Duration::from_millis(250);
         }
         let Some(b) = self.backend.as_mut() else { return };
         let pinned = b.info().kind == "cuda";
         let mut buf = self.frames.buffer(b.n_atoms(), pinned);
         match b.write_positions(PositionTarget::Host(&mut buf[..]), self.colour) {
-            Ok(()) => self.frames.publish_as(buf, b.step(), self.path != "zero-copy"),
+            Ok(()) => self.frames.publish_as(buf, b.step(), !self.path.starts_with("zero-copy")),
             Err(e) => {
                 self.frames.give_back(buf);
                 self.report(SimReport::Error(format!("reading positions failed: {e}")));
@@ -36,11 +39,17 @@ impl Worker {
         if self.pending.is_some() && !self.hand_over(false) {
             return true;
         }
+        let on_gpu = self.on_render_device();
         let (Some(slots), Some(b)) = (self.slots.clone(), self.backend.as_mut()) else {
             self.path = "host staging";
             return false;
         };
-        if b.info().kind != "cuda" {
+        let same_device = match &slots.memory {
+            SlotMemory::Cuda => false,
+            SlotMemory::SameDevice { .. } => true,
+        };
+        let writes = if same_device { on_gpu } else { b.info().kind == "cuda" };
+        if !writes {
             self.path = "host staging";
             return false;
         }
@@ -54,7 +63,19 @@ impl Worker {
             return false;
         }
         let Some(k) = slots.begin_write() else { return true };
-        match b.write_positions_async(slots.ptrs[k], slots.capacity, self.colour) {
+        let written = match &slots.memory {
+            SlotMemory::Cuda => b.write_positions_async(slots.ptrs[k], slots.capacity, self.colour),
+            SlotMemory::SameDevice { buffers, .. } => {
+                b.write_positions(PositionTarget::Buffer { buffer: &buffers[k], len: slots.capacity }, self.colour)
+            }
+        };
+        match written {
+            Ok(()) if same_device => {
+                // Submitted on the queue the renderer draws with: its next frame sees it.
+                slots.finish_write(k, b.step(), n);
+                self.path = "zero-copy (same device)";
+                true
+            }
             Ok(()) => {
                 self.pending = Some((k, b.step(), n));
                 self.path = "zero-copy";

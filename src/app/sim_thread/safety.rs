@@ -46,7 +46,7 @@ impl Worker {
             self.take_checkpoint();
         }
         let Some(b) = self.backend.as_mut() else { return };
-        if b.info().kind == "cuda" && now >= self.host_state_due {
+        if b.info().kind != "cpu" && now >= self.host_state_due {
             let copied = b.copy_state();
             let took = now.elapsed();
             self.host_state_due = Instant::now() + HOST_STATE_EVERY.max(took * HOST_STATE_COST_RATIO);

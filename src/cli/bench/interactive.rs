@@ -11,9 +11,9 @@ use std::time::{Duration, Instant};
 use anyhow::{Result, anyhow, bail};
 
 use super::common::{BenchArgs, in_lj_system, median};
+use crate::app::AppOptions;
 use crate::app::headless::Headless;
 use crate::app::settings::Settings;
-use crate::app::{App, AppOptions};
 
 /// One measured case.
 #[derive(Debug, Clone, serde::Serialize)]
@@ -31,6 +31,8 @@ pub struct InteractiveResult {
     pub steps_per_s: f64,
     pub atom_steps_per_s: f64,
     pub position_path: String,
+    /// Device memory of the backend per atom (`Backend::device_bytes` / n; None on the CPU).
+    pub device_bytes_per_atom: Option<f64>,
     /// With --flow-view: flow-field windows the app received while timing.
     pub flow_windows: u64,
 }
@@ -48,8 +50,8 @@ pub fn run(args: &BenchArgs) -> Result<()> {
     }
     if !args.json {
         println!(
-            "{:>9} {:>5} {:>9} {:>7} {:>9} {:>8} {:>10} {:>12}  device / renderer / positions",
-            "atoms", "back", "precision", "FPS", "frame ms", "steps/fr", "steps/s", "atom-steps/s"
+            "{:>9} {:>5} {:>9} {:>7} {:>9} {:>8} {:>10} {:>12} {:>8}  device / renderer / positions",
+            "atoms", "back", "precision", "FPS", "frame ms", "steps/fr", "steps/s", "atom-steps/s", "dev B/at"
         );
     }
     for &n in &args.sizes {
@@ -59,7 +61,7 @@ pub fn run(args: &BenchArgs) -> Result<()> {
         } else {
             let flow = if args.flow_view { format!(" / flow view: {} windows", r.flow_windows) } else { String::new() };
             println!(
-                "{:>9} {:>5} {:>9} {:>7.1} {:>9.2} {:>8.1} {:>10.0} {:>12.3e}  {} / {} / {}{flow}",
+                "{:>9} {:>5} {:>9} {:>7.1} {:>9.2} {:>8.1} {:>10.0} {:>12.3e} {:>8}  {} / {} / {}{flow}",
                 r.n_atoms,
                 r.backend,
                 r.precision,
@@ -68,6 +70,7 @@ pub fn run(args: &BenchArgs) -> Result<()> {
                 r.steps_per_frame,
                 r.steps_per_s,
                 r.atom_steps_per_s,
+                r.device_bytes_per_atom.map_or_else(|| "-".to_string(), |b| format!("{b:.0}")),
                 r.device,
                 r.renderer,
                 r.position_path
@@ -88,8 +91,9 @@ fn measure(args: &BenchArgs, n: usize, size: [u32; 2]) -> Result<InteractiveResu
     let backend = args.backend.first().copied();
     let atoms = (n != 0).then_some(n);
     let scene = args.scene.clone().filter(|p| p != std::path::Path::new("default"));
-    let app = App::new(AppOptions { scene, atoms, backend, settings: Some(settings), ..Default::default() });
-    let mut h = Headless::new(app, size)?;
+    // The device first, so a wgpu backend starts on it (drawn zero-copy, as in the window).
+    let options = AppOptions { scene, atoms, backend, settings: Some(settings), ..Default::default() };
+    let mut h = Headless::start(options, size)?;
     let renderer = h.gpu.describe();
     // Wait for the system to be built and its first frame drawn.
     let loaded = h.run_until(Duration::from_secs(900), |a| a.status.is_some() && a.frame.is_some());
@@ -159,6 +163,7 @@ fn measure(args: &BenchArgs, n: usize, size: [u32; 2]) -> Result<InteractiveResu
         steps_per_s: spf * fps,
         atom_steps_per_s: spf * fps * status.n_atoms as f64,
         position_path: status.position_path.to_string(),
+        device_bytes_per_atom: status.device_bytes.map(|b| b as f64 / status.n_atoms.max(1) as f64),
         flow_windows: h.app.flow.windows - windows0,
     })
 }

@@ -450,7 +450,7 @@ impl Backend for CpuBackend {
     fn write_positions(&mut self, target: PositionTarget<'_>, colour: ColourScalar) -> Result<(), SimError> {
         let out = match target {
             PositionTarget::Host(out) => out,
-            PositionTarget::Device { .. } => {
+            PositionTarget::Device { .. } | PositionTarget::Buffer { .. } => {
                 return Err(SimError::Invalid(
                     "the CPU backend cannot write into device memory; use a host buffer".into(),
                 ));

@@ -539,6 +539,9 @@ impl Backend for CudaBackend {
                 self.write_positions_async(ptr, len, colour)?;
                 self.positions_written(true).map(|_| ())
             }
+            PositionTarget::Buffer { .. } => Err(SimError::Invalid(
+                "the CUDA backend writes into CUDA device memory (interop buffers), not a wgpu buffer".into(),
+            )),
         }
     }
 

@@ -1,6 +1,9 @@
 //! Finding a wgpu adapter for the simulation and opening a device on it with the adapter's
 //! own limits (storage bindings of 2 GiB on a datacentre GPU where the defaults allow
 //! 128 MiB), without panicking: every failure is a sentence the backend choice can show.
+//! Or taking a device someone else opened (`SimDevice::shared`: the app's renderer, so the
+//! simulation's positions are drawn where they are): whoever opens such a device asks for
+//! what the simulation needs too, the adapter's limits and [`wanted_features`].
 
 use std::sync::{Arc, Mutex};
 
@@ -11,6 +14,7 @@ use crate::sim::SimError;
 pub const STORAGE_BINDINGS: u32 = 27;
 
 /// A device for the simulation and what it runs on.
+#[derive(Debug)]
 pub struct SimDevice {
     pub device: wgpu::Device,
     pub queue: wgpu::Queue,
@@ -20,6 +24,68 @@ pub struct SimDevice {
     /// The first error wgpu reported outside an error scope (an out-of-memory buffer, a lost
     /// device), which the next read-back turns into a `SimError` instead of a panic.
     pub failed: Arc<Mutex<Option<String>>>,
+    /// The error handler is installed (at once on a device of our own; on a shared one when
+    /// the first simulation starts on it, so a renderer alone keeps wgpu's own handling).
+    watching: std::sync::Once,
+}
+
+/// The features the simulation wants of `adapter` (timestamp queries when
+/// `ARGON_WGPU_PROFILE` asks for kernel times and the adapter has them): a device opened
+/// by someone else for the simulation to share must be opened with these.
+pub fn wanted_features(adapter: &wgpu::Adapter) -> wgpu::Features {
+    super::profile::features(adapter)
+}
+
+/// The adapter [`open`] would take, and whether it is a software one, without opening a
+/// device (for choosing a backend).
+pub fn probe() -> Result<(wgpu::AdapterInfo, bool), SimError> {
+    let adapter = best_adapter()?;
+    let info = adapter.get_info();
+    let software = is_software(&info);
+    Ok((info, software))
+}
+
+fn is_software(info: &wgpu::AdapterInfo) -> bool {
+    matches!(info.device_type, wgpu::DeviceType::Cpu)
+}
+
+fn best_adapter() -> Result<wgpu::Adapter, SimError> {
+    let mut desc = wgpu::InstanceDescriptor::new_without_display_handle_from_env();
+    if std::env::var_os("WGPU_BACKEND").is_none() {
+        desc.backends = wgpu::Backends::PRIMARY;
+    }
+    unvalidated_indirect(&mut desc);
+    let instance = wgpu::Instance::new(desc);
+    pollster::block_on(instance.request_adapter(&wgpu::RequestAdapterOptions {
+        power_preference: wgpu::PowerPreference::HighPerformance,
+        compatible_surface: None,
+        force_fallback_adapter: false,
+        apply_limit_buckets: false,
+    }))
+    .map_err(|e| SimError::Device(format!("no wgpu adapter: {e}")))
+}
+
+/// Every instance whose devices may run the simulation (its own, the window's, the offscreen
+/// renderer's): wgpu would check each indirect dispatch's counts with a compute pass of its
+/// own before it (a dispatch and barriers more for each of the rebuild's, every step, taken
+/// or not); `plan` writes counts the engine has checked against the adapter's limits, and
+/// nothing else here dispatches or draws indirectly. `WGPU_VALIDATION_INDIRECT_CALL` still
+/// turns the check on.
+pub fn unvalidated_indirect(desc: &mut wgpu::InstanceDescriptor) {
+    if std::env::var_os("WGPU_VALIDATION_INDIRECT_CALL").is_none() {
+        desc.flags.remove(wgpu::InstanceFlags::VALIDATION_INDIRECT_CALL);
+    }
+}
+
+/// Refuses a device whose limits cannot bind the simulation's kernels.
+fn check_limits(name: &str, limits: &wgpu::Limits) -> Result<(), SimError> {
+    if limits.max_storage_buffers_per_shader_stage < STORAGE_BINDINGS {
+        return Err(SimError::Device(format!(
+            "{name} allows {} storage buffers per shader stage; the simulation's kernels bind {STORAGE_BINDINGS}",
+            limits.max_storage_buffers_per_shader_stage
+        )));
+    }
+    Ok(())
 }
 
 impl SimDevice {
@@ -28,56 +94,67 @@ impl SimDevice {
         self.failed.lock().unwrap_or_else(|e| e.into_inner()).take()
     }
 
+    /// The simulation on a device opened by someone else (the renderer's), described by its
+    /// adapter's `info`. That device must have been opened with the adapter's limits and
+    /// [`wanted_features`]; one that cannot bind the kernels is refused.
+    pub fn shared(device: wgpu::Device, queue: wgpu::Queue, info: wgpu::AdapterInfo) -> Result<SimDevice, SimError> {
+        check_limits(&info.name, &device.limits())?;
+        let software = is_software(&info);
+        Ok(SimDevice {
+            device,
+            queue,
+            info,
+            software,
+            failed: Arc::new(Mutex::new(None)),
+            watching: std::sync::Once::new(),
+        })
+    }
+
+    /// Turns errors wgpu reports outside an error scope into `failed` (read by the next
+    /// read-back) instead of a panic; printed too, since on a shared device they may be the
+    /// renderer's.
+    pub fn watch_errors(&self) {
+        self.watching.call_once(|| {
+            let slot = self.failed.clone();
+            self.device.on_uncaptured_error(Arc::new(move |e: wgpu::Error| {
+                eprintln!("argon-sandbox: the GPU reported: {e}");
+                let mut s = slot.lock().unwrap_or_else(|e| e.into_inner());
+                if s.is_none() {
+                    *s = Some(e.to_string());
+                }
+            }));
+        });
+    }
+
     /// "GPU, Vulkan: NVIDIA H200" or "software, Vulkan: llvmpipe ...".
     pub fn describe(&self) -> String {
         let kind = if self.software { "software" } else { "GPU" };
-        format!("{kind}, {}: {}", self.info.backend, self.info.name)
+        let api = match self.info.backend {
+            wgpu::Backend::Vulkan => "Vulkan".to_string(),
+            wgpu::Backend::Metal => "Metal".to_string(),
+            wgpu::Backend::Dx12 => "DX12".to_string(),
+            wgpu::Backend::Gl => "OpenGL".to_string(),
+            wgpu::Backend::BrowserWebGpu => "WebGPU".to_string(),
+            other => other.to_string(),
+        };
+        format!("{kind}, {api}: {}", self.info.name)
     }
 }
 
 /// Opens the best adapter (a hardware GPU before a software one) with its own limits.
 pub fn open() -> Result<SimDevice, SimError> {
-    let mut desc = wgpu::InstanceDescriptor::new_without_display_handle_from_env();
-    if std::env::var_os("WGPU_BACKEND").is_none() {
-        desc.backends = wgpu::Backends::PRIMARY;
-    }
-    // wgpu would check every indirect dispatch's counts with a compute pass of its own before
-    // it (a dispatch and barriers more for each of the rebuild's, every step, taken or not);
-    // `plan` writes counts the engine has checked against the adapter's limits.
-    if std::env::var_os("WGPU_VALIDATION_INDIRECT_CALL").is_none() {
-        desc.flags.remove(wgpu::InstanceFlags::VALIDATION_INDIRECT_CALL);
-    }
-    let instance = wgpu::Instance::new(desc);
-    let adapter = pollster::block_on(instance.request_adapter(&wgpu::RequestAdapterOptions {
-        power_preference: wgpu::PowerPreference::HighPerformance,
-        compatible_surface: None,
-        force_fallback_adapter: false,
-        apply_limit_buckets: false,
-    }))
-    .map_err(|e| SimError::Device(format!("no wgpu adapter: {e}")))?;
+    let adapter = best_adapter()?;
     let info = adapter.get_info();
     let limits = adapter.limits();
-    if limits.max_storage_buffers_per_shader_stage < STORAGE_BINDINGS {
-        return Err(SimError::Device(format!(
-            "{} allows {} storage buffers per shader stage; the simulation's kernels bind {STORAGE_BINDINGS}",
-            info.name, limits.max_storage_buffers_per_shader_stage
-        )));
-    }
+    check_limits(&info.name, &limits)?;
     let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
         label: Some("argon-sandbox simulation"),
-        required_features: super::profile::features(&adapter),
+        required_features: wanted_features(&adapter),
         required_limits: limits,
         ..Default::default()
     }))
     .map_err(|e| SimError::Device(format!("opening {} failed: {e}", info.name)))?;
-    let software = matches!(info.device_type, wgpu::DeviceType::Cpu);
-    let failed = Arc::new(Mutex::new(None));
-    let slot = failed.clone();
-    device.on_uncaptured_error(Arc::new(move |e: wgpu::Error| {
-        let mut s = slot.lock().unwrap_or_else(|e| e.into_inner());
-        if s.is_none() {
-            *s = Some(e.to_string());
-        }
-    }));
-    Ok(SimDevice { device, queue, info, software, failed })
+    let dev = SimDevice::shared(device, queue, info)?;
+    dev.watch_errors();
+    Ok(dev)
 }

@@ -234,6 +234,11 @@ impl Engine {
         })
     }
 
+    /// Bind group 0 of the system, for kernels kept outside the engine (`publish.rs`).
+    pub fn system_bind_group(&self) -> &wgpu::BindGroup {
+        &self.bind.0
+    }
+
     /// Device bytes of the arrays.
     pub fn bytes(&self) -> usize {
         let b = &self.b;
@@ -342,7 +347,7 @@ impl Engine {
             Search::List => {
                 self.encode_rebuild(pass);
                 // (surfaces sum body forces per workgroup of WG atoms: forces_list's groups)
-                if ev || self.flow.consts.surfaces != 0 || self.n >= split_below() {
+                if ev || self.b.flow.consts.surfaces != 0 || self.n >= split_below() {
                     self.run(pass, "forces_list", groups);
                 } else {
                     self.run(pass, "forces_split", (self.n as u32).div_ceil(WG / TPA));

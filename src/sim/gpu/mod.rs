@@ -2,15 +2,17 @@
 //! shaders on any GPU wgpu drives (Vulkan, Metal, DX12) or a software adapter (lavapipe),
 //! meeting the same physics contract as the CPU and CUDA backends.
 //!
-//! `device.rs` opens the adapter; `layout.rs` the constants the shaders read; `flow.rs` the
-//! wind tunnel's constants and the packed obstacle field; `shaders.rs` assembles
-//! `shaders/sim/*.wgsl`; `engine.rs` the device arrays and the step loop (`engine/flow.rs`
-//! the wind tunnel's arrays). It runs the wind tunnel scenes: obstacles, the forces on them
-//! and on the walls, surface friction, the tunnel's inflow zone, thermostats relative to the
-//! flow with the thermal readout of telemetry records, and flow-field sampling. What it does
-//! not run yet is refused by [`unsupported`] with the backends that do, never run
-//! differently: the piston, the tether, hybrid Monte Carlo, transport sampling, and mixed or
-//! double precision. Edits (atoms, parameters) go through a host copy of the state; g(r) and the histograms are
+//! `device.rs` opens the adapter (or takes the renderer's device, `GpuBackend::on_device`);
+//! `layout.rs` the constants the shaders read; `flow.rs` the wind tunnel's constants and the
+//! packed obstacle field; `shaders.rs` assembles `shaders/sim/*.wgsl`; `engine.rs` the device
+//! arrays and the step loop (`engine/flow.rs` the wind tunnel's arrays); `publish.rs`
+//! positions for the renderer (into a buffer on the same device with no host traffic, or for
+//! the host). It runs the wind tunnel scenes: obstacles, the forces on them and on the walls,
+//! surface friction, the tunnel's inflow zone, thermostats relative to the flow with the
+//! thermal readout of telemetry records, and flow-field sampling. What it does not run yet is
+//! refused by [`unsupported`] with the backends that do, never run differently: the piston,
+//! the tether, hybrid Monte Carlo, transport sampling, and mixed or double precision. Edits
+//! (atoms, parameters) go through a host copy of the state; g(r) and the histograms are
 //! computed on the host from one.
 
 pub mod device;
@@ -19,6 +21,7 @@ pub mod flow;
 pub mod layout;
 mod pipelines;
 mod profile;
+pub mod publish;
 pub mod shaders;
 
 use std::collections::VecDeque;
@@ -73,6 +76,8 @@ pub struct GpuBackend {
     obstacles: Option<DeviceObstacles>,
     /// Flow-field sampling while on: the windows on the host, the sums on the device.
     fields: Option<(FieldSampler, wgpu::Buffer)>,
+    /// The publish kernel, built at the first publish (and again for new kernels).
+    publisher: Option<publish::Publisher>,
 }
 
 /// The search the algorithm asks for in `b` (lists fall back to all pairs in a box too small
@@ -104,6 +109,29 @@ impl GpuBackend {
         field: Option<Arc<ObstacleField>>,
         checked: bool,
     ) -> Result<GpuBackend, SimError> {
+        Self::build(None, sim_box, params, atoms, field, checked)
+    }
+
+    /// As [`GpuBackend::new`], on a device someone else opened (the renderer's, so positions
+    /// are published into buffers it draws: [`PositionTarget::Buffer`]).
+    pub fn on_device(
+        dev: Arc<SimDevice>,
+        sim_box: SimBox,
+        params: SimParams,
+        atoms: &AtomState,
+        field: Option<Arc<ObstacleField>>,
+    ) -> Result<GpuBackend, SimError> {
+        Self::build(Some(dev), sim_box, params, atoms, field, false)
+    }
+
+    fn build(
+        dev: Option<Arc<SimDevice>>,
+        sim_box: SimBox,
+        params: SimParams,
+        atoms: &AtomState,
+        field: Option<Arc<ObstacleField>>,
+        checked: bool,
+    ) -> Result<GpuBackend, SimError> {
         params.validate(&sim_box)?;
         check_atoms(atoms, &params)?;
         check_tunnel(&params, &sim_box, &atoms.types)?;
@@ -111,7 +139,11 @@ impl GpuBackend {
             return Err(SimError::Invalid(why));
         }
         let params_species = params.species.len();
-        let dev = Arc::new(device::open()?);
+        let dev = match dev {
+            Some(d) => d,
+            None => Arc::new(device::open()?),
+        };
+        dev.watch_errors();
         let pipes = Arc::new(Pipelines::new(&dev, params.species.len(), checked)?);
         let obstacles = field.map(|f| DeviceObstacles::new(&dev, f)).transpose()?;
         let dof = analysis::degrees_of_freedom(atoms.len(), &sim_box, &params, obstacles.is_some());
@@ -130,7 +162,21 @@ impl GpuBackend {
             ntypes: params_species,
             obstacles,
             fields: None,
+            publisher: None,
         })
+    }
+
+    /// The device the system runs on.
+    pub fn device(&self) -> &Arc<SimDevice> {
+        &self.dev
+    }
+
+    /// The publish kernel for the current kernels.
+    fn publisher(&mut self) -> Result<&mut publish::Publisher, SimError> {
+        if !self.publisher.as_ref().is_some_and(|p| p.fits(&self.pipes)) {
+            self.publisher = Some(publish::Publisher::new(&self.dev, &self.pipes, self.ntypes)?);
+        }
+        Ok(self.publisher.as_mut().expect("made above"))
     }
 
     /// Neighbour-list builds since the system was (re)built on the device.
@@ -275,7 +321,8 @@ impl Backend for GpuBackend {
 
     fn device_bytes(&self) -> Option<usize> {
         let checkpoints: usize = self.checkpoints.iter().map(|c| c.n * 36).sum();
-        Some(self.engine.bytes() + self.engine.flow_bytes() + checkpoints)
+        let publish = self.publisher.as_ref().map_or(0, |p| p.bytes());
+        Some(self.engine.bytes() + self.engine.flow_bytes() + checkpoints + publish)
     }
 
     fn step(&self) -> u64 {
@@ -461,19 +508,18 @@ impl Backend for GpuBackend {
     }
 
     fn write_positions(&mut self, target: PositionTarget<'_>, colour: ColourScalar) -> Result<(), SimError> {
-        let out = match target {
-            PositionTarget::Host(out) => out,
-            PositionTarget::Device { .. } => {
-                return Err(SimError::Invalid(
-                    "the wgpu backend cannot write into CUDA device memory; use a host buffer".into(),
-                ));
-            }
-        };
-        let s = self.engine.read_state(false)?;
-        let masses: Vec<f64> = self.params.species.iter().map(|s| s.mass).collect();
-        // The type's bits ride in w, which `publish` does not read.
-        let vel: Vec<[f32; 3]> = s.vel.iter().map(|v| [v[0], v[1], v[2]]).collect();
-        let types: Vec<u32> = s.pos.iter().map(|p| p[3].to_bits()).collect();
-        super::cpu::publish_positions(&s.pos, &vel, &types, &s.ids, &masses, colour, out)
+        let n = self.engine.n;
+        // The publish kernel on the device either way, so the host and the zero-copy buffer
+        // hold the same bits.
+        self.publisher()?;
+        let publisher = self.publisher.as_mut().expect("made above");
+        let system = self.engine.system_bind_group();
+        match target {
+            PositionTarget::Host(out) => publisher.to_host(&self.dev, system, n, colour, out),
+            PositionTarget::Buffer { buffer, len } => publisher.to_buffer(&self.dev, system, buffer, len, n, colour),
+            PositionTarget::Device { .. } => Err(SimError::Invalid(
+                "the wgpu backend cannot write into CUDA device memory; use a host buffer".into(),
+            )),
+        }
     }
 }

@@ -17,7 +17,7 @@ pub struct Pipelines {
 }
 
 /// Kernel entry points of the module.
-const KERNELS: [&str; 28] = [
+const KERNELS: [&str; 26] = [
     "kick_drift",
     "kick_fused",
     "plan",

@@ -2,9 +2,10 @@
 //! shared structs and bindings), `rng.wgsl` (Philox, as `crate::rng`), `flow.wgsl` (the
 //! obstacles, surface friction and body forces the force kernels call), and the kernels
 //! (`cells.wgsl`, `forces.wgsl`, `integrate.wgsl`, `tunnel.wgsl`, `fields.wgsl`,
-//! `profile.wgsl`), with the build's constants (workgroup
-//! size, species count) written in as `const` lines. `all` lists every module as compiled,
-//! for the portability test that translates each to MSL, HLSL and SPIR-V.
+//! `profile.wgsl`), with the build's constants (workgroup size, species count) written in as
+//! `const` lines; and the publish kernel's module (`publish.wgsl` after the same common
+//! part). `all` lists every module as compiled, for the portability test that translates
+//! each to MSL, HLSL and SPIR-V.
 
 use super::engine::WG;
 
@@ -19,6 +20,8 @@ const PARTS: [(&str, &str); 9] = [
     ("fields.wgsl", include_str!("../../../shaders/sim/fields.wgsl")),
     ("profile.wgsl", include_str!("../../../shaders/sim/profile.wgsl")),
 ];
+
+const PUBLISH: &str = include_str!("../../../shaders/sim/publish.wgsl");
 
 /// The simulation module for `ntypes` species.
 pub fn module(ntypes: usize) -> String {
@@ -39,12 +42,28 @@ pub fn build_probe() -> u32 {
     std::env::var("ARGON_WGPU_BUILD_PROBE").ok().and_then(|v| v.parse().ok()).filter(|&p| p <= 2).unwrap_or(0)
 }
 
+/// The publish kernel's module for `ntypes` species: the common part (bindings, helpers)
+/// and `publish.wgsl`.
+pub fn publish_module(ntypes: usize) -> String {
+    let mut s = format!("const WG: u32 = {WG}u;\nconst NTYPES: u32 = {}u;\n", ntypes.max(1));
+    for (name, part) in PARTS {
+        if matches!(name, "common.wgsl" | "rng.wgsl") {
+            s.push_str(part);
+            s.push('\n');
+        }
+    }
+    s.push_str(PUBLISH);
+    s
+}
+
 /// Every compute module of the backend as (name, complete WGSL source): the module for one
 /// species (the fast path) and for several; the names list the files each holds.
 pub fn all() -> Vec<(&'static str, String)> {
     vec![
         ("sim_1_species: common rng flow cells forces integrate tunnel fields profile", module(1)),
         ("sim_4_species: common rng flow cells forces integrate tunnel fields profile", module(4)),
+        ("publish_1_species: common rng publish", publish_module(1)),
+        ("publish_4_species: common rng publish", publish_module(4)),
     ]
 }
 

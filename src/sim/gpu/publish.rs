@@ -1,0 +1,225 @@
+//! Positions for the renderer from the wgpu backend (`Publisher`): the publish kernel
+//! (`shaders/sim/publish.wgsl`) writes each atom's (x, y, z, colour scalar) at its
+//! canonical index, either into a buffer on the simulation's own device (zero-copy: the
+//! renderer shares that device and draws the buffer; nothing crosses to the host, and
+//! same-queue ordering makes the write visible to every later submission) or into a scratch
+//! buffer read back for the host, so both paths hold the same bits.
+//!
+//! The kernel reads the system through the simulation's bind group 0 (the engine's) and
+//! writes through a group 1 of its own, so the simulation's kernels keep their bindings.
+
+use std::sync::Arc;
+
+use wgpu::util::DeviceExt;
+
+use super::device::SimDevice;
+use super::engine::{Pipelines, WG};
+use crate::sim::{ColourScalar, SimError};
+
+/// The publish pipeline built against one `Pipelines` (its group-0 layout).
+pub struct Publisher {
+    built_for: Arc<Pipelines>,
+    pipeline: wgpu::ComputePipeline,
+    out_layout: wgpu::BindGroupLayout,
+    /// Scratch output for host reads (grown as needed).
+    scratch: Option<wgpu::Buffer>,
+}
+
+/// The kernel's arguments (publish.wgsl `PublishArgs`).
+#[repr(C)]
+#[derive(Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
+struct Args {
+    colour: u32,
+    n: u32,
+    pad: [u32; 2],
+}
+
+/// The scalar code the kernel switches on (0 speed, 1 kinetic energy, 2 height, 3 species).
+fn colour_code(c: ColourScalar) -> u32 {
+    match c {
+        ColourScalar::Speed => 0,
+        ColourScalar::KineticEnergy => 1,
+        ColourScalar::Height => 2,
+        ColourScalar::Species => 3,
+    }
+}
+
+impl Publisher {
+    /// Compiles the kernel for `ntypes` species against `pipes`' group-0 layout.
+    pub fn new(dev: &SimDevice, pipes: &Arc<Pipelines>, ntypes: usize) -> Result<Publisher, SimError> {
+        let scope = dev.device.push_error_scope(wgpu::ErrorFilter::Validation);
+        let module = dev.device.create_shader_module(wgpu::ShaderModuleDescriptor {
+            label: Some("publish.wgsl"),
+            source: wgpu::ShaderSource::Wgsl(super::shaders::publish_module(ntypes).into()),
+        });
+        let entry = |binding, ty| wgpu::BindGroupLayoutEntry {
+            binding,
+            visibility: wgpu::ShaderStages::COMPUTE,
+            ty: wgpu::BindingType::Buffer { ty, has_dynamic_offset: false, min_binding_size: None },
+            count: None,
+        };
+        let out_layout = dev.device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some("publish layout"),
+            entries: &[
+                entry(1, wgpu::BufferBindingType::Storage { read_only: false }),
+                entry(2, wgpu::BufferBindingType::Uniform),
+            ],
+        });
+        let layout = dev.device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+            label: Some("publish pipeline layout"),
+            bind_group_layouts: &[Some(&pipes.layout), Some(&out_layout)],
+            immediate_size: 0,
+        });
+        let pipeline = dev.device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+            label: Some("publish"),
+            layout: Some(&layout),
+            module: &module,
+            entry_point: Some("publish"),
+            compilation_options: Default::default(),
+            cache: None,
+        });
+        if let Some(e) = pollster::block_on(scope.pop()) {
+            return Err(SimError::Device(format!("compiling the publish kernel for {} failed: {e}", dev.info.name)));
+        }
+        Ok(Publisher { built_for: pipes.clone(), pipeline, out_layout, scratch: None })
+    }
+
+    /// Device bytes it keeps (the scratch buffer of host reads).
+    pub fn bytes(&self) -> usize {
+        self.scratch.as_ref().map_or(0, |s| s.size() as usize)
+    }
+
+    /// Whether this publisher was built for `pipes` (a rebuilt module needs a new one).
+    pub fn fits(&self, pipes: &Arc<Pipelines>) -> bool {
+        Arc::ptr_eq(&self.built_for, pipes)
+    }
+
+    /// Records the kernel writing `n` atoms into `out` (room checked by the caller) and
+    /// submits it; returns at once. A buffer this device cannot bind (another device's) is
+    /// refused by wgpu's validation, caught here.
+    fn submit(
+        &self,
+        dev: &SimDevice,
+        system: &wgpu::BindGroup,
+        out: &wgpu::Buffer,
+        n: usize,
+        colour: ColourScalar,
+    ) -> Result<(), SimError> {
+        let scope = dev.device.push_error_scope(wgpu::ErrorFilter::Validation);
+        let args = Args { colour: colour_code(colour), n: n as u32, pad: [0; 2] };
+        let args = dev.device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some("publish args"),
+            contents: bytemuck::bytes_of(&args),
+            usage: wgpu::BufferUsages::UNIFORM,
+        });
+        let bind = dev.device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("publish"),
+            layout: &self.out_layout,
+            entries: &[
+                wgpu::BindGroupEntry { binding: 1, resource: out.as_entire_binding() },
+                wgpu::BindGroupEntry { binding: 2, resource: args.as_entire_binding() },
+            ],
+        });
+        let mut enc = dev.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("publish") });
+        {
+            let mut pass =
+                enc.begin_compute_pass(&wgpu::ComputePassDescriptor { label: Some("publish"), timestamp_writes: None });
+            pass.set_pipeline(&self.pipeline);
+            pass.set_bind_group(0, system, &[0]);
+            pass.set_bind_group(1, &bind, &[]);
+            pass.dispatch_workgroups((n as u32).div_ceil(WG).max(1), 1, 1);
+        }
+        let commands = enc.finish();
+        if let Some(e) = pollster::block_on(scope.pop()) {
+            return Err(SimError::Invalid(format!("the simulation's device cannot write that position buffer: {e}")));
+        }
+        dev.queue.submit([commands]);
+        Ok(())
+    }
+
+    /// Writes the `n` atoms into `out`, a storage buffer on `dev` with room for `len`
+    /// quadruples: submitted, not waited for (later submissions on the queue see it).
+    pub fn to_buffer(
+        &self,
+        dev: &SimDevice,
+        system: &wgpu::BindGroup,
+        out: &wgpu::Buffer,
+        len: usize,
+        n: usize,
+        colour: ColourScalar,
+    ) -> Result<(), SimError> {
+        if len < n || out.size() < (n * 16) as u64 {
+            return Err(SimError::Invalid(format!(
+                "the position buffer holds {} atoms, need {n}",
+                len.min((out.size() / 16) as usize)
+            )));
+        }
+        if !out.usage().contains(wgpu::BufferUsages::STORAGE) {
+            return Err(SimError::Invalid("the position buffer is not a storage buffer".into()));
+        }
+        if n > 0 {
+            self.submit(dev, system, out, n, colour)?;
+        }
+        Ok(())
+    }
+
+    /// Writes the `n` atoms into `out` on the host (the same kernel into a scratch buffer,
+    /// read back).
+    pub fn to_host(
+        &mut self,
+        dev: &SimDevice,
+        system: &wgpu::BindGroup,
+        n: usize,
+        colour: ColourScalar,
+        out: &mut [[f32; 4]],
+    ) -> Result<(), SimError> {
+        if out.len() < n {
+            return Err(SimError::Invalid(format!("position buffer holds {} atoms, need {n}", out.len())));
+        }
+        if n == 0 {
+            return Ok(());
+        }
+        let bytes = (n * 16) as u64;
+        if self.scratch.as_ref().is_none_or(|s| s.size() < bytes) {
+            self.scratch = Some(dev.device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("publish scratch"),
+                size: bytes,
+                usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+                mapped_at_creation: false,
+            }));
+        }
+        let scratch = self.scratch.as_ref().expect("made above");
+        self.submit(dev, system, scratch, n, colour)?;
+        let raw = read_buffer(dev, scratch, bytes)?;
+        out[..n].copy_from_slice(bytemuck::cast_slice(&raw));
+        Ok(())
+    }
+}
+
+/// The first `bytes` of `src` (a COPY_SRC buffer on `dev`) after everything submitted so far.
+pub fn read_buffer(dev: &SimDevice, src: &wgpu::Buffer, bytes: u64) -> Result<Vec<u8>, SimError> {
+    let size = bytes.max(4).next_multiple_of(4);
+    let dst = dev.device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("publish readback"),
+        size,
+        usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+        mapped_at_creation: false,
+    });
+    let mut enc = dev.device.create_command_encoder(&Default::default());
+    enc.copy_buffer_to_buffer(src, 0, &dst, 0, size.min(src.size()));
+    dev.queue.submit([enc.finish()]);
+    dst.slice(..).map_async(wgpu::MapMode::Read, |_| {});
+    dev.device
+        .poll(wgpu::PollType::wait_indefinitely())
+        .map_err(|e| SimError::Device(format!("waiting for the GPU ({}): {e}", dev.info.name)))?;
+    if let Some(e) = dev.take_error() {
+        return Err(SimError::Device(format!("the GPU ({}) reported: {e}", dev.info.name)));
+    }
+    let v = dst
+        .slice(..)
+        .get_mapped_range()
+        .map_err(|e| SimError::Device(format!("reading back from {}: {e}", dev.info.name)))?[..bytes as usize]
+        .to_vec();
+    dst.unmap();
+    Ok(v)
+}
