@@ -418,8 +418,13 @@ fn auto_takes_the_wgpu_backend_only_on_a_hardware_adapter_and_says_why_not() {
     assert!(e.to_string().contains("dt"), "{e}");
 }
 
+/// The app's binary: `ARGON_BIN` where set (the GPU machine), else the one cargo built.
+fn binary() -> String {
+    std::env::var("ARGON_BIN").unwrap_or_else(|_| env!("CARGO_BIN_EXE_argon-sandbox").to_string())
+}
+
 fn bench(args: &[&str]) -> (bool, String) {
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_argon-sandbox"))
+    let out = std::process::Command::new(binary())
         .args(["bench", "--backend", "wgpu"])
         .args(args)
         .output()
@@ -506,7 +511,7 @@ fn record_draws_the_wgpu_backend_from_the_renderers_device() {
     for backend in ["wgpu", "cpu"] {
         let out = dir.join(backend);
         std::fs::create_dir_all(&out).unwrap();
-        let o = std::process::Command::new(env!("CARGO_BIN_EXE_argon-sandbox"))
+        let o = std::process::Command::new(binary())
             .args(["record", scene.to_str().unwrap(), "--backend", backend, "--frames", "2", "--size", "240x160"])
             .args(["--no-overlay", "--out", out.to_str().unwrap()])
             .output()
@@ -572,7 +577,7 @@ fn the_window_runs_the_wgpu_backend_on_its_own_device() {
     std::fs::write(&scene, small_scene(800).to_ron()).unwrap();
     let out = std::process::Command::new("xvfb-run")
         .args(["-a", "-s", "-screen 0 1280x800x24"])
-        .arg(env!("CARGO_BIN_EXE_argon-sandbox"))
+        .arg(binary())
         .arg(&scene)
         .args(["--backend", "wgpu", "--verbose", "--no-settings", "--exit-after-frames", "90"])
         .env("XDG_RUNTIME_DIR", &runtime)
