@@ -335,9 +335,7 @@ impl Engine {
         if super::shaders::build_probe() != 0 {
             self.run_indirect(pass, "build_probe", 36);
         }
-        for (name, offset) in [("build_list", 36)] {
-            self.run_indirect(pass, name, offset);
-        }
+        self.run_indirect(pass, "build_list", 36);
     }
 
     /// The forces of a step (`ev`: with energies and virials summed).
