@@ -1,15 +1,13 @@
 // The neighbour-list rebuild on the device: decided by the skin test of the first half kick
-// (F_REBUILD), launched by indirect dispatch (`plan` writes the group counts, zero when no
-// rebuild is due, so no step waits for a read-back), atoms counted into cells with u32
+// (the step's parity's flag), launched by indirect dispatch (`count_cells` writes the group
+// counts, zero when no rebuild is due, so no step waits for a read-back), atoms counted into cells with u32
 // atomics, a scan over the cells by one workgroup (no subgroups), a scatter, then each
 // cell put in order of the atoms' ids (so the order, and every sum over the lists, is the
 // same run to run), and the full (gather) list of every atom within the list range.
 
-// One invocation: the rebuild's group counts (atoms at [0..3], one workgroup at [3..6],
-// cells at [6..9], the list build's 2-D grid at [9..12]), or zeros when none is due.
-@compute @workgroup_size(1)
-fn plan() {
-    let due = atomicLoad(&flags[F_REBUILD]) != 0u && atomicLoad(&flags[F_BLOWUP]) == 0u;
+// The rebuild's group counts (atoms at [0..3], one workgroup at [3..6], cells at [6..9], the
+// list build's 2-D grid at [9..12]), or zeros when none is due.
+fn plan(due: bool) {
     plan_args[0] = select(0u, (P.n + WG - 1u) / WG, due);
     plan_args[1] = 1u;
     plan_args[2] = 1u;
@@ -24,7 +22,6 @@ fn plan() {
     plan_args[9] = select(0u, min(groups, BUILD_ROW), due);
     plan_args[10] = (groups + BUILD_ROW - 1u) / BUILD_ROW;
     plan_args[11] = 1u;
-    atomicStore(&flags[F_REBUILD], 0u);
     if due {
         atomicAdd(&flags[F_BUILDS], 1u);
     }
@@ -40,10 +37,18 @@ fn cell_index(c: vec3<u32>) -> u32 {
     return (c.z * P.dims.y + c.y) * P.dims.x + c.x;
 }
 
+// The rebuild's first kernel, dispatched every step (not indirectly): whether this step's
+// rebuild is due (its parity's flag, which the step's kick set; the other parity's flag is
+// the next step's), invocation 0 writing the rest's group counts (`plan`), and, when due,
+// the atoms counted into their cells.
 @compute @workgroup_size(WG)
 fn count_cells(@builtin(global_invocation_id) gid: vec3<u32>) {
     let i = gid.x;
-    if i < P.n {
+    let due = atomicLoad(&flags[rebuild_flag(S.step_lo)]) != 0u && atomicLoad(&flags[F_BLOWUP]) == 0u;
+    if i == 0u {
+        plan(due);
+    }
+    if due && i < P.n {
         let c = cell_index(cell_coords(pos[i].xyz));
         cell_of[i] = c;
         atomicAdd(&cell_count[c], 1u);

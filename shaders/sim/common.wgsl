@@ -117,6 +117,14 @@ const F_BLOWUP: u32 = 3u;
 const F_BLOWUP_AT: u32 = 4u;
 const F_ESCAPE: u32 = 5u;
 const F_BUILDS: u32 = 6u;
+// The rebuild flag of odd steps (F_REBUILD: even ones).
+const F_REBUILD_ODD: u32 = 7u;
+
+// The rebuild flag of the step whose counter's low word is `step_lo`: the step's kick sets
+// it, its `count_cells` reads it, and the kick clears the other parity's for the next step.
+fn rebuild_flag(step_lo: u32) -> u32 {
+    return select(F_REBUILD, F_REBUILD_ODD, (step_lo & 1u) == 1u);
+}
 
 const RECORD_WORDS: u32 = 8u;
 

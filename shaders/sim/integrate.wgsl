@@ -47,8 +47,12 @@ fn first_half(i: u32, v0: vec3<f32>) {
     }
     let moved = min_image(x - pos_build[i].xyz);
     // Read before written: a million stores to one word would queue behind each other.
-    if dot(moved, moved) > P.half_skin_sq && atomicLoad(&flags[F_REBUILD]) == 0u {
-        atomicStore(&flags[F_REBUILD], 1u);
+    let due = rebuild_flag(S.step_lo);
+    if dot(moved, moved) > P.half_skin_sq && atomicLoad(&flags[due]) == 0u {
+        atomicStore(&flags[due], 1u);
+    }
+    if i == 0u {
+        atomicStore(&flags[rebuild_flag(S.step_lo + 1u)], 0u);
     }
     pos[i] = vec4<f32>(x, p.w);
     vel[i] = vec4<f32>(v, 0.0);

@@ -89,7 +89,7 @@ pub struct Engine {
     dev: Arc<SimDevice>,
     pipes: Arc<Pipelines>,
     b: Buffers,
-    /// The main bind group and `plan`'s own (see common.wgsl).
+    /// The main bind group and `count_cells`'s own for the `plan` buffer (see common.wgsl).
     bind: (wgpu::BindGroup, wgpu::BindGroup),
     pub consts: Params,
     pub sim_box: SimBox,
@@ -270,7 +270,8 @@ impl Engine {
     fn write_flags(&self) {
         let mut f = [0u32; flag::COUNT];
         f[flag::BLOWUP_AT] = u32::MAX;
-        f[flag::REBUILD] = u32::from(!self.forces_valid);
+        // The forces of the current state (step `self.step`) read its parity's flag.
+        f[if self.step % 2 == 1 { flag::REBUILD_ODD } else { flag::REBUILD }] = u32::from(!self.forces_valid);
         self.dev.queue.write_buffer(&self.b.flags, 0, bytemuck::cast_slice(&f));
     }
 
@@ -321,8 +322,7 @@ impl Engine {
     /// Records the rebuild (indirect: nothing runs unless the flag asks) into `pass`.
     fn encode_rebuild(&self, pass: &mut wgpu::ComputePass<'_>) {
         pass.set_bind_group(1, &self.bind.1, &[]);
-        self.run(pass, "plan", 1);
-        self.run_indirect(pass, "count_cells", 0);
+        self.run(pass, "count_cells", self.consts.n_groups);
         if self.consts.n_cells <= SCAN_SINGLE_MAX {
             self.run_indirect(pass, "scan_single", 12);
         } else {

@@ -20,6 +20,8 @@ pub mod flag {
     pub const ESCAPE: usize = 5;
     /// List builds in the call.
     pub const BUILDS: usize = 6;
+    /// Odd steps' rebuild flag (REBUILD: even steps').
+    pub const REBUILD_ODD: usize = 7;
     pub const COUNT: usize = 8;
 }
 

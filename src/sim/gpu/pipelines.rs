@@ -17,10 +17,9 @@ pub struct Pipelines {
 }
 
 /// Kernel entry points of the module.
-const KERNELS: [&str; 26] = [
+const KERNELS: [&str; 25] = [
     "kick_drift",
     "kick_fused",
-    "plan",
     "count_cells",
     "scan_cells",
     "scan_blocks",
@@ -140,7 +139,7 @@ impl Pipelines {
             .map(|&name| {
                 let p = dev.device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
                     label: Some(name),
-                    layout: Some(if name == "plan" {
+                    layout: Some(if name == "count_cells" {
                         &plan_pl
                     } else if FLOW_KERNELS.contains(&name) {
                         &flow_pl
