@@ -7,6 +7,8 @@
 //! prints `skipped: no CUDA device` and passes (the app then runs on host staging, which the
 //! other app tests cover).
 
+mod common;
+
 use std::time::Duration;
 
 use argon_sandbox::app::headless::Headless;
@@ -36,24 +38,6 @@ fn gpu_and_cuda() -> Option<(Gpu, std::sync::MutexGuard<'static, ()>)> {
     Some((Gpu::headless().expect("a CUDA machine must have a wgpu adapter"), lock))
 }
 
-fn read_buffer(gpu: &Gpu, buffer: &wgpu::Buffer, bytes: u64) -> Vec<u8> {
-    let staging = gpu.device.create_buffer(&wgpu::BufferDescriptor {
-        label: Some("test readback"),
-        size: bytes,
-        usage: wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::MAP_READ,
-        mapped_at_creation: false,
-    });
-    let mut enc = gpu.device.create_command_encoder(&Default::default());
-    enc.copy_buffer_to_buffer(buffer, 0, &staging, 0, bytes);
-    gpu.queue.submit(Some(enc.finish()));
-    let slice = staging.slice(..);
-    slice.map_async(wgpu::MapMode::Read, |r| r.unwrap());
-    gpu.device.poll(wgpu::PollType::wait_indefinitely()).unwrap();
-    let out = slice.get_mapped_range().unwrap().to_vec();
-    staging.unmap();
-    out
-}
-
 #[test]
 fn a_pattern_written_by_cuda_reads_back_through_wgpu_exactly() {
     let Some((gpu, _one)) = gpu_and_cuda() else { return };
@@ -66,7 +50,7 @@ fn a_pattern_written_by_cuda_reads_back_through_wgpu_exactly() {
         // SAFETY: ptr maps 10,000 x 16 bytes of the shared buffer.
         unsafe { cudarc::driver::result::memcpy_htod_sync(ptr, &pattern) }.unwrap();
         dev.stream.synchronize().unwrap();
-        let back = read_buffer(&gpu, &interop.buffers[k], 160_000);
+        let back = common::read_gpu_buffer(&gpu, &interop.buffers[k], 160_000);
         let back: &[f32] = bytemuck::cast_slice(&back);
         assert!(back == pattern.as_slice(), "slot {k} differs");
     }
@@ -207,7 +191,7 @@ fn check_whole_frame(h: &mut Headless) {
     let d = i.slots.displayed().unwrap();
     assert_eq!(d.step, snap.step, "the display shows step {} but the simulation paused at {}", d.step, snap.step);
     assert_eq!(d.n_atoms, snap.atoms.len());
-    let bytes = read_buffer(&h.gpu, &i.buffers[d.slot], (d.n_atoms * 16) as u64);
+    let bytes = common::read_gpu_buffer(&h.gpu, &i.buffers[d.slot], (d.n_atoms * 16) as u64);
     let shown: &[[f32; 4]] = bytemuck::cast_slice(&bytes);
     for (k, (s, p)) in shown.iter().zip(&snap.atoms.positions).enumerate() {
         let p = snap.sim_box.wrap(*p);
@@ -336,7 +320,7 @@ fn running_frames_and_frames_across_backend_switches_are_whole() {
         let slot = h.app.interop.as_ref().and_then(|i| i.slots.displayed().map(|d| (i, d)));
         let (shown, path): (Vec<[f32; 4]>, &str) = match slot {
             Some((i, d)) if d.step == step && h.app.status.as_ref().is_some_and(|s| s.info.kind == "cuda") => {
-                let bytes = read_buffer(&h.gpu, &i.buffers[d.slot], (d.n_atoms * 16) as u64);
+                let bytes = common::read_gpu_buffer(&h.gpu, &i.buffers[d.slot], (d.n_atoms * 16) as u64);
                 (bytemuck::cast_slice(&bytes).to_vec(), "zero-copy")
             }
             _ => match &h.app.frame {

@@ -6,6 +6,8 @@
 //! passes, unless ARGON_REQUIRE_RENDER=1 makes that a failure; CUDA parts print
 //! `skipped: no CUDA device` without one.
 
+mod common;
+
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -66,21 +68,7 @@ fn tank_with_obstacle(n: usize) -> Scene {
 }
 
 fn read_buffer(gpu: &Gpu, buffer: &wgpu::Buffer, bytes: u64) -> Vec<[f32; 4]> {
-    let staging = gpu.device.create_buffer(&wgpu::BufferDescriptor {
-        label: Some("test readback"),
-        size: bytes,
-        usage: wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::MAP_READ,
-        mapped_at_creation: false,
-    });
-    let mut enc = gpu.device.create_command_encoder(&Default::default());
-    enc.copy_buffer_to_buffer(buffer, 0, &staging, 0, bytes);
-    gpu.queue.submit(Some(enc.finish()));
-    let slice = staging.slice(..);
-    slice.map_async(wgpu::MapMode::Read, |r| r.unwrap());
-    gpu.device.poll(wgpu::PollType::wait_indefinitely()).unwrap();
-    let out = bytemuck::pod_collect_to_vec(&slice.get_mapped_range().unwrap());
-    staging.unmap();
-    out
+    bytemuck::pod_collect_to_vec(&common::read_gpu_buffer(gpu, buffer, bytes))
 }
 
 /// |a - b| within f32 round-off of the larger magnitude.

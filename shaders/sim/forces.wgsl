@@ -32,6 +32,23 @@ fn gather(acc: ptr<function, Acc>, pi: vec4<f32>, ti: u32, j: u32) {
     add_pair(acc, min_image(pi.xyz - pj.xyz), ti, type_of(pj));
 }
 
+// The pack of atom i's list holding entries k..k+7 (of cnt), read as two 16-byte loads
+// (coalesced over the atoms), gathered in order.
+fn gather_pack(acc: ptr<function, Acc>, pi: vec4<f32>, ti: u32, i: u32, k: u32, cnt: u32) {
+    let at = 2u * ((k / 8u) * P.n + i);
+    let a = nlist[at];
+    let b = nlist[at + 1u];
+    let m = cnt - k;
+    gather(acc, pi, ti, a.x);
+    if m > 1u { gather(acc, pi, ti, a.y); }
+    if m > 2u { gather(acc, pi, ti, a.z); }
+    if m > 3u { gather(acc, pi, ti, a.w); }
+    if m > 4u { gather(acc, pi, ti, b.x); }
+    if m > 5u { gather(acc, pi, ti, b.y); }
+    if m > 6u { gather(acc, pi, ti, b.z); }
+    if m > 7u { gather(acc, pi, ti, b.w); }
+}
+
 // Walls, gravity and the drive on the atom at x of mass m: (force, (energy, virial)).
 fn one_body(x: vec3<f32>, m: f32, f: ptr<function, vec3<f32>>) -> vec2<f32> {
     var e = 0.0;
@@ -100,20 +117,8 @@ fn forces_list(
         pi = pos[i];
         let ti = type_of(pi);
         let cnt = ncount[i];
-        // Packs of 8 entries, read as two 16-byte loads a thread (coalesced over the atoms).
         for (var k = 0u; k < cnt; k += 8u) {
-            let at = 2u * ((k / 8u) * P.n + i);
-            let a = nlist[at];
-            let b = nlist[at + 1u];
-            let m = cnt - k;
-            gather(&acc, pi, ti, a.x);
-            if m > 1u { gather(&acc, pi, ti, a.y); }
-            if m > 2u { gather(&acc, pi, ti, a.z); }
-            if m > 3u { gather(&acc, pi, ti, a.w); }
-            if m > 4u { gather(&acc, pi, ti, b.x); }
-            if m > 5u { gather(&acc, pi, ti, b.y); }
-            if m > 6u { gather(&acc, pi, ti, b.z); }
-            if m > 7u { gather(&acc, pi, ti, b.w); }
+            gather_pack(&acc, pi, ti, i, k, cnt);
         }
     }
     finish_force(i, lid.x, wid.x, acc, pi, valid);
@@ -179,18 +184,7 @@ fn forces_split(@builtin(local_invocation_id) lid3: vec3<u32>, @builtin(workgrou
         let ti = type_of(pi);
         let cnt = ncount[i];
         for (var k = lane * 8u; k < cnt; k += 8u * TPA) {
-            let at = 2u * ((k / 8u) * P.n + i);
-            let a = nlist[at];
-            let b = nlist[at + 1u];
-            let m = cnt - k;
-            gather(&acc, pi, ti, a.x);
-            if m > 1u { gather(&acc, pi, ti, a.y); }
-            if m > 2u { gather(&acc, pi, ti, a.z); }
-            if m > 3u { gather(&acc, pi, ti, a.w); }
-            if m > 4u { gather(&acc, pi, ti, b.x); }
-            if m > 5u { gather(&acc, pi, ti, b.y); }
-            if m > 6u { gather(&acc, pi, ti, b.z); }
-            if m > 7u { gather(&acc, pi, ti, b.w); }
+            gather_pack(&acc, pi, ti, i, k, cnt);
         }
     }
     part[lid] = vec4<f32>(acc.f, 0.0);

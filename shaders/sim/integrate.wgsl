@@ -139,6 +139,29 @@ fn add_dd(a: vec2<f32>, b: vec2<f32>) -> vec2<f32> {
 
 var<workgroup> dd: array<array<vec2<f32>, 8>, WG>;
 
+// The compensated sum over the workgroup of every invocation's eight (hi, lo) values, the
+// same tree each run; valid in invocation 0. Call from uniform control flow.
+fn dd_sum8(lid: u32, v: array<vec2<f32>, 8>) -> array<vec2<f32>, 8> {
+    dd[lid] = v;
+    workgroupBarrier();
+    var s = WG / 2u;
+    loop {
+        if s == 0u {
+            break;
+        }
+        if lid < s {
+            for (var q = 0u; q < 8u; q++) {
+                dd[lid][q] = add_dd(dd[lid][q], dd[lid + s][q]);
+            }
+        }
+        workgroupBarrier();
+        s = s / 2u;
+    }
+    let r = dd[0];
+    workgroupBarrier();
+    return r;
+}
+
 @compute @workgroup_size(WG)
 fn finish_step(@builtin(local_invocation_id) lid3: vec3<u32>) {
     let lid = lid3.x;
@@ -160,25 +183,10 @@ fn finish_step(@builtin(local_invocation_id) lid3: vec3<u32>) {
             acc[4] = add_dd(acc[4], vec2<f32>(e.w, 0.0));
         }
     }
-    dd[lid] = acc;
-    workgroupBarrier();
-    var s = WG / 2u;
-    loop {
-        if s == 0u {
-            break;
-        }
-        if lid < s {
-            for (var q = 0u; q < 8u; q++) {
-                dd[lid][q] = add_dd(dd[lid][q], dd[lid + s][q]);
-            }
-        }
-        workgroupBarrier();
-        s = s / 2u;
-    }
+    let tot = dd_sum8(lid, acc);
     if lid != 0u {
         return;
     }
-    let tot = dd[0];
     let ke2 = tot[0].x + tot[0].y;
     var l = 1.0;
     if S.thermostat_on != 0u && ke2 > 0.0 {

@@ -46,29 +46,13 @@ fn tunnel_zone(
     }
 }
 
-var<workgroup> flow_red: array<array<vec2<f32>, 4>, WG>;
-
-// The compensated sum of every invocation's four (hi, lo) values, the same tree each run;
-// valid in invocation 0. Uniform control flow.
+// The compensated sum of every invocation's four (hi, lo) values: finish_step's tree with
+// the other four columns zero (each column is summed on its own, so these four come out as
+// they would alone); valid in invocation 0. Uniform control flow.
 fn flow_sum4(lid: u32, v: array<vec2<f32>, 4>) -> array<vec2<f32>, 4> {
-    flow_red[lid] = v;
-    workgroupBarrier();
-    var s = WG / 2u;
-    loop {
-        if s == 0u {
-            break;
-        }
-        if lid < s {
-            for (var q = 0u; q < 4u; q++) {
-                flow_red[lid][q] = add_dd(flow_red[lid][q], flow_red[lid + s][q]);
-            }
-        }
-        workgroupBarrier();
-        s = s / 2u;
-    }
-    let r = flow_red[0];
-    workgroupBarrier();
-    return r;
+    let z = vec2<f32>(0.0);
+    let s = dd_sum8(lid, array<vec2<f32>, 8>(v[0], v[1], v[2], v[3], z, z, z, z));
+    return array<vec2<f32>, 4>(s[0], s[1], s[2], s[3]);
 }
 
 // Every workgroup's partial `which` (0: body b's force, 1: the zone's sums) in group order.

@@ -175,3 +175,22 @@ pub fn run_binary(args: &[&str]) -> std::process::Output {
 pub fn output_text(o: &std::process::Output) -> String {
     format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr))
 }
+
+/// The first `bytes` of a wgpu buffer (COPY_SRC) of the offscreen renderer's device, read back.
+pub fn read_gpu_buffer(gpu: &argon_sandbox::render::offscreen::Gpu, buffer: &wgpu::Buffer, bytes: u64) -> Vec<u8> {
+    let staging = gpu.device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("test readback"),
+        size: bytes,
+        usage: wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::MAP_READ,
+        mapped_at_creation: false,
+    });
+    let mut enc = gpu.device.create_command_encoder(&Default::default());
+    enc.copy_buffer_to_buffer(buffer, 0, &staging, 0, bytes);
+    gpu.queue.submit(Some(enc.finish()));
+    let slice = staging.slice(..);
+    slice.map_async(wgpu::MapMode::Read, |r| r.expect("mapping the read-back buffer"));
+    gpu.device.poll(wgpu::PollType::wait_indefinitely()).expect("waiting for the read-back");
+    let out = slice.get_mapped_range().expect("the mapped read-back").to_vec();
+    staging.unmap();
+    out
+}

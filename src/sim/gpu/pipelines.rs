@@ -17,7 +17,7 @@ pub struct Pipelines {
 }
 
 /// Kernel entry points of the module.
-const KERNELS: [&str; 25] = [
+const KERNELS: [&str; 17] = [
     "kick_drift",
     "kick_fused",
     "count_cells",
@@ -35,17 +35,9 @@ const KERNELS: [&str; 25] = [
     "kick_second",
     "finish_step",
     "scale_velocities",
-    "tunnel_zone",
-    "flow_finish",
-    "fields_sample",
-    "profile_sum",
-    "profile_reduce",
-    "thermo_relative",
-    "scale_relative",
-    "thermal_record",
 ];
 
-/// The kernels bound with the flow group as group 1.
+/// The kernels bound with the flow group as group 1 (compiled besides KERNELS).
 const FLOW_KERNELS: [&str; 8] = [
     "tunnel_zone",
     "flow_finish",
@@ -136,6 +128,7 @@ impl Pipelines {
         });
         let kernels = KERNELS
             .iter()
+            .chain(&FLOW_KERNELS)
             .map(|&name| {
                 let p = dev.device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
                     label: Some(name),

@@ -38,8 +38,12 @@ pub fn module(ntypes: usize) -> String {
 }
 
 /// `ARGON_WGPU_BUILD_PROBE` (1 or 2: see cells.wgsl `build_probe`), else 0.
+/// Read once (the step loop asks every step).
 pub fn build_probe() -> u32 {
-    std::env::var("ARGON_WGPU_BUILD_PROBE").ok().and_then(|v| v.parse().ok()).filter(|&p| p <= 2).unwrap_or(0)
+    static PROBE: std::sync::OnceLock<u32> = std::sync::OnceLock::new();
+    *PROBE.get_or_init(|| {
+        std::env::var("ARGON_WGPU_BUILD_PROBE").ok().and_then(|v| v.parse().ok()).filter(|&p| p <= 2).unwrap_or(0)
+    })
 }
 
 /// The publish kernel's module for `ntypes` species: the common part (bindings, helpers)
