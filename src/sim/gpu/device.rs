@@ -89,6 +89,54 @@ fn check_limits(name: &str, limits: &wgpu::Limits) -> Result<(), SimError> {
 }
 
 impl SimDevice {
+    /// Submits `enc` after copying each (buffer, bytes) into a mappable buffer, waits, and
+    /// returns the bytes; an error wgpu reported meanwhile is returned instead.
+    pub fn read_back(
+        &self,
+        mut enc: wgpu::CommandEncoder,
+        what: &[(&wgpu::Buffer, u64)],
+    ) -> Result<Vec<Vec<u8>>, SimError> {
+        let staging: Vec<_> = what
+            .iter()
+            .map(|&(src, bytes)| {
+                let size = bytes.max(4).next_multiple_of(4);
+                let dst = self.device.create_buffer(&wgpu::BufferDescriptor {
+                    label: Some("readback"),
+                    size,
+                    usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+                    mapped_at_creation: false,
+                });
+                if bytes > 0 {
+                    enc.copy_buffer_to_buffer(src, 0, &dst, 0, size.min(src.size()));
+                }
+                (dst, bytes)
+            })
+            .collect();
+        self.queue.submit([enc.finish()]);
+        for (dst, _) in &staging {
+            dst.slice(..).map_async(wgpu::MapMode::Read, |_| {});
+        }
+        self.device
+            .poll(wgpu::PollType::wait_indefinitely())
+            .map_err(|e| SimError::Device(format!("waiting for the GPU ({}): {e}", self.info.name)))?;
+        if let Some(e) = self.take_error() {
+            return Err(SimError::Device(format!("the GPU ({}) reported: {e}", self.info.name)));
+        }
+        staging
+            .iter()
+            .map(|(dst, bytes)| {
+                let v = dst
+                    .slice(..)
+                    .get_mapped_range()
+                    .map_err(|e| SimError::Device(format!("reading back from {}: {e}", self.info.name)))?
+                    [..*bytes as usize]
+                    .to_vec();
+                dst.unmap();
+                Ok(v)
+            })
+            .collect()
+    }
+
     /// The error wgpu reported since the last call, if any.
     pub fn take_error(&self) -> Option<String> {
         self.failed.lock().unwrap_or_else(|e| e.into_inner()).take()

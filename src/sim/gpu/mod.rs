@@ -171,12 +171,18 @@ impl GpuBackend {
         &self.dev
     }
 
-    /// The publish kernel for the current kernels.
-    fn publisher(&mut self) -> Result<&mut publish::Publisher, SimError> {
-        if !self.publisher.as_ref().is_some_and(|p| p.fits(&self.pipes)) {
-            self.publisher = Some(publish::Publisher::new(&self.dev, &self.pipes, self.ntypes)?);
+    /// The publish kernel in `slot` for the current kernels `pipes`, made when missing or stale
+    /// (a function of the fields it needs, so the engine stays free to borrow).
+    fn publisher<'a>(
+        slot: &'a mut Option<publish::Publisher>,
+        dev: &SimDevice,
+        pipes: &Arc<Pipelines>,
+        ntypes: usize,
+    ) -> Result<&'a mut publish::Publisher, SimError> {
+        match slot.take() {
+            Some(p) if p.fits(pipes) => Ok(slot.insert(p)),
+            _ => Ok(slot.insert(publish::Publisher::new(dev, pipes, ntypes)?)),
         }
-        Ok(self.publisher.as_mut().expect("made above"))
     }
 
     /// Neighbour-list builds since the system was (re)built on the device.
@@ -511,8 +517,7 @@ impl Backend for GpuBackend {
         let n = self.engine.n;
         // The publish kernel on the device either way, so the host and the zero-copy buffer
         // hold the same bits.
-        self.publisher()?;
-        let publisher = self.publisher.as_mut().expect("made above");
+        let publisher = Self::publisher(&mut self.publisher, &self.dev, &self.pipes, self.ntypes)?;
         let system = self.engine.system_bind_group();
         match target {
             PositionTarget::Host(out) => publisher.to_host(&self.dev, system, n, colour, out),

@@ -180,46 +180,20 @@ impl Publisher {
             return Ok(());
         }
         let bytes = (n * 16) as u64;
-        if self.scratch.as_ref().is_none_or(|s| s.size() < bytes) {
-            self.scratch = Some(dev.device.create_buffer(&wgpu::BufferDescriptor {
+        let scratch = match self.scratch.take() {
+            Some(s) if s.size() >= bytes => s,
+            _ => dev.device.create_buffer(&wgpu::BufferDescriptor {
                 label: Some("publish scratch"),
                 size: bytes,
                 usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
                 mapped_at_creation: false,
-            }));
-        }
-        let scratch = self.scratch.as_ref().expect("made above");
-        self.submit(dev, system, scratch, n, colour)?;
-        let raw = read_buffer(dev, scratch, bytes)?;
-        out[..n].copy_from_slice(bytemuck::cast_slice(&raw));
+            }),
+        };
+        let read = self
+            .submit(dev, system, &scratch, n, colour)
+            .and_then(|()| dev.read_back(dev.device.create_command_encoder(&Default::default()), &[(&scratch, bytes)]));
+        self.scratch = Some(scratch);
+        out[..n].copy_from_slice(bytemuck::cast_slice(&read?[0]));
         Ok(())
     }
-}
-
-/// The first `bytes` of `src` (a COPY_SRC buffer on `dev`) after everything submitted so far.
-pub fn read_buffer(dev: &SimDevice, src: &wgpu::Buffer, bytes: u64) -> Result<Vec<u8>, SimError> {
-    let size = bytes.max(4).next_multiple_of(4);
-    let dst = dev.device.create_buffer(&wgpu::BufferDescriptor {
-        label: Some("publish readback"),
-        size,
-        usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-        mapped_at_creation: false,
-    });
-    let mut enc = dev.device.create_command_encoder(&Default::default());
-    enc.copy_buffer_to_buffer(src, 0, &dst, 0, size.min(src.size()));
-    dev.queue.submit([enc.finish()]);
-    dst.slice(..).map_async(wgpu::MapMode::Read, |_| {});
-    dev.device
-        .poll(wgpu::PollType::wait_indefinitely())
-        .map_err(|e| SimError::Device(format!("waiting for the GPU ({}): {e}", dev.info.name)))?;
-    if let Some(e) = dev.take_error() {
-        return Err(SimError::Device(format!("the GPU ({}) reported: {e}", dev.info.name)));
-    }
-    let v = dst
-        .slice(..)
-        .get_mapped_range()
-        .map_err(|e| SimError::Device(format!("reading back from {}: {e}", dev.info.name)))?[..bytes as usize]
-        .to_vec();
-    dst.unmap();
-    Ok(v)
 }

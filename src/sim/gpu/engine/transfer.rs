@@ -85,52 +85,13 @@ impl Engine {
     }
 
     /// Submits `enc` after copying each (buffer, bytes) into a mappable buffer, waits, and
-    /// returns the bytes.
+    /// returns the bytes ([`SimDevice::read_back`]).
     pub(super) fn read_back(
         &self,
-        mut enc: wgpu::CommandEncoder,
+        enc: wgpu::CommandEncoder,
         what: &[(&wgpu::Buffer, u64)],
     ) -> Result<Vec<Vec<u8>>, SimError> {
-        let staging: Vec<_> = what
-            .iter()
-            .map(|&(src, bytes)| {
-                let size = bytes.max(4).next_multiple_of(4);
-                let dst = self.dev.device.create_buffer(&wgpu::BufferDescriptor {
-                    label: Some("readback"),
-                    size,
-                    usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-                    mapped_at_creation: false,
-                });
-                if bytes > 0 {
-                    enc.copy_buffer_to_buffer(src, 0, &dst, 0, size.min(src.size()));
-                }
-                (dst, bytes)
-            })
-            .collect();
-        self.dev.queue.submit([enc.finish()]);
-        for (dst, _) in &staging {
-            dst.slice(..).map_async(wgpu::MapMode::Read, |_| {});
-        }
-        self.dev
-            .device
-            .poll(wgpu::PollType::wait_indefinitely())
-            .map_err(|e| SimError::Device(format!("waiting for the GPU ({}): {e}", self.dev.info.name)))?;
-        if let Some(e) = self.dev.take_error() {
-            return Err(SimError::Device(format!("the GPU ({}) reported: {e}", self.dev.info.name)));
-        }
-        staging
-            .iter()
-            .map(|(dst, bytes)| {
-                let v = dst
-                    .slice(..)
-                    .get_mapped_range()
-                    .map_err(|e| SimError::Device(format!("reading back from {}: {e}", self.dev.info.name)))?
-                    [..*bytes as usize]
-                    .to_vec();
-                dst.unmap();
-                Ok(v)
-            })
-            .collect()
+        self.dev.read_back(enc, what)
     }
 }
 
