@@ -61,8 +61,6 @@ fn profile_sum(@builtin(global_invocation_id) gid: vec3<u32>) {
     prof_add(at + 6u, m * v.z);
 }
 
-var<workgroup> prof_red: array<vec4<f32>, WG>;
-
 @compute @workgroup_size(WG)
 fn profile_reduce(@builtin(local_invocation_id) lid3: vec3<u32>) {
     let lid = lid3.x;
@@ -85,24 +83,11 @@ fn profile_reduce(@builtin(local_invocation_id) lid3: vec3<u32>) {
             atomicStore(&prof[8u * b + q], 0u);
         }
     }
-    // A fixed tree over the invocations, compensated.
-    prof_red[lid] = vec4<f32>(flow, occupied, 0.0);
-    workgroupBarrier();
-    var s = WG / 2u;
-    loop {
-        if s == 0u {
-            break;
-        }
-        if lid < s {
-            let a = prof_red[lid];
-            let c = prof_red[lid + s];
-            prof_red[lid] = vec4<f32>(add_dd(a.xy, c.xy), a.z + c.z, 0.0);
-        }
-        workgroupBarrier();
-        s = s / 2u;
-    }
+    // A fixed tree over the invocations, compensated (finish_step's; the count is exact).
+    let z = vec2<f32>(0.0);
+    let tot = dd_sum8(lid, array<vec2<f32>, 8>(flow, vec2<f32>(occupied, 0.0), z, z, z, z, z, z));
     if lid == 0u {
-        let t = prof_red[0];
+        let t = vec3<f32>(tot[0], tot[1].x);
         let at = prof_stats();
         atomicStore(&prof[at], bitcast<u32>(t.x));
         atomicStore(&prof[at + 1u], bitcast<u32>(t.y));
@@ -199,24 +184,13 @@ fn thermo_relative(@builtin(local_invocation_id) lid3: vec3<u32>) {
     for (var g = lid; g < P.n_groups; g += WG) {
         acc = add_dd(acc, vec2<f32>(partials[2u * g].x, 0.0));
     }
-    prof_red[lid] = vec4<f32>(acc, 0.0, 0.0);
-    workgroupBarrier();
-    var s = WG / 2u;
-    loop {
-        if s == 0u {
-            break;
-        }
-        if lid < s {
-            prof_red[lid] = vec4<f32>(add_dd(prof_red[lid].xy, prof_red[lid + s].xy), 0.0, 0.0);
-        }
-        workgroupBarrier();
-        s = s / 2u;
-    }
+    let z = vec2<f32>(0.0);
+    let tot = dd_sum8(lid, array<vec2<f32>, 8>(acc, z, z, z, z, z, z, z));
     if lid != 0u {
         return;
     }
     let at = prof_stats();
-    let ke2 = prof_red[0].xy;
+    let ke2 = tot[0];
     let flow = vec2<f32>(bitcast<f32>(atomicLoad(&prof[at])), bitcast<f32>(atomicLoad(&prof[at + 1u])));
     let occupied = f32(atomicLoad(&prof[at + 2u]));
     let krel = add_dd(ke2, -flow);
