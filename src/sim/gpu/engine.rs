@@ -542,6 +542,20 @@ impl Engine {
 
     /// The telemetry sums of the current state (no step taken): forces with energies, the
     /// kinetic sums of the velocities as they are.
+    /// The device the engine runs on.
+    pub fn device(&self) -> &Arc<SimDevice> {
+        &self.dev
+    }
+
+    /// Makes sure the forces, and with them the list's cell grid and the atoms' order, are
+    /// those of the current positions (after an upload or a rollback none are yet).
+    pub fn ensure_built(&mut self) -> Result<(), SimError> {
+        if !self.forces_valid {
+            self.measure()?;
+        }
+        Ok(())
+    }
+
     pub fn measure(&mut self) -> Result<Record, SimError> {
         if self.n == 0 {
             return Ok(Record { step: self.step, sums: [0.0; RECORD_WORDS], flow: Vec::new() });

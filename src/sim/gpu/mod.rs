@@ -13,11 +13,12 @@
 //! refused by [`unsupported`] with the backends that do, never run differently: the piston,
 //! the tether, hybrid Monte Carlo, transport sampling, and mixed or double precision. Edits
 //! (atoms, parameters) go through a host copy of the state; g(r) and the histograms are
-//! computed on the host from one.
+//! counted on the device (`histograms.rs`).
 
 pub mod device;
 pub mod engine;
 pub mod flow;
+pub mod histograms;
 pub mod layout;
 mod pipelines;
 mod profile;
@@ -33,6 +34,7 @@ use super::{
     AtomSelection, AtomState, Backend, BackendInfo, CaughtAtoms, ColourScalar, PositionTarget, SimError, Snapshot,
     Telemetry, check_atoms, edit,
 };
+use crate::analysis::rdf::RdfCounts;
 use crate::analysis::{self, Histogram, RdfRegion};
 use crate::flow::{Accumulator, FieldSpec, Fields};
 use crate::physics::obstacles::ObstacleField;
@@ -78,6 +80,8 @@ pub struct GpuBackend {
     fields: Option<(FieldSampler, wgpu::Buffer)>,
     /// The publish kernel, built at the first publish (and again for new kernels).
     publisher: Option<publish::Publisher>,
+    /// The histogram kernels, built at the first histogram (and again for new kernels).
+    analyser: Option<histograms::Analyser>,
 }
 
 /// The search the algorithm asks for in `b` (lists fall back to all pairs in a box too small
@@ -163,6 +167,7 @@ impl GpuBackend {
             obstacles,
             fields: None,
             publisher: None,
+            analyser: None,
         })
     }
 
@@ -183,6 +188,33 @@ impl GpuBackend {
             Some(p) if p.fits(pipes) => Ok(slot.insert(p)),
             _ => Ok(slot.insert(publish::Publisher::new(dev, pipes, ntypes)?)),
         }
+    }
+
+    /// The histogram kernels in `slot` for the current kernels `pipes`, made when missing or
+    /// stale.
+    fn analyser<'a>(
+        slot: &'a mut Option<histograms::Analyser>,
+        dev: &SimDevice,
+        pipes: &Arc<Pipelines>,
+        ntypes: usize,
+    ) -> Result<&'a mut histograms::Analyser, SimError> {
+        match slot.take() {
+            Some(a) if a.fits(pipes) => Ok(slot.insert(a)),
+            _ => Ok(slot.insert(histograms::Analyser::new(dev, pipes, ntypes)?)),
+        }
+    }
+
+    /// Raw g(r) counts (see [`RdfCounts`]) counted on the device; [`Backend::rdf`]
+    /// normalises them.
+    pub fn pair_counts(&mut self, bins: usize, r_max: f64, region: Option<&RdfRegion>) -> Result<RdfCounts, SimError> {
+        let b = self.engine.sim_box;
+        analysis::check_rdf_request(&b, bins, r_max).map_err(SimError::Invalid)?;
+        if let Some(r) = region {
+            analysis::rdf::check_rdf_region(&b, r).map_err(SimError::Invalid)?;
+        }
+        let an = Self::analyser(&mut self.analyser, &self.dev, &self.pipes, self.ntypes)?;
+        let (counts, centres) = an.rdf_counts(&mut self.engine, bins, r_max, region, self.params.skin)?;
+        Ok(RdfCounts { counts, centres })
     }
 
     /// Neighbour-list builds since the system was (re)built on the device.
@@ -236,13 +268,6 @@ impl GpuBackend {
             time: self.engine.time,
             piston: None,
         })
-    }
-
-    /// A CPU backend holding the current state, for the host-side analyses.
-    fn on_host(&mut self) -> Result<super::cpu::CpuBackend, SimError> {
-        let snap = self.snapshot_now()?;
-        let field = self.obstacles.as_ref().map(|o| o.field.clone());
-        super::cpu::CpuBackend::new(snap.sim_box, self.params.clone(), &snap.atoms, field)
     }
 }
 
@@ -502,15 +527,28 @@ impl Backend for GpuBackend {
     }
 
     fn rdf(&mut self, bins: usize, r_max: f64, region: Option<&RdfRegion>) -> Result<Histogram, SimError> {
-        self.on_host()?.rdf(bins, r_max, region)
+        let b = self.engine.sim_box;
+        let c = self.pair_counts(bins, r_max, region)?;
+        let volume = if b.fully_periodic() {
+            b.volume()
+        } else {
+            analysis::reachable_volume(&b, &self.params, self.obstacles.as_ref().map(|o| &*o.field))
+        };
+        analysis::rdf::rdf_from(&c, self.engine.n, volume, r_max, region).map_err(SimError::Invalid)
     }
 
     fn speed_histogram(&mut self, bins: usize, v_max: f64) -> Result<Histogram, SimError> {
-        self.on_host()?.speed_histogram(bins, v_max)
+        analysis::check_histogram_request("speed histogram", bins, v_max).map_err(SimError::Invalid)?;
+        let an = Self::analyser(&mut self.analyser, &self.dev, &self.pipes, self.ntypes)?;
+        let counts = an.speed_counts(&self.engine, bins, v_max)?;
+        Ok(analysis::speed_from_counts(&counts, self.engine.n, v_max))
     }
 
     fn density_profile(&mut self, bins: usize) -> Result<Histogram, SimError> {
-        self.on_host()?.density_profile(bins)
+        analysis::check_histogram_request("density profile", bins, 1.0).map_err(SimError::Invalid)?;
+        let an = Self::analyser(&mut self.analyser, &self.dev, &self.pipes, self.ntypes)?;
+        let counts = an.height_counts(&self.engine, bins)?;
+        Ok(analysis::density_from_counts(&counts, &self.engine.sim_box))
     }
 
     fn write_positions(&mut self, target: PositionTarget<'_>, colour: ColourScalar) -> Result<(), SimError> {

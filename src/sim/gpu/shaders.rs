@@ -3,8 +3,8 @@
 //! obstacles, surface friction and body forces the force kernels call), and the kernels
 //! (`cells.wgsl`, `forces.wgsl`, `integrate.wgsl`, `tunnel.wgsl`, `fields.wgsl`,
 //! `profile.wgsl`), with the build's constants (workgroup size, species count) written in as
-//! `const` lines; and the publish kernel's module (`publish.wgsl` after the same common
-//! part). `all` lists every module as compiled, for the portability test that translates
+//! `const` lines; and the modules of the publish kernel (`publish.wgsl`) and the histograms (`analysis.wgsl`),
+//! each after the same common part. `all` lists every module as compiled, for the portability test that translates
 //! each to MSL, HLSL and SPIR-V.
 
 use super::engine::WG;
@@ -22,6 +22,7 @@ const PARTS: [(&str, &str); 9] = [
 ];
 
 const PUBLISH: &str = include_str!("../../../shaders/sim/publish.wgsl");
+const ANALYSIS: &str = include_str!("../../../shaders/sim/analysis.wgsl");
 
 /// The simulation module for `ntypes` species.
 pub fn module(ntypes: usize) -> String {
@@ -49,6 +50,17 @@ pub fn build_probe() -> u32 {
 /// The publish kernel's module for `ntypes` species: the common part (bindings, helpers)
 /// and `publish.wgsl`.
 pub fn publish_module(ntypes: usize) -> String {
+    side_module(ntypes, PUBLISH)
+}
+
+/// The histogram kernels' module for `ntypes` species: the common part and `analysis.wgsl`.
+pub fn analysis_module(ntypes: usize) -> String {
+    side_module(ntypes, ANALYSIS)
+}
+
+/// A module of its own for kernels outside the step (their outputs in group 1): the common
+/// part (bindings, helpers) and `kernels`.
+fn side_module(ntypes: usize, kernels: &str) -> String {
     let mut s = format!("const WG: u32 = {WG}u;\nconst NTYPES: u32 = {}u;\n", ntypes.max(1));
     for (name, part) in PARTS {
         if matches!(name, "common.wgsl" | "rng.wgsl") {
@@ -56,7 +68,7 @@ pub fn publish_module(ntypes: usize) -> String {
             s.push('\n');
         }
     }
-    s.push_str(PUBLISH);
+    s.push_str(kernels);
     s
 }
 
@@ -68,6 +80,8 @@ pub fn all() -> Vec<(&'static str, String)> {
         ("sim_4_species: common rng flow cells forces integrate tunnel fields profile", module(4)),
         ("publish_1_species: common rng publish", publish_module(1)),
         ("publish_4_species: common rng publish", publish_module(4)),
+        ("analysis_1_species: common rng analysis", analysis_module(1)),
+        ("analysis_4_species: common rng analysis", analysis_module(4)),
     ]
 }
 
