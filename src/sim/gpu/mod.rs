@@ -80,11 +80,14 @@ pub struct GpuBackend {
     publisher: Option<publish::Publisher>,
 }
 
-/// The search the algorithm asks for in `b` (lists fall back to all pairs in a box too small
-/// for two cells of the list range along a periodic axis).
+/// The search the algorithm asks for in `b` (cells and lists fall back to all pairs in a box
+/// too small for two cells of their range along a periodic axis: the cut-off for the cell
+/// list, the cut-off and skin for lists).
 fn search_for(params: &SimParams, b: &SimBox) -> Search {
     match params.algorithm {
         Algorithm::AllPairsGlobal | Algorithm::AllPairsTiled => Search::AllPairs,
+        Algorithm::Cells if layout::cell_dims(b, params.max_cutoff()).is_none() => Search::AllPairs,
+        Algorithm::Cells => Search::Cells,
         _ if layout::cell_dims(b, params.list_range()).is_none() => Search::AllPairs,
         _ => Search::List,
     }
@@ -185,7 +188,8 @@ impl GpuBackend {
         }
     }
 
-    /// Neighbour-list builds since the system was (re)built on the device.
+    /// Neighbour-list builds (under the cell list, binnings: one a step) since the system was
+    /// (re)built on the device.
     pub fn list_builds(&self) -> u64 {
         self.engine.builds
     }
@@ -317,6 +321,7 @@ impl Backend for GpuBackend {
     fn pair_search(&self) -> &'static str {
         match self.engine.search {
             Search::List => "neighbour list",
+            Search::Cells => "cell list",
             Search::AllPairs => "all pairs (tiled)",
         }
     }
