@@ -2,7 +2,9 @@
 //! `shaders/sim`, and `advance`, which records every step of a call into command buffers
 //! of 16 steps (the list rebuild launched by indirect dispatch, so nothing waits for the host between
 //! steps), then reads back the flags and the telemetry records once. A list too short is
-//! grown and the call redone from the backup taken at its start, as on CUDA. Child modules:
+//! grown and the call redone from the backup taken at its start, as on CUDA. Under the cell
+//! list (`Search::Cells`) the same kernels bin and sort the atoms every step, and
+//! `forces_cells` scans each atom's 27 neighbour cells (no list). Child modules:
 //! `buffers.rs` the device arrays and bind groups, `transfer.rs` read-backs and checkpoints.
 
 use std::sync::Arc;

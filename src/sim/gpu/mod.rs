@@ -7,7 +7,10 @@
 //! packed obstacle field; `shaders.rs` assembles `shaders/sim/*.wgsl`; `engine.rs` the device
 //! arrays and the step loop (`engine/flow.rs` the wind tunnel's arrays); `publish.rs`
 //! positions for the renderer (into a buffer on the same device with no host traffic, or for
-//! the host). It runs the wind tunnel scenes: obstacles, the forces on them and on the walls,
+//! the host). Pairs are found by a neighbour list, by the cell list (`Algorithm::Cells`: the
+//! atoms binned and sorted by cell every step, each scanning its 27 neighbour cells,
+//! `shaders/sim/cellforces.wgsl`), or over all pairs (`search_for`). It runs the wind
+//! tunnel scenes: obstacles, the forces on them and on the walls,
 //! surface friction, the tunnel's inflow zone, thermostats relative to the flow with the
 //! thermal readout of telemetry records, and flow-field sampling. What it does not run yet is
 //! refused by [`unsupported`] with the backends that do, never run differently: the piston,
