@@ -14,19 +14,24 @@
 //!   mixture at per-pair cut-offs, a tank with walls) give the CPU cell list's thermo (in
 //!   double) within 1e-4 every 50 steps, and in.lj LAMMPS's: the bound and length of the
 //!   LAMMPS trajectory in `tests/wgpu_backend.rs`.
+//! - Obstacles, surface friction and the forces on the bodies as the CPU cell list's.
 //! - Switching Cells <-> Neighbors mid-run keeps the state bit for bit and the energy.
 //! - The atoms are binned every step; reruns are identical; blow-ups roll back.
 
 mod common;
 
+use std::sync::Arc;
+
 use argon_sandbox::io::extxyz::read_extxyz;
 use argon_sandbox::physics::lj::Table;
+use argon_sandbox::physics::obstacles::ObstacleField;
 use argon_sandbox::physics::params::{Algorithm, SimParams};
 use argon_sandbox::physics::real::Precision;
 use argon_sandbox::physics::sim_box::SimBox;
+use argon_sandbox::shapes::Shape;
 use argon_sandbox::sim::cpu::CpuBackend;
 use argon_sandbox::sim::gpu::GpuBackend;
-use argon_sandbox::sim::{AtomState, Backend, Telemetry};
+use argon_sandbox::sim::{AtomState, Backend, Snapshot, Telemetry};
 use common::{jiggled_fluid, rel};
 
 /// True when wgpu opens an adapter; otherwise says `skipped: no wgpu adapter` (a failure
@@ -303,6 +308,77 @@ fn trajectories_match_the_cpu_cell_list() {
     let (tb, tank) = jiggled_fluid([6, 5, 4], [true, true, false], 0.1, &[], 17);
     let tp = SimParams { gravity: 0.3, drive: 0.2, ..SimParams::default() };
     assert_trajectory_matches_the_cpu("tank with walls, gravity and a drive", tb, &tp, &tank);
+}
+
+/// A tank periodic in x and y, walled in z, with a circle and a rotated rectangle, under a
+/// drive with surface friction, after 30 CPU steps (atoms pressed against the surfaces).
+fn obstacle_tank() -> (Snapshot, SimParams, Arc<ObstacleField>) {
+    let shapes = vec![
+        Shape::Circle { centre: [4.0, 4.0], radius: 1.6 },
+        Shape::Rectangle { centre: [10.5, 9.0], half_size: [1.4, 0.7], angle_deg: 30.0 },
+    ];
+    let (b, atoms) = jiggled_fluid([9, 8, 4], [false, false, true], 0.1, &shapes, 21);
+    let field = Arc::new(ObstacleField::bake(&shapes, &b, 0.1).unwrap());
+    let friction = Some(argon_sandbox::physics::friction::SurfaceFriction { damp: 0.5, range: 1.5 });
+    let p = SimParams { drive: 0.5, surface_friction: friction, telemetry_every: 5, ..SimParams::default() };
+    let mut cpu =
+        CpuBackend::new(b, with(&p, Algorithm::Cells, Precision::Double), &atoms, Some(field.clone())).unwrap();
+    cpu.advance(30).unwrap();
+    (cpu.snapshot().unwrap(), p, field)
+}
+
+/// Obstacles, surface friction and the forces on the bodies under the cell list, from the
+/// same state as the CPU's cell list in double: forces within 1e-5 of the largest and the
+/// external energy and virial within 1e-5 relative (the bounds `tests/wgpu_flow.rs` holds the
+/// list to), and each body's force over two records of five steps within 1e-4 of the
+/// largest body force.
+#[test]
+fn obstacles_and_surfaces_match_the_cpu_cell_list() {
+    if !adapter() {
+        return;
+    }
+    let (s, p, field) = obstacle_tank();
+    let open_cpu = || {
+        let mut c =
+            CpuBackend::new(s.sim_box, with(&p, Algorithm::Cells, Precision::Double), &s.atoms, Some(field.clone()))
+                .unwrap();
+        c.restore(&s).unwrap();
+        c
+    };
+    let mut g =
+        GpuBackend::new(s.sim_box, with(&p, Algorithm::Cells, Precision::Single), &s.atoms, Some(field.clone()))
+            .unwrap();
+    g.restore(&s).unwrap();
+    assert_eq!(g.pair_search(), "cell list");
+    let mut c = open_cpu();
+    let err = force_error(&g.forces().unwrap(), &c.forces().unwrap());
+    assert!(err < 1e-5, "forces off the CPU's by {err:e}");
+    let (t, want) = (g.measure().unwrap(), c.measure().unwrap());
+    assert!(want.external_energy > 1.0, "the obstacles push: {}", want.external_energy);
+    for (what, a, b) in [
+        ("external energy", t.external_energy, want.external_energy),
+        ("virial", t.virial, want.virial),
+        ("pair energy", t.pair_energy, want.pair_energy),
+    ] {
+        assert!((a - b).abs() / b.abs().max(1.0) < 1e-5, "{what} {a} vs CPU {b}");
+    }
+    g.advance(10).unwrap();
+    c.advance(10).unwrap();
+    let (got, want) = (g.drain_telemetry(), c.drain_telemetry());
+    assert_eq!(got.len(), 2);
+    for (a, b) in got.iter().zip(&want) {
+        assert_eq!(a.step, b.step);
+        assert_eq!(a.body_forces.len(), 4, "two shapes and two wall faces");
+        assert_eq!(a.body_forces.len(), b.body_forces.len());
+        let scale = b.body_forces.iter().map(|f| f.force.iter().map(|x| x * x).sum::<f64>().sqrt()).fold(0.0, f64::max);
+        for (x, y) in a.body_forces.iter().zip(&b.body_forces) {
+            assert_eq!(x.body.name(), y.body.name());
+            for k in 0..3 {
+                let off = (x.force[k] - y.force[k]).abs();
+                assert!(off < 1e-4 * scale, "step {}: {} {:?} vs CPU {:?}", a.step, x.body.name(), x.force, y.force);
+            }
+        }
+    }
 }
 
 /// Cells -> Neighbors -> Cells mid-run (`set_params`, as the app's algorithm menu): the step,
