@@ -16,7 +16,8 @@
 //!   LAMMPS trajectory in `tests/wgpu_backend.rs`.
 //! - Obstacles, surface friction and the forces on the bodies as the CPU cell list's.
 //! - Switching Cells <-> Neighbors mid-run keeps the state bit for bit and the energy.
-//! - The atoms are binned every step; reruns are identical; blow-ups roll back.
+//! - The atoms are binned every step; checked and trusted shader modules agree; reruns are
+//!   identical; blow-ups roll back.
 
 mod common;
 
@@ -429,6 +430,23 @@ fn cells_are_binned_every_step() {
     g.advance(200).unwrap();
     // The first forces' binning, then one a step.
     assert_eq!(g.list_builds(), 201);
+}
+
+/// wgpu's runtime bounds checks change nothing in the cell kernel (the release build trusts
+/// its indices): checked and trusted modules agree bit for bit after 30 steps.
+#[test]
+fn checked_and_unchecked_shaders_give_the_same_cell_forces() {
+    if !adapter() {
+        return;
+    }
+    let (b, atoms) = jiggled_fluid([5, 5, 5], [false, false, true], 0.1, &[], 22);
+    let p = with(&SimParams::default(), Algorithm::Cells, Precision::Single);
+    let run = |checked: bool| {
+        let mut g = GpuBackend::with_checks(b, p.clone(), &atoms, None, checked).unwrap();
+        g.advance(30).unwrap();
+        g.forces().unwrap()
+    };
+    assert_eq!(run(true), run(false));
 }
 
 /// The same run twice gives the same bits; a blow-up is reported and rolled back.
