@@ -84,8 +84,8 @@ pub struct GpuBackend {
 }
 
 /// The search the algorithm asks for in `b` (cells and lists fall back to all pairs in a box
-/// too small for two cells of their range along a periodic axis: the cut-off for the cell
-/// list, the cut-off and skin for lists).
+/// too small for two cells of their range along a periodic axis: the cut-off and skin for
+/// lists; the cut-off for the cell list, a box `SimParams::validate` refuses already).
 fn search_for(params: &SimParams, b: &SimBox) -> Search {
     match params.algorithm {
         Algorithm::AllPairsGlobal | Algorithm::AllPairsTiled => Search::AllPairs,

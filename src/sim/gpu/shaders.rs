@@ -1,11 +1,11 @@
 //! The wgpu backend's WGSL compute shaders: one module of `shaders/sim/common.wgsl` (the
 //! shared structs and bindings), `rng.wgsl` (Philox, as `crate::rng`), `flow.wgsl` (the
 //! obstacles, surface friction and body forces the force kernels call), and the kernels
-//! (`cells.wgsl`, `forces.wgsl`, `cellforces.wgsl`, `integrate.wgsl`, `tunnel.wgsl`, `fields.wgsl`,
-//! `profile.wgsl`), with the build's constants (workgroup size, species count) written in as
-//! `const` lines; and the publish kernel's module (`publish.wgsl` after the same common
-//! part). `all` lists every module as compiled, for the portability test that translates
-//! each to MSL, HLSL and SPIR-V.
+//! (`cells.wgsl`, `forces.wgsl`, `cellforces.wgsl`, `integrate.wgsl`, `tunnel.wgsl`,
+//! `fields.wgsl`, `profile.wgsl`), with the build's constants (workgroup size, species
+//! count) written in as `const` lines; and the publish kernel's module (`publish.wgsl` after
+//! the same common part). `all` lists every module as compiled, for the portability test
+//! that translates each to MSL, HLSL and SPIR-V.
 
 use super::engine::WG;
 
