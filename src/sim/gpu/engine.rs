@@ -2,7 +2,9 @@
 //! `shaders/sim`, and `advance`, which records every step of a call into command buffers
 //! of 16 steps (the list rebuild launched by indirect dispatch, so nothing waits for the host between
 //! steps), then reads back the flags and the telemetry records once. A list too short is
-//! grown and the call redone from the backup taken at its start, as on CUDA. Child modules:
+//! grown and the call redone from the backup taken at its start, as on CUDA. Under the cell
+//! list (`Search::Cells`) the same kernels bin and sort the atoms every step, and
+//! `forces_cells` scans each atom's 27 neighbour cells (no list). Child modules:
 //! `buffers.rs` the device arrays and bind groups, `transfer.rs` read-backs and checkpoints.
 
 use std::sync::Arc;
@@ -51,6 +53,9 @@ const SUBMIT_STEPS: usize = 16;
 pub enum Search {
     /// Full neighbour lists built from a cell grid, rebuilt when an atom moved half the skin.
     List,
+    /// The cell list: atoms binned into cells at least the largest cut-off wide and sorted by
+    /// cell every step, each scanning its 27 neighbour cells (cellforces.wgsl).
+    Cells,
     /// Every pair, positions staged in workgroup tiles (small systems, boxes too small for cells).
     AllPairs,
 }
@@ -97,7 +102,7 @@ pub struct Engine {
     pub search: Search,
     pub step: u64,
     pub time: f64,
-    /// Neighbour-list builds so far (for `bench` and tests).
+    /// Neighbour-list builds (cell-list binnings) so far (for `bench` and tests).
     pub builds: u64,
     forces_valid: bool,
     /// The backup an advance is redone from after a list overflow.
@@ -118,15 +123,16 @@ impl Engine {
         search: Search,
     ) -> Result<Engine, SimError> {
         let n = atoms.len();
-        let range = params.list_range();
+        // The cell list's cells need only the cut-off (it bins every step); the lists' the skin too.
+        let range = if search == Search::Cells { params.max_cutoff() } else { params.list_range() };
         let dims = match search {
-            Search::List => layout::cell_dims(&sim_box, range)
+            Search::List | Search::Cells => layout::cell_dims(&sim_box, range)
                 .ok_or_else(|| SimError::Invalid("the box is too small for cell lists: use all pairs".into()))?,
             Search::AllPairs => [1, 1, 1],
         };
         let max_nbrs = match search {
             Search::List => expected_list_room(range, n as f64 / sim_box.volume()),
-            Search::AllPairs => 0,
+            Search::Cells | Search::AllPairs => 0,
         };
         let limit = dev.device.limits().max_storage_buffer_binding_size;
         let list_bytes = (n * max_nbrs * 4) as u64;
@@ -150,7 +156,11 @@ impl Engine {
                 dev.info.name
             )));
         }
-        let consts = layout::params_block(params, &sim_box, n, dims, max_nbrs as u32, dof, groups);
+        let mut consts = layout::params_block(params, &sim_box, n, dims, max_nbrs as u32, dof, groups);
+        if search == Search::Cells {
+            // Every atom's kick asks for the binning (it moved more than -1 squared).
+            consts.half_skin_sq = -1.0;
+        }
         let pos: Vec<[f32; 4]> = atoms
             .positions
             .iter()
@@ -319,8 +329,8 @@ impl Engine {
         pass.dispatch_workgroups_indirect(&self.b.plan, offset);
     }
 
-    /// Records the rebuild (indirect: nothing runs unless the flag asks) into `pass`.
-    fn encode_rebuild(&self, pass: &mut wgpu::ComputePass<'_>) {
+    /// Records the binning and sort by cell (indirect: nothing runs unless the flag asks).
+    fn encode_sort(&self, pass: &mut wgpu::ComputePass<'_>) {
         pass.set_bind_group(1, &self.bind.1, &[]);
         self.run(pass, "count_cells", self.consts.n_groups);
         if self.consts.n_cells <= SCAN_SINGLE_MAX {
@@ -332,6 +342,11 @@ impl Engine {
         }
         self.run_indirect(pass, "scatter", 0);
         self.run_indirect(pass, "order_cells", 0);
+    }
+
+    /// Records the list rebuild (indirect: nothing runs unless the flag asks) into `pass`.
+    fn encode_rebuild(&self, pass: &mut wgpu::ComputePass<'_>) {
+        self.encode_sort(pass);
         if super::shaders::build_probe() != 0 {
             self.run_indirect(pass, "build_probe", 36);
         }
@@ -350,6 +365,10 @@ impl Engine {
                 } else {
                     self.run(pass, "forces_split", (self.n as u32).div_ceil(WG / TPA));
                 }
+            }
+            Search::Cells => {
+                self.encode_sort(pass);
+                self.run(pass, "forces_cells", groups);
             }
             Search::AllPairs => self.run(pass, "forces_all", groups),
         }

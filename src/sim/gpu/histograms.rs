@@ -176,13 +176,16 @@ impl Analyser {
             }
         }
         let kernel = match engine.search {
-            Search::List => {
-                // The grid and the atoms' order are the last build's: make sure there is one.
+            Search::List | Search::Cells => {
+                // The grid and the atoms' order are the last build's (the cell list's: the
+                // last step's): make sure there is one.
                 engine.ensure_built()?;
                 let dims = engine.consts.dims;
                 // Partners within r_max sit within r_max + skin of the atom where both were
-                // binned (each moved at most half the skin since).
-                let reach = r_max + skin + 1e-3;
+                // binned (each moved at most half the skin since; the cell list bins the
+                // positions as they are).
+                let moved = if engine.search == Search::List { skin } else { 0.0 };
+                let reach = r_max + moved + 1e-3;
                 for k in 0..3 {
                     let d = dims[k];
                     let r = (reach * d as f64 / len[k]).ceil() as u32;

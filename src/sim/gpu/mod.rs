@@ -7,7 +7,10 @@
 //! packed obstacle field; `shaders.rs` assembles `shaders/sim/*.wgsl`; `engine.rs` the device
 //! arrays and the step loop (`engine/flow.rs` the wind tunnel's arrays); `publish.rs`
 //! positions for the renderer (into a buffer on the same device with no host traffic, or for
-//! the host). It runs the wind tunnel scenes: obstacles, the forces on them and on the walls,
+//! the host). Pairs are found by a neighbour list, by the cell list (`Algorithm::Cells`: the
+//! atoms binned and sorted by cell every step, each scanning its 27 neighbour cells,
+//! `shaders/sim/cellforces.wgsl`), or over all pairs (`search_for`). It runs the wind
+//! tunnel scenes: obstacles, the forces on them and on the walls,
 //! surface friction, the tunnel's inflow zone, thermostats relative to the flow with the
 //! thermal readout of telemetry records, and flow-field sampling. What it does not run yet is
 //! refused by [`unsupported`] with the backends that do, never run differently: the piston,
@@ -84,11 +87,14 @@ pub struct GpuBackend {
     analyser: Option<histograms::Analyser>,
 }
 
-/// The search the algorithm asks for in `b` (lists fall back to all pairs in a box too small
-/// for two cells of the list range along a periodic axis).
+/// The search the algorithm asks for in `b` (cells and lists fall back to all pairs in a box
+/// too small for two cells of their range along a periodic axis: the cut-off and skin for
+/// lists; the cut-off for the cell list, a box `SimParams::validate` refuses already).
 fn search_for(params: &SimParams, b: &SimBox) -> Search {
     match params.algorithm {
         Algorithm::AllPairsGlobal | Algorithm::AllPairsTiled => Search::AllPairs,
+        Algorithm::Cells if layout::cell_dims(b, params.max_cutoff()).is_none() => Search::AllPairs,
+        Algorithm::Cells => Search::Cells,
         _ if layout::cell_dims(b, params.list_range()).is_none() => Search::AllPairs,
         _ => Search::List,
     }
@@ -217,7 +223,8 @@ impl GpuBackend {
         Ok(RdfCounts { counts, centres })
     }
 
-    /// Neighbour-list builds since the system was (re)built on the device.
+    /// Neighbour-list builds (under the cell list, binnings: one a step) since the system was
+    /// (re)built on the device.
     pub fn list_builds(&self) -> u64 {
         self.engine.builds
     }
@@ -342,6 +349,7 @@ impl Backend for GpuBackend {
     fn pair_search(&self) -> &'static str {
         match self.engine.search {
             Search::List => "neighbour list",
+            Search::Cells => "cell list",
             Search::AllPairs => "all pairs (tiled)",
         }
     }

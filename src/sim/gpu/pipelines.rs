@@ -17,7 +17,7 @@ pub struct Pipelines {
 }
 
 /// Kernel entry points of the module.
-const KERNELS: [&str; 17] = [
+const KERNELS: [&str; 18] = [
     "kick_drift",
     "kick_fused",
     "count_cells",
@@ -32,6 +32,7 @@ const KERNELS: [&str; 17] = [
     "forces_list",
     "forces_all",
     "forces_split",
+    "forces_cells",
     "kick_second",
     "finish_step",
     "scale_velocities",

@@ -1,20 +1,21 @@
 //! The wgpu backend's WGSL compute shaders: one module of `shaders/sim/common.wgsl` (the
 //! shared structs and bindings), `rng.wgsl` (Philox, as `crate::rng`), `flow.wgsl` (the
 //! obstacles, surface friction and body forces the force kernels call), and the kernels
-//! (`cells.wgsl`, `forces.wgsl`, `integrate.wgsl`, `tunnel.wgsl`, `fields.wgsl`,
-//! `profile.wgsl`), with the build's constants (workgroup size, species count) written in as
-//! `const` lines; and the modules of the publish kernel (`publish.wgsl`) and the histograms (`analysis.wgsl`),
-//! each after the same common part. `all` lists every module as compiled, for the portability test that translates
-//! each to MSL, HLSL and SPIR-V.
+//! (`cells.wgsl`, `forces.wgsl`, `cellforces.wgsl`, `integrate.wgsl`, `tunnel.wgsl`,
+//! `fields.wgsl`, `profile.wgsl`), with the build's constants (workgroup size, species
+//! count) written in as `const` lines; and the modules of the publish kernel (`publish.wgsl`)
+//! and the histograms (`analysis.wgsl`), each after the same common part. `all` lists every
+//! module as compiled, for the portability test that translates each to MSL, HLSL and SPIR-V.
 
 use super::engine::WG;
 
-const PARTS: [(&str, &str); 9] = [
+const PARTS: [(&str, &str); 10] = [
     ("common.wgsl", include_str!("../../../shaders/sim/common.wgsl")),
     ("rng.wgsl", include_str!("../../../shaders/sim/rng.wgsl")),
     ("flow.wgsl", include_str!("../../../shaders/sim/flow.wgsl")),
     ("cells.wgsl", include_str!("../../../shaders/sim/cells.wgsl")),
     ("forces.wgsl", include_str!("../../../shaders/sim/forces.wgsl")),
+    ("cellforces.wgsl", include_str!("../../../shaders/sim/cellforces.wgsl")),
     ("integrate.wgsl", include_str!("../../../shaders/sim/integrate.wgsl")),
     ("tunnel.wgsl", include_str!("../../../shaders/sim/tunnel.wgsl")),
     ("fields.wgsl", include_str!("../../../shaders/sim/fields.wgsl")),
@@ -76,8 +77,8 @@ fn side_module(ntypes: usize, kernels: &str) -> String {
 /// species (the fast path) and for several; the names list the files each holds.
 pub fn all() -> Vec<(&'static str, String)> {
     vec![
-        ("sim_1_species: common rng flow cells forces integrate tunnel fields profile", module(1)),
-        ("sim_4_species: common rng flow cells forces integrate tunnel fields profile", module(4)),
+        ("sim_1_species: common rng flow cells forces cellforces integrate tunnel fields profile", module(1)),
+        ("sim_4_species: common rng flow cells forces cellforces integrate tunnel fields profile", module(4)),
         ("publish_1_species: common rng publish", publish_module(1)),
         ("publish_4_species: common rng publish", publish_module(4)),
         ("analysis_1_species: common rng analysis", analysis_module(1)),
