@@ -11,7 +11,7 @@
 //!
 //! g(r) over the whole box and over a region, through the list's cell grid (after steps, so
 //! atoms have left the places where they were binned; right after an upload, before any
-//! step) and over all pairs; a tank with walls; a slab two cells thick; the speed histogram
+//! step), the cell list's and over all pairs; a tank with walls; a slab two cells thick; the speed histogram
 //! and the density profile.
 
 mod common;
@@ -109,7 +109,7 @@ fn rdf_counts_match_the_cpu() {
         return;
     }
     for (name, b, p, atoms) in systems() {
-        for algorithm in [Algorithm::Neighbors, Algorithm::AllPairsTiled] {
+        for algorithm in [Algorithm::Neighbors, Algorithm::Cells, Algorithm::AllPairsTiled] {
             let params = SimParams { algorithm, precision: Precision::Single, ..p.clone() };
             let mut g = GpuBackend::new(b, params.clone(), &atoms, None).unwrap();
             let half = (0..3).filter(|&k| b.periodic[k]).map(|k| 0.5 * b.length()[k]).fold(f64::INFINITY, f64::min);
