@@ -639,3 +639,44 @@ fn wgsl_stems(dir: &Path, compute_only: bool) -> Vec<String> {
     stems.sort();
     stems
 }
+
+/// Metal's limits hold for every compute kernel of the simulation (each entry point counts
+/// only what it uses): at most 32 KiB of workgroup memory and at most 31 buffers bound to one
+/// stage (`max_compute_workgroup_storage_size` and the buffer argument table on Apple GPUs).
+#[test]
+fn sim_kernels_fit_metals_limits() {
+    let mut report = Vec::new();
+    for src in sim_sources() {
+        let module = naga::front::wgsl::parse_str(&src.source).expect("parses (checked by the test above)");
+        let info = Validator::new(ValidationFlags::all(), naga_capabilities(src.features))
+            .validate(&module)
+            .expect("validates (checked by the test above)");
+        for (k, ep) in module.entry_points.iter().enumerate() {
+            let fi = info.get_entry_point(k);
+            let (mut shared, mut buffers) = (0u32, 0u32);
+            for (handle, var) in module.global_variables.iter() {
+                if fi[handle].is_empty() {
+                    continue;
+                }
+                match var.space {
+                    AddressSpace::WorkGroup => shared += module.types[var.ty].inner.size(module.to_ctx()),
+                    AddressSpace::Storage { .. } | AddressSpace::Uniform => buffers += 1,
+                    _ => {}
+                }
+            }
+            assert!(
+                shared <= 32 * 1024,
+                "{} {}: {shared} bytes of workgroup memory (Metal: 32 KiB)",
+                src.name,
+                ep.name
+            );
+            assert!(buffers <= 31, "{} {}: {buffers} buffers (Metal: 31 a stage)", src.name, ep.name);
+            report.push((shared, buffers, format!("{} {}", src.name.split(": ").next().unwrap_or(""), ep.name)));
+        }
+    }
+    report.sort();
+    let (shared, buffers, name) = report.last().expect("kernels");
+    println!("most workgroup memory: {name} ({shared} bytes, {buffers} buffers)");
+    let most = report.iter().map(|r| r.1).max().unwrap_or(0);
+    println!("most buffers in one kernel: {most}");
+}
