@@ -260,6 +260,9 @@ fn candidate(sub: u32, at: u32, total: u32, t: ptr<function, u32>) -> vec4<f32> 
 }
 // Each thread's entries waiting to go out as a pack of 8 (entry q of thread t at q * BUILD_WG + t).
 var<workgroup> ring: array<u32, 1024>;
+// The staged candidates' atoms (apart from their positions, so the appends' loads of them
+// are 4 bytes apart and meet fewer bank conflicts).
+var<workgroup> cand_id: array<u32, 256>;
 
 // Pack p of atom i's list out: 8 entries as two 16-byte stores, so a thread writes a whole
 // 32-byte sector where single entries would each cost one (the list is packs of 8, pack p of
@@ -379,8 +382,12 @@ fn build_cells(lid: u32, wid: vec3<u32>, probe: u32) {
     let span = cell_span[sub];
     let total = select(0u, span.z, here);
     let small = P.dims.w != 0u;
+    // Atom i's own place in the candidate stream: neighbour 13 (offset 0, 0, 0) is the cell
+    // itself, whatever the stencil along a thin axis.
+    let home = nb_span[sub * 28u + 13u].x;
     for (var r = 0u; r < rounds; r++) {
         let i = span.x + r * CELL_T + lane;
+        let own = u32(i32(i) - home);
         let mine = here && i < span.y;
         var pi = vec4<f32>(0.0);
         if mine {
@@ -398,6 +405,8 @@ fn build_cells(lid: u32, wid: vec3<u32>, probe: u32) {
         for (var c0 = 0u; c0 < total_max; c0 += CHUNK) {
             cand[sub * CHUNK + lane] = qa;
             cand[sub * CHUNK + CELL_T + lane] = qb;
+            cand_id[sub * CHUNK + lane] = bitcast<u32>(qa.w);
+            cand_id[sub * CHUNK + CELL_T + lane] = bitcast<u32>(qb.w);
             workgroupBarrier();
             qa = candidate(sub, c0 + CHUNK + lane, total, &t);
             qb = candidate(sub, c0 + CHUNK + CELL_T + lane, total, &t);
@@ -415,6 +424,13 @@ fn build_cells(lid: u32, wid: vec3<u32>, probe: u32) {
                 } else if probe == 2u {
                     hits = vec2<u32>(bitcast<u32>(cand[base + lane].x) & 1u, 0u);
                 }
+                // Not the atom itself.
+                let at = own - c0;
+                if at < 32u {
+                    hits.x &= ~(1u << at);
+                } else if at < 64u {
+                    hits.y &= ~(1u << (at - 32u));
+                }
                 if probe != 0u {
                     count += countOneBits(hits.x) + countOneBits(hits.y);
                     hits = vec2<u32>(0u);
@@ -427,16 +443,13 @@ fn build_cells(lid: u32, wid: vec3<u32>, probe: u32) {
                         }
                         let k = h * 32u + firstTrailingBit(bits);
                         bits &= bits - 1u;
-                        let j = bitcast<u32>(cand[base + k].w);
-                        if j != i {
-                            if count < P.max_nbrs {
-                                ring[(count % 8u) * BUILD_WG + lid] = j;
-                                if count % 8u == 7u {
-                                    store_pack(lid, i, count / 8u);
-                                }
+                        if count < P.max_nbrs {
+                            ring[(count % 8u) * BUILD_WG + lid] = cand_id[base + k];
+                            if count % 8u == 7u {
+                                store_pack(lid, i, count / 8u);
                             }
-                            count += 1u;
                         }
+                        count += 1u;
                     }
                 }
             }
