@@ -235,12 +235,35 @@ fn hit_bits(at: u32, x: vec3<f32>) -> u32 {
     return bits;
 }
 
-// As hit_bits, with each pair's minimum image (a periodic axis of fewer than three cells).
+// As hit_bits, with each pair's minimum image along the periodic axes of fewer than three
+// cells (P.dims.w: bit k for axis k), where a neighbour cell's single shift cannot give it.
+// A thin slab (only z: the wind tunnels) takes the image along z alone, four candidates at
+// a time as hit_bits.
 fn hit_bits_image(at: u32, x: vec3<f32>) -> u32 {
     var bits = 0u;
+    let r2 = P.rlist_sq;
+    if P.dims.w == 4u {
+        let lz = P.len.z;
+        let inv = P.inv_len.z;
+        for (var k = 0u; k < 32u; k += 4u) {
+            var d0 = cand[at + k].xyz - x;
+            var d1 = cand[at + k + 1u].xyz - x;
+            var d2 = cand[at + k + 2u].xyz - x;
+            var d3 = cand[at + k + 3u].xyz - x;
+            d0.z -= lz * round(d0.z * inv);
+            d1.z -= lz * round(d1.z * inv);
+            d2.z -= lz * round(d2.z * inv);
+            d3.z -= lz * round(d3.z * inv);
+            bits |= select(0u, 1u << k, dot(d0, d0) < r2);
+            bits |= select(0u, 2u << k, dot(d1, d1) < r2);
+            bits |= select(0u, 4u << k, dot(d2, d2) < r2);
+            bits |= select(0u, 8u << k, dot(d3, d3) < r2);
+        }
+        return bits;
+    }
     for (var k = 0u; k < 32u; k++) {
         let d = min_image(cand[at + k].xyz - x);
-        bits |= select(0u, 1u << k, dot(d, d) < P.rlist_sq);
+        bits |= select(0u, 1u << k, dot(d, d) < r2);
     }
     return bits;
 }

@@ -180,8 +180,9 @@ pub fn params_block(
     let c1 = (-params.dt / tau).exp();
     let f4 = |v: [f64; 3]| [v[0] as f32, v[1] as f32, v[2] as f32, 0.0];
     Params {
-        // w: some periodic axis has fewer than three cells (the build takes minimum images).
-        dims: [dims[0], dims[1], dims[2], u32::from((0..3).any(|k| b.periodic[k] && dims[k] < 3))],
+        // w: bit k set where periodic axis k has fewer than three cells (the build takes
+        // minimum images along it).
+        dims: [dims[0], dims[1], dims[2], (0..3).filter(|&k| b.periodic[k] && dims[k] < 3).map(|k| 1u32 << k).sum()],
         periodic: [b.periodic[0] as u32, b.periodic[1] as u32, b.periodic[2] as u32, 0],
         lo: f4(lo),
         hi: f4(hi),
