@@ -28,58 +28,25 @@ fn add_pair(acc: ptr<function, Acc>, d: vec3<f32>, ti: u32, tj: u32) {
 
 // Neighbour j's pair force on the atom at pi (type ti).
 fn gather(acc: ptr<function, Acc>, pi: vec4<f32>, ti: u32, j: u32) {
-    gather_img(acc, pi, ti, j, IMAGE_ALL);
-}
-
-// The minimum images a list's pairs need: none (IMAGE_NONE), along z only (IMAGE_Z), or
-// along every periodic axis (IMAGE_ALL).
-const IMAGE_NONE: u32 = 0u;
-const IMAGE_Z: u32 = 1u;
-const IMAGE_ALL: u32 = 2u;
-
-// Which images the list of the atom at x needs: along a periodic axis, only where it is
-// within the list range plus the skin of a face (its list's atoms were within the range at
-// the build and each moved less than half the skin since, so farther in the raw difference
-// is the minimum image: taking it there would subtract an exact zero, the same bits).
-fn list_images(x: vec3<f32>) -> u32 {
-    let m = sqrt(P.rlist_sq) + 2.0 * sqrt(max(P.half_skin_sq, 0.0)) + 1e-3;
-    var near = vec3<bool>(false);
-    for (var k = 0u; k < 3u; k++) {
-        near[k] = P.periodic[k] != 0u && (x[k] - P.lo[k] <= m || P.hi[k] - x[k] <= m);
-    }
-    if !any(near) {
-        return IMAGE_NONE;
-    }
-    return select(IMAGE_ALL, IMAGE_Z, !near.x && !near.y);
-}
-
-// As gather, taking only the images `img` (list_images) says the pair may need.
-fn gather_img(acc: ptr<function, Acc>, pi: vec4<f32>, ti: u32, j: u32, img: u32) {
     let pj = pos[j];
-    var d = pi.xyz - pj.xyz;
-    if img == IMAGE_Z {
-        d.z -= P.len.z * round(d.z * P.inv_len.z);
-    } else if img == IMAGE_ALL {
-        d = min_image(d);
-    }
-    add_pair(acc, d, ti, type_of(pj));
+    add_pair(acc, min_image(pi.xyz - pj.xyz), ti, type_of(pj));
 }
 
 // The pack of atom i's list holding entries k..k+7 (of cnt), read as two 16-byte loads
-// (coalesced over the atoms), gathered in order with the images `img` (list_images).
-fn gather_pack(acc: ptr<function, Acc>, pi: vec4<f32>, ti: u32, i: u32, k: u32, cnt: u32, img: u32) {
+// (coalesced over the atoms), gathered in order.
+fn gather_pack(acc: ptr<function, Acc>, pi: vec4<f32>, ti: u32, i: u32, k: u32, cnt: u32) {
     let at = 2u * ((k / 8u) * P.n + i);
     let a = nlist[at];
     let b = nlist[at + 1u];
     let m = cnt - k;
-    gather_img(acc, pi, ti, a.x, img);
-    if m > 1u { gather_img(acc, pi, ti, a.y, img); }
-    if m > 2u { gather_img(acc, pi, ti, a.z, img); }
-    if m > 3u { gather_img(acc, pi, ti, a.w, img); }
-    if m > 4u { gather_img(acc, pi, ti, b.x, img); }
-    if m > 5u { gather_img(acc, pi, ti, b.y, img); }
-    if m > 6u { gather_img(acc, pi, ti, b.z, img); }
-    if m > 7u { gather_img(acc, pi, ti, b.w, img); }
+    gather(acc, pi, ti, a.x);
+    if m > 1u { gather(acc, pi, ti, a.y); }
+    if m > 2u { gather(acc, pi, ti, a.z); }
+    if m > 3u { gather(acc, pi, ti, a.w); }
+    if m > 4u { gather(acc, pi, ti, b.x); }
+    if m > 5u { gather(acc, pi, ti, b.y); }
+    if m > 6u { gather(acc, pi, ti, b.z); }
+    if m > 7u { gather(acc, pi, ti, b.w); }
 }
 
 // Walls, gravity and the drive on the atom at x of mass m: (force, (energy, virial)).
@@ -150,9 +117,8 @@ fn forces_list(
         pi = pos[i];
         let ti = type_of(pi);
         let cnt = ncount[i];
-        let img = list_images(pi.xyz);
         for (var k = 0u; k < cnt; k += 8u) {
-            gather_pack(&acc, pi, ti, i, k, cnt, img);
+            gather_pack(&acc, pi, ti, i, k, cnt);
         }
     }
     finish_force(i, lid.x, wid.x, acc, pi, valid);
@@ -217,9 +183,8 @@ fn forces_split(@builtin(local_invocation_id) lid3: vec3<u32>, @builtin(workgrou
         pi = pos[i];
         let ti = type_of(pi);
         let cnt = ncount[i];
-        let img = list_images(pi.xyz);
         for (var k = lane * 8u; k < cnt; k += 8u * TPA) {
-            gather_pack(&acc, pi, ti, i, k, cnt, img);
+            gather_pack(&acc, pi, ti, i, k, cnt);
         }
     }
     part[lid] = vec4<f32>(acc.f, 0.0);
