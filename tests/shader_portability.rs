@@ -98,8 +98,9 @@ fn render_sources() -> Vec<Source> {
     sources
 }
 
-/// The wgpu compute backend's modules, as compiled. They need no device feature; a module whose
-/// name ends in `_f64` may use 64-bit floats (SHADER_F64).
+/// The wgpu compute backend's modules, as compiled. Single precision's need no device feature;
+/// mixed and double precision's (named `..._f64`: `shaders::needs_f64`) use 64-bit floats
+/// (SHADER_F64).
 fn sim_sources() -> Vec<Source> {
     argon_sandbox::sim::gpu::shaders::all()
         .into_iter()
@@ -107,7 +108,11 @@ fn sim_sources() -> Vec<Source> {
             name: format!("sim::{name}"),
             files: Vec::new(),
             source,
-            features: if name.ends_with("_f64") { wgpu::Features::SHADER_F64 } else { wgpu::Features::empty() },
+            features: if argon_sandbox::sim::gpu::shaders::needs_f64(name) {
+                wgpu::Features::SHADER_F64
+            } else {
+                wgpu::Features::empty()
+            },
         })
         .collect()
 }
@@ -556,6 +561,9 @@ fn every_shader_translates_to_metal_dx12_and_vulkan() {
 
     let mut failures = Vec::new();
     let (mut translated, mut skipped) = (0, 0);
+    // The simulation's f64 modules kept from Metal (each must need f64, and none reach MSL).
+    let f64_modules = sim.iter().filter(|s| s.features.contains(wgpu::Features::SHADER_F64)).count();
+    let mut f64_kept_from_msl = Vec::new();
     let modules = render.len() + sim.len();
     for src in render.iter().chain(&sim) {
         let fail = |target: &str, error: String| format!("{} -> {target}:\n{error}", src.name);
@@ -581,10 +589,16 @@ fn every_shader_translates_to_metal_dx12_and_vulkan() {
         {
             caps -= Capabilities::FLOAT64;
         }
+        if src.features.contains(wgpu::Features::SHADER_F64) {
+            assert!(caps.contains(Capabilities::FLOAT64), "{}: named an f64 module but takes no f64", src.name);
+        }
         for target in Target::ALL {
             if let Some((_, why)) = target.never_granted().iter().find(|(cap, _)| caps.intersects(*cap)) {
                 println!("skip {:<34} {:<16} {why}", src.name, target.label());
                 skipped += 1;
+                if target == Target::Msl && caps.contains(Capabilities::FLOAT64) && src.name.starts_with("sim::") {
+                    f64_kept_from_msl.push(src.name.clone());
+                }
                 continue;
             }
             let missing = caps - target.naga_supports();
@@ -620,6 +634,10 @@ fn every_shader_translates_to_metal_dx12_and_vulkan() {
         failures.len()
     );
     assert!(failures.is_empty(), "shaders that do not translate:\n\n{}", failures.join("\n\n"));
+    // Mixed and double precision exist as modules (every one needs f64, checked above), and
+    // none is written for Metal, which has no f64 (wgpu never offers SHADER_F64 there).
+    assert!(f64_modules >= 4, "the simulation's mixed and double modules: {f64_modules}");
+    assert_eq!(f64_kept_from_msl.len(), f64_modules, "f64 modules kept from MSL: {f64_kept_from_msl:?}");
 }
 
 /// The stems of the `.wgsl` files in `dir` (none when it does not exist), only those with a

@@ -129,6 +129,26 @@ fn rdf_counts_match_the_cpu() {
     }
 }
 
+/// Mixed and double (f64 positions: the CPU's own arithmetic, so the edge bound holds with
+/// room), where the adapter has 64-bit floats.
+#[test]
+fn rdf_counts_match_the_cpu_in_mixed_and_double() {
+    if !adapter() {
+        return;
+    }
+    if let Some(why) = argon_sandbox::sim::gpu::device::open().unwrap().f64_missing() {
+        eprintln!("skipped: adapter has no SHADER_F64 ({why})");
+        return;
+    }
+    let (_, b, p, atoms) = systems().swap_remove(0);
+    for precision in [Precision::Mixed, Precision::Double] {
+        let params = SimParams { precision, ..p.clone() };
+        let mut g = GpuBackend::new(b, params.clone(), &atoms, None).unwrap();
+        g.advance_md(23).unwrap();
+        check_rdf(&format!("periodic liquid, {precision:?}"), &mut g, &params, 100, 4.0, None);
+    }
+}
+
 #[test]
 fn speed_and_height_histograms_match_the_cpu() {
     if !adapter() {

@@ -286,7 +286,7 @@ fn scene_wgpu_does_not_run(n: usize) -> Scene {
 }
 
 /// An obstacle drawn while the wgpu backend runs stays on it (obstacles run there); a
-/// parameter change it does not run (double precision) moves the system, state kept, to the
+/// parameter change it does not run (hybrid Monte Carlo) moves the system, state kept, to the
 /// backend Auto takes otherwise, and says so.
 #[test]
 fn an_edit_the_wgpu_backend_does_not_run_moves_the_system_to_a_backend_that_runs_it() {
@@ -303,13 +303,13 @@ fn an_edit_the_wgpu_backend_does_not_run_moves_the_system_to_a_backend_that_runs
     });
     assert_eq!(s.info.kind, "wgpu", "obstacles run on wgpu: {}", s.why);
     let mut params = s.params.clone();
-    params.precision = Precision::Double;
+    params.thermostat = Thermostat::Hmc { trajectory: 10 };
     h.send(SimCommand::SetParams(Box::new(params)));
     let notice = wait_for(&h, "the switch notice", |r| match r {
         SimReport::Notice(m) if m.contains("Switched") => Some(m),
         _ => None,
     });
-    assert!(notice.contains("double precision") && notice.contains("state kept"), "{notice}");
+    assert!(notice.contains("hybrid Monte Carlo") && notice.contains("state kept"), "{notice}");
     let want = if cuda() { "cuda" } else { "cpu" };
     let s = status_on(&h, want);
     assert!(s.why.contains("switched from wgpu") && s.n_obstacles == 1, "{}", s.why);
@@ -377,12 +377,12 @@ fn auto_takes_the_wgpu_backend_only_on_a_hardware_adapter_and_says_why_not() {
     }
     // What the wgpu backend does not run is named as the reason, on any adapter.
     let mut params = setup.params.clone();
-    params.precision = Precision::Double;
+    params.thermostat = Thermostat::Hmc { trajectory: 10 };
     let (b, why) =
         argon_sandbox::sim::open_backend_on(BackendChoice::Auto, setup.sim_box, params, &setup.atoms, None, Some(&dev))
             .unwrap();
     if b.info().kind == "cpu" {
-        assert!(why.contains("wgpu: the wgpu backend does not run double precision"), "{why}");
+        assert!(why.contains("wgpu: the wgpu backend does not run hybrid Monte Carlo"), "{why}");
     }
     // Forced, it runs on a software adapter too, with the warning.
     let (b, why) = argon_sandbox::sim::open_backend_on(
@@ -412,9 +412,15 @@ fn binary() -> String {
 }
 
 fn bench(args: &[&str]) -> (bool, String) {
+    bench_with(args, &[])
+}
+
+/// `bench` with environment variables set.
+fn bench_with(args: &[&str], env: &[(&str, &str)]) -> (bool, String) {
     let out = std::process::Command::new(binary())
         .args(["bench", "--backend", "wgpu"])
         .args(args)
+        .envs(env.iter().copied())
         .output()
         .expect("the binary runs");
     let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
@@ -426,20 +432,32 @@ fn json_lines(text: &str) -> Vec<serde_json::Value> {
 }
 
 /// `bench --backend wgpu` in every mode: steps (what it does not run, double precision in
-/// the default list, skipped with the reason), `--scene`, `--interactive` (drawn zero-copy
-/// from the same device) and `--render`, with the backend's device memory per atom.
+/// the default list on an adapter without 64-bit floats, as `ARGON_WGPU_NO_F64=1` makes it
+/// look, skipped with the reason; measured where it has them), `--scene`, `--interactive`
+/// (drawn zero-copy from the same device) and `--render`, with the backend's device memory
+/// per atom.
 #[test]
 fn bench_runs_the_wgpu_backend_in_every_mode() {
-    let Some(_) = gpu() else { return };
+    let Some((_, dev)) = gpu() else { return };
     let quick = ["--n", "500", "--steps", "5", "--warmup", "2", "--repeats", "1"];
-    let (ok, text) = bench(&[&quick[..], &["--json"]].concat());
+    let (ok, text) = bench(&[&quick[..], &["--precision", "double", "--json"]].concat());
+    assert!(ok, "{text}");
+    let double = &json_lines(&text)[0];
+    match dev.f64_missing() {
+        None => assert_eq!(double["precision"].as_str(), Some("double"), "{text}"),
+        Some(why) => assert!(double["skipped"].as_str().is_some_and(|s| s.contains(why)), "{text}"),
+    }
+    let (ok, text) = bench_with(&[&quick[..], &["--json"]].concat(), &[("ARGON_WGPU_NO_F64", "1")]);
     assert!(ok, "{text}");
     let lines = json_lines(&text);
     let ran: Vec<_> = lines.iter().filter(|l| l.get("skipped").is_none()).collect();
     assert_eq!(ran.len(), 1, "{text}");
     assert_eq!((ran[0]["backend"].as_str(), ran[0]["precision"].as_str()), (Some("wgpu"), Some("single")), "{text}");
     assert!(ran[0]["device_bytes_per_atom"].as_f64().is_some_and(|b| b > 16.0), "{text}");
-    assert!(lines.iter().any(|l| l["skipped"].as_str().is_some_and(|s| s.contains("double precision"))), "{text}");
+    let skipped = |l: &serde_json::Value| {
+        l["skipped"].as_str().is_some_and(|s| s.contains("double precision") && s.contains("SHADER_F64"))
+    };
+    assert!(lines.iter().any(skipped), "{text}");
     // The table names the column and gives the number.
     let (ok, table) = bench(&[&quick[..], &["--precision", "single"]].concat());
     assert!(ok && table.contains("dev B/at"), "{table}");

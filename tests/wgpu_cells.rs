@@ -214,6 +214,37 @@ fn cell_forces_match_the_neighbour_list_and_the_cpu() {
     }
 }
 
+/// In double (where the adapter has 64-bit floats) the cell list's forces and energies are the
+/// CPU's cell list's to 1e-12, and in mixed to the single bound.
+#[test]
+fn cell_forces_match_the_cpu_in_mixed_and_double() {
+    if !adapter() {
+        return;
+    }
+    if let Some(why) = argon_sandbox::sim::gpu::device::open().unwrap().f64_missing() {
+        eprintln!("skipped: adapter has no SHADER_F64 ({why})");
+        return;
+    }
+    for (name, b, p, atoms) in systems() {
+        let mut cpu = CpuBackend::new(b, with(&p, Algorithm::Cells, Precision::Double), &atoms, None).unwrap();
+        let want = cpu.forces().unwrap();
+        let want_t = cpu.measure().unwrap();
+        for (precision, bound) in [(Precision::Mixed, 1e-5), (Precision::Double, 1e-12)] {
+            let mut cells = GpuBackend::new(b, with(&p, Algorithm::Cells, precision), &atoms, None).unwrap();
+            assert_eq!(cells.pair_search(), "cell list", "{name}");
+            let err = force_error(&cells.forces().unwrap(), &want);
+            assert!(err < bound, "{name}, {precision:?}: forces off the CPU's by {err:e}");
+            let t = cells.measure().unwrap();
+            for (what, a, c) in
+                [("pair energy", t.pair_energy, want_t.pair_energy), ("virial", t.virial, want_t.virial)]
+            {
+                let off = (a - c).abs() / c.abs().max(1.0);
+                assert!(off < bound, "{name}, {precision:?}: {what} {a} vs CPU {c}");
+            }
+        }
+    }
+}
+
 /// A box of two cut-off cells a side (5.1 sigma, the smallest the cut-off allows): the cell
 /// list runs there, visiting each cell once along every axis, where the neighbour list
 /// (cut-off and skin) falls back to all pairs.

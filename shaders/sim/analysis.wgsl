@@ -87,23 +87,23 @@ fn flush_local(lid: u32) {
 }
 
 // (s, e) with s + e = a - b exactly (two-sum; no products, so no contraction can change it).
-fn two_diff(a: f32, b: f32) -> vec2<f32> {
+fn two_diff(a: real_s, b: real_s) -> vec2<real_s> {
     let s = a - b;
     let v = s - a;
     let e = (a - (s - v)) - (b + v);
-    return vec2<f32>(s, e);
+    return vec2<real_s>(s, e);
 }
 
 // |a - b|^2 under the minimum image as SimBox::min_image finds it (the image shift is taken
 // where |d| exceeds half the edge; pairs near half an edge are beyond r_max either way).
-fn rdf_r2(a: vec3<f32>, b: vec3<f32>) -> f32 {
-    var r2 = 0.0;
+fn rdf_r2(a: vec3<real_s>, b: vec3<real_s>) -> real_s {
+    var r2 = real_s(0.0);
     for (var k = 0u; k < 3u; k++) {
         var d = two_diff(a[k], b[k]);
-        if P.periodic[k] != 0u && abs(d.x) > 0.5 * A.len_hi[k] {
+        if P.periodic[k] != 0u && abs(d.x) > 0.5 * real_s(A.len_hi[k]) {
             let sh = sign(d.x);
-            let t = two_diff(d.x, sh * A.len_hi[k]);
-            d = vec2<f32>(t.x, t.y + (d.y - sh * A.len_lo[k]));
+            let t = two_diff(d.x, sh * real_s(A.len_hi[k]));
+            d = vec2<real_s>(t.x, t.y + (d.y - sh * real_s(A.len_lo[k])));
         }
         let x = d.x + d.y;
         r2 += x * x;
@@ -112,20 +112,20 @@ fn rdf_r2(a: vec3<f32>, b: vec3<f32>) -> f32 {
 }
 
 // The distance bin of r2, or bins (none) at or beyond r_max.
-fn rdf_bin(r2: f32) -> u32 {
-    if !(r2 < A.r2max) {
+fn rdf_bin(r2: real_s) -> u32 {
+    if !(r2 < real_s(A.r2max)) {
         return A.bins;
     }
-    return min(u32(sqrt(r2) * A.scale), A.bins);
+    return min(u32(sqrt(r2) * real_s(A.scale)), A.bins);
 }
 
-fn rdf_inside(p: vec3<f32>) -> bool {
-    return all(p >= A.region_lo.xyz) && all(p < A.region_hi.xyz);
+fn rdf_inside(p: vec3<real_s>) -> bool {
+    return all(p >= vec3<real_s>(A.region_lo.xyz)) && all(p < vec3<real_s>(A.region_hi.xyz));
 }
 
 // Counts the pair (i, j) seen from centre i: over the whole box once (j > i), over a region
 // once for each of its atoms that is a centre (i a centre, j any other atom).
-fn rdf_pair(i: u32, pi: vec3<f32>, j: u32) {
+fn rdf_pair(i: u32, pi: vec3<real_s>, j: u32) {
     if A.region != 0u {
         if j == i {
             return;
@@ -224,7 +224,7 @@ fn speed_hist(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invo
     let i = gid.x;
     if i < A.n {
         let v = vel[i].xyz;
-        let k = u32(min(sqrt(dot(v, v)) * A.scale, f32(A.bins)));
+        let k = u32(min(sqrt(dot(v, v)) * real_s(A.scale), real_s(A.bins)));
         if k < A.bins {
             count(k, 1u);
         }
@@ -238,8 +238,8 @@ fn height_hist(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_inv
     clear_local(lid.x);
     let i = gid.x;
     if i < A.n {
-        let u = floor((pos[i].y - A.origin) * A.scale);
-        count(u32(clamp(u, 0.0, f32(A.bins - 1u))), 1u);
+        let u = floor((pos[i].y - real_s(A.origin)) * real_s(A.scale));
+        count(u32(clamp(u, 0.0, real_s(A.bins - 1u))), 1u);
     }
     flush_local(lid.x);
 }

@@ -26,10 +26,10 @@ fn forces_cells(
         atomicStore(&cell_fill[c], 0u);
     }
     let valid = i < P.n && atomicLoad(&flags[F_BLOWUP]) == 0u;
-    var acc = Acc(vec3<f32>(0.0), 0.0, 0.0);
-    var pi = vec4<f32>(0.0);
+    var acc = Acc(vec3<real_f>(0.0), 0.0, 0.0);
+    var pi = vec4<real_f>(0.0);
     if valid {
-        pi = pos[i];
+        pi = posf[i];
         let ti = type_of(pi);
         let c = cell_of[i];
         let cc = vec3<u32>(c % P.dims.x, (c / P.dims.x) % P.dims.y, c / (P.dims.x * P.dims.y));

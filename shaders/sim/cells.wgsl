@@ -27,10 +27,10 @@ fn plan(due: bool) {
     }
 }
 
-fn cell_coords(x: vec3<f32>) -> vec3<u32> {
+fn cell_coords(x: vec3<real_f>) -> vec3<u32> {
     let f = floor((x - P.lo.xyz) * P.cell_inv.xyz);
-    let top = vec3<f32>(P.dims.xyz) - 1.0;
-    return vec3<u32>(clamp(f, vec3<f32>(0.0), top));
+    let top = vec3<real_f>(P.dims.xyz) - 1.0;
+    return vec3<u32>(clamp(f, vec3<real_f>(0.0), top));
 }
 
 fn cell_index(c: vec3<u32>) -> u32 {
@@ -49,7 +49,7 @@ fn count_cells(@builtin(global_invocation_id) gid: vec3<u32>) {
         plan(due);
     }
     if due && i < P.n {
-        let c = cell_index(cell_coords(pos[i].xyz));
+        let c = cell_index(cell_coords(posf[i].xyz));
         cell_of[i] = c;
         atomicAdd(&cell_count[c], 1u);
     }
@@ -176,7 +176,7 @@ fn order_cells(@builtin(global_invocation_id) gid: vec3<u32>) {
     let s = gid.x;
     if s < P.n {
         let me = tmp_ids[s];
-        let c = cell_index(cell_coords(tmp_pos[s].xyz));
+        let c = cell_index(cell_coords(vec3<real_f>(tmp_pos[s].xyz)));
         let first = cell_start[c];
         let last = cell_start[c + 1u];
         var rank = 0u;
@@ -185,6 +185,9 @@ fn order_cells(@builtin(global_invocation_id) gid: vec3<u32>) {
         }
         let d = first + rank;
         pos[d] = tmp_pos[s];
+        // #if MIXED
+        posf[d] = vec4<f32>(vec3<f32>(tmp_pos[s].xyz), bitcast<f32>(type_of_s(tmp_pos[s])));
+        // #endif
         vel[d] = tmp_vel[s];
         ids[d] = me;
         cell_of[d] = c;
@@ -209,17 +212,17 @@ const BUILD_ROW: u32 = 16384u;
 // Per cell of the group, neighbour t's (first atom - first stream place, stream end) and
 // image shift; entry 27 ends the table.
 var<workgroup> nb_span: array<vec2<i32>, 112>;
-var<workgroup> nb_shift: array<vec4<f32>, 108>;
+var<workgroup> nb_shift: array<vec4<real_f>, 108>;
 // Per cell: its first and last atom and stream length.
 var<workgroup> cell_span: array<vec3<u32>, CELLS_PER_GROUP>;
 // Candidates staged per chunk: CHUNK a cell.
 const CHUNK: u32 = 2u * CELL_T;
-var<workgroup> cand: array<vec4<f32>, 256>;
+var<workgroup> cand: array<vec4<real_f>, 256>;
 
 // Bit k set where staged candidate `at + k` (k < 32) is within the list range of x: a fixed
 // trip count (places past the stream hold far candidates), four candidates loaded before
 // any is tested, so the workgroup-memory loads overlap instead of each waiting for the last.
-fn hit_bits(at: u32, x: vec3<f32>) -> u32 {
+fn hit_bits(at: u32, x: vec3<real_f>) -> u32 {
     var bits = 0u;
     let r2 = P.rlist_sq;
     for (var k = 0u; k < 32u; k += 4u) {
@@ -239,7 +242,7 @@ fn hit_bits(at: u32, x: vec3<f32>) -> u32 {
 // cells (P.dims.w: bit k for axis k), where a neighbour cell's single shift cannot give it.
 // A thin slab (only z: the wind tunnels) takes the image along z alone, four candidates at
 // a time as hit_bits.
-fn hit_bits_image(at: u32, x: vec3<f32>) -> u32 {
+fn hit_bits_image(at: u32, x: vec3<real_f>) -> u32 {
     var bits = 0u;
     let r2 = P.rlist_sq;
     if P.dims.w == 4u {
@@ -263,7 +266,12 @@ fn hit_bits_image(at: u32, x: vec3<f32>) -> u32 {
     }
     for (var k = 0u; k < 32u; k++) {
         let d = min_image(cand[at + k].xyz - x);
-        bits |= select(0u, 1u << k, dot(d, d) < r2);
+        // The far candidates past a stream's end can have a minimum image anywhere in the
+        // box (in f64 always; in f32 1e18's stays ~1e10 away only where the multiply-add is
+        // fused): left out by index. (The z-only path above leaves x and y alone, so they
+        // stay far.)
+        let real = real_f_as_idx(cand[at + k].w) != 0xffffffffu;
+        bits |= select(0u, 1u << k, dot(d, d) < r2 && real);
     }
     return bits;
 }
@@ -271,15 +279,15 @@ fn hit_bits_image(at: u32, x: vec3<f32>) -> u32 {
 // The candidate at stream place `at` of the group's cell `sub` (the atom's position shifted
 // by its image, the atom's index in w), or one far from everything past the stream's end
 // (`total`). `t` is the neighbour cell reached so far (places only grow, so it only moves on).
-fn candidate(sub: u32, at: u32, total: u32, t: ptr<function, u32>) -> vec4<f32> {
+fn candidate(sub: u32, at: u32, total: u32, t: ptr<function, u32>) -> vec4<real_f> {
     if at >= total {
-        return vec4<f32>(1e18, 1e18, 1e18, bitcast<f32>(0xffffffffu));
+        return vec4<real_f>(1e18, 1e18, 1e18, idx_as_real_f(0xffffffffu));
     }
     while i32(at) >= nb_span[sub * 28u + *t].y {
         *t += 1u;
     }
     let j = u32(nb_span[sub * 28u + *t].x + i32(at));
-    return vec4<f32>(pos[j].xyz + nb_shift[sub * 27u + *t].xyz, bitcast<f32>(j));
+    return vec4<real_f>(posf[j].xyz + nb_shift[sub * 27u + *t].xyz, idx_as_real_f(j));
 }
 // Each thread's entries waiting to go out as a pack of 8 (entry q of thread t at q * BUILD_WG + t).
 var<workgroup> ring: array<u32, 1024>;
@@ -373,7 +381,7 @@ fn build_cells(lid: u32, wid: vec3<u32>, probe: u32) {
                 len = cell_start[r + 1u] - first;
             }
             nb_span[sub * 28u + lane] = vec2<i32>(i32(first), i32(len));
-            nb_shift[sub * 27u + lane] = vec4<f32>(vec3<f32>(f32(ax.y), f32(ay.y), f32(az.y)) * P.len.xyz, 0.0);
+            nb_shift[sub * 27u + lane] = vec4<real_f>(vec3<real_f>(real_f(ax.y), real_f(ay.y), real_f(az.y)) * P.len.xyz, 0.0);
         }
         atomicMax(&rounds_max, (e0 - s0 + CELL_T - 1u) / CELL_T);
     }
@@ -412,9 +420,9 @@ fn build_cells(lid: u32, wid: vec3<u32>, probe: u32) {
         let i = span.x + r * CELL_T + lane;
         let own = u32(i32(i) - home);
         let mine = here && i < span.y;
-        var pi = vec4<f32>(0.0);
+        var pi = vec4<real_f>(0.0);
         if mine {
-            pi = pos[i];
+            pi = posf[i];
             if probe == 0u {
                 pos_build[i] = pi;
             }
@@ -428,8 +436,8 @@ fn build_cells(lid: u32, wid: vec3<u32>, probe: u32) {
         for (var c0 = 0u; c0 < total_max; c0 += CHUNK) {
             cand[sub * CHUNK + lane] = qa;
             cand[sub * CHUNK + CELL_T + lane] = qb;
-            cand_id[sub * CHUNK + lane] = bitcast<u32>(qa.w);
-            cand_id[sub * CHUNK + CELL_T + lane] = bitcast<u32>(qb.w);
+            cand_id[sub * CHUNK + lane] = real_f_as_idx(qa.w);
+            cand_id[sub * CHUNK + CELL_T + lane] = real_f_as_idx(qb.w);
             workgroupBarrier();
             qa = candidate(sub, c0 + CHUNK + lane, total, &t);
             qb = candidate(sub, c0 + CHUNK + CELL_T + lane, total, &t);
@@ -445,7 +453,7 @@ fn build_cells(lid: u32, wid: vec3<u32>, probe: u32) {
                         hits = vec2<u32>(hit_bits(base, pi.xyz), hit_bits(base + 32u, pi.xyz));
                     }
                 } else if probe == 2u {
-                    hits = vec2<u32>(bitcast<u32>(cand[base + lane].x) & 1u, 0u);
+                    hits = vec2<u32>(real_f_as_idx(cand[base + lane].x) & 1u, 0u);
                 }
                 // Not the atom itself.
                 let at = own - c0;

@@ -14,20 +14,27 @@
 @group(1) @binding(2) var<storage, read_write> field_sums: array<atomic<u32>>;
 
 const FIELD_WORDS: u32 = 12u;
-const FIELD_SCALE: f32 = 65536.0;
+const FIELD_SCALE: real_s = 65536.0;
 
 // The bin of position x on a grid (origin, 1 / bin, bins, periodic and walled axes), or
 // 0xffffffff outside it (flow::Grid::bin_of).
-fn grid_bin(x: vec3<f32>, origin: vec4<f32>, inv: vec4<f32>, nb: vec4<u32>, periodic: vec4<u32>, walled: vec4<u32>) -> u32 {
+fn grid_bin(
+    x: vec3<real_s>,
+    origin: vec4<real_s>,
+    inv: vec4<real_s>,
+    nb: vec4<u32>,
+    periodic: vec4<u32>,
+    walled: vec4<u32>,
+) -> u32 {
     var c = vec3<u32>(0u);
     for (var k = 0u; k < 3u; k++) {
         let f = (x[k] - origin[k]) * inv[k];
-        let n = f32(nb[k]);
+        let n = real_s(nb[k]);
         if f >= 0.0 && f < n {
             c[k] = min(u32(f), nb[k] - 1u);
             continue;
         }
-        let slack = select(1e-9, 1.0, walled[k] != 0u);
+        let slack = select(real_s(1e-9), real_s(1.0), walled[k] != 0u);
         if f >= n && f <= n + slack {
             c[k] = nb[k] - 1u;
         } else if f < 0.0 && f >= -slack {
@@ -43,12 +50,12 @@ fn grid_bin(x: vec3<f32>, origin: vec4<f32>, inv: vec4<f32>, nb: vec4<u32>, peri
     return c.x + nb.x * (c.y + nb.y * c.z);
 }
 
-fn field_bin(x: vec3<f32>) -> u32 {
+fn field_bin(x: vec3<real_s>) -> u32 {
     return grid_bin(x, F.fg_origin, F.fg_inv, F.fg_n, F.fg_periodic, F.fg_walled);
 }
 
 // Adds x (scaled) to the 64-bit sum at words (at, at + 1).
-fn field_add(at: u32, x: f32) {
+fn field_add(at: u32, x: real_s) {
     let q = round(x * FIELD_SCALE);
     if abs(q) >= 2147483648.0 {
         atomicStore(&field_sums[F.fg_bins * FIELD_WORDS], 1u);
@@ -80,7 +87,7 @@ fn fields_sample(@builtin(global_invocation_id) gid: vec3<u32>) {
     if F.tunnel == 0u && S.thermostat_on != 0u {
         v = v * lambda[0];
     }
-    let m = masses[type_of(x)];
+    let m = masses[type_of_s(x)];
     let at = bin * FIELD_WORDS;
     atomicAdd(&field_sums[at], 1u);
     field_add(at + 1u, m);

@@ -4,13 +4,14 @@
 // On telemetry steps each workgroup also sums (pair E, pair W, external E, external W) into
 // partials[2 g + 1], pair terms halved as every pair is seen from both atoms.
 
+// The force in the forces' precision; energy and virial summed in the state's.
 struct Acc {
-    f: vec3<f32>,
-    e: f32,
-    w: f32,
+    f: vec3<real_f>,
+    e: real_s,
+    w: real_s,
 }
 
-fn add_pair(acc: ptr<function, Acc>, d: vec3<f32>, ti: u32, tj: u32) {
+fn add_pair(acc: ptr<function, Acc>, d: vec3<real_f>, ti: u32, tj: u32) {
     let rsq = dot(d, d);
     let c = pair_of(ti, tj);
     if rsq < c.rcut_sq {
@@ -20,21 +21,21 @@ fn add_pair(acc: ptr<function, Acc>, d: vec3<f32>, ti: u32, tj: u32) {
         (*acc).f += d * fd;
         if S.ev != 0u {
             let en = r6inv * (c.lj3 * r6inv - c.lj4) - c.offset;
-            (*acc).e += 0.5 * en;
-            (*acc).w += 0.5 * rsq * fd;
+            (*acc).e += real_s(0.5 * en);
+            (*acc).w += real_s(0.5 * rsq * fd);
         }
     }
 }
 
 // Neighbour j's pair force on the atom at pi (type ti).
-fn gather(acc: ptr<function, Acc>, pi: vec4<f32>, ti: u32, j: u32) {
-    let pj = pos[j];
+fn gather(acc: ptr<function, Acc>, pi: vec4<real_f>, ti: u32, j: u32) {
+    let pj = posf[j];
     add_pair(acc, min_image(pi.xyz - pj.xyz), ti, type_of(pj));
 }
 
 // The pack of atom i's list holding entries k..k+7 (of cnt), read as two 16-byte loads
 // (coalesced over the atoms), gathered in order.
-fn gather_pack(acc: ptr<function, Acc>, pi: vec4<f32>, ti: u32, i: u32, k: u32, cnt: u32) {
+fn gather_pack(acc: ptr<function, Acc>, pi: vec4<real_f>, ti: u32, i: u32, k: u32, cnt: u32) {
     let at = 2u * ((k / 8u) * P.n + i);
     let a = nlist[at];
     let b = nlist[at + 1u];
@@ -50,9 +51,9 @@ fn gather_pack(acc: ptr<function, Acc>, pi: vec4<f32>, ti: u32, i: u32, k: u32, 
 }
 
 // Walls, gravity and the drive on the atom at x of mass m: (force, (energy, virial)).
-fn one_body(x: vec3<f32>, m: f32, f: ptr<function, vec3<f32>>) -> vec2<f32> {
-    var e = 0.0;
-    var w = 0.0;
+fn one_body(x: vec3<real_f>, m: real_f, f: ptr<function, vec3<real_f>>) -> vec2<real_f> {
+    var e: real_f = 0.0;
+    var w: real_f = 0.0;
     if P.walls != 0u {
         for (var k = 0u; k < 3u; k++) {
             if P.periodic[k] == 0u {
@@ -76,25 +77,25 @@ fn one_body(x: vec3<f32>, m: f32, f: ptr<function, vec3<f32>>) -> vec2<f32> {
             e -= m * P.drive * (x.x - P.lo.x);
         }
     }
-    return vec2<f32>(e, w);
+    return vec2<real_f>(e, w);
 }
 
 // The atom's total force stored, and its workgroup's energy and virial sums on ev steps.
-fn finish_force(i: u32, lid: u32, wg: u32, acc: Acc, x: vec4<f32>, valid: bool) {
-    var ext = vec2<f32>(0.0, 0.0);
+fn finish_force(i: u32, lid: u32, wg: u32, acc: Acc, x: vec4<real_f>, valid: bool) {
+    var ext = vec2<real_f>(0.0, 0.0);
     var f = acc.f;
     if valid {
-        ext = one_body(x.xyz, masses[type_of(x)], &f);
+        ext = one_body(x.xyz, real_f(masses[type_of(x)]), &f);
     }
     // Obstacles, surface friction and the body forces (flow.wgsl; one uniform test when off).
     ext += flow_forces(i, lid, wg, x, valid, &f);
     if valid {
-        force[i] = vec4<f32>(f, 0.0);
+        force[i] = vec4<real_f>(f, 0.0);
     }
     if S.ev != 0u {
-        var v = vec4<f32>(0.0);
+        var v = vec4<real_s>(0.0);
         if valid {
-            v = vec4<f32>(acc.e, acc.w, ext.x, ext.y);
+            v = vec4<real_s>(acc.e, acc.w, real_s(ext.x), real_s(ext.y));
         }
         let s = workgroup_sum(lid, v);
         if lid == 0u {
@@ -111,10 +112,10 @@ fn forces_list(
 ) {
     let i = gid.x;
     let valid = i < P.n && atomicLoad(&flags[F_BLOWUP]) == 0u;
-    var acc = Acc(vec3<f32>(0.0), 0.0, 0.0);
-    var pi = vec4<f32>(0.0);
+    var acc = Acc(vec3<real_f>(0.0), 0.0, 0.0);
+    var pi = vec4<real_f>(0.0);
     if valid {
-        pi = pos[i];
+        pi = posf[i];
         let ti = type_of(pi);
         let cnt = ncount[i];
         for (var k = 0u; k < cnt; k += 8u) {
@@ -124,7 +125,7 @@ fn forces_list(
     finish_force(i, lid.x, wid.x, acc, pi, valid);
 }
 
-var<workgroup> tile: array<vec4<f32>, WG>;
+var<workgroup> tile: array<vec4<real_f>, WG>;
 
 @compute @workgroup_size(WG)
 fn forces_all(
@@ -134,17 +135,17 @@ fn forces_all(
 ) {
     let i = gid.x;
     let valid = i < P.n && atomicLoad(&flags[F_BLOWUP]) == 0u;
-    var acc = Acc(vec3<f32>(0.0), 0.0, 0.0);
-    var pi = vec4<f32>(0.0);
+    var acc = Acc(vec3<real_f>(0.0), 0.0, 0.0);
+    var pi = vec4<real_f>(0.0);
     if valid {
-        pi = pos[i];
+        pi = posf[i];
     }
     let ti = type_of(pi);
     let tiles = (P.n + WG - 1u) / WG;
     for (var t = 0u; t < tiles; t++) {
         let j0 = t * WG;
         if j0 + lid.x < P.n {
-            tile[lid.x] = pos[j0 + lid.x];
+            tile[lid.x] = posf[j0 + lid.x];
         }
         workgroupBarrier();
         let m = min(WG, P.n - j0);
@@ -163,7 +164,7 @@ fn forces_all(
 
 // Threads per atom of `forces_split`.
 const TPA: u32 = 4u;
-var<workgroup> part: array<vec4<f32>, WG>;
+var<workgroup> part: array<vec4<real_f>, WG>;
 
 // The list forces with TPA threads per atom, for systems too small to keep the GPU busy
 // with one (each thread takes every TPA-th pack; the atom's sum is theirs in a fixed
@@ -177,24 +178,24 @@ fn forces_split(@builtin(local_invocation_id) lid3: vec3<u32>, @builtin(workgrou
     let lane = lid / per;
     let i = wid.x * per + a;
     let valid = i < P.n && atomicLoad(&flags[F_BLOWUP]) == 0u;
-    var acc = Acc(vec3<f32>(0.0), 0.0, 0.0);
-    var pi = vec4<f32>(0.0);
+    var acc = Acc(vec3<real_f>(0.0), 0.0, 0.0);
+    var pi = vec4<real_f>(0.0);
     if valid {
-        pi = pos[i];
+        pi = posf[i];
         let ti = type_of(pi);
         let cnt = ncount[i];
         for (var k = lane * 8u; k < cnt; k += 8u * TPA) {
             gather_pack(&acc, pi, ti, i, k, cnt);
         }
     }
-    part[lid] = vec4<f32>(acc.f, 0.0);
+    part[lid] = vec4<real_f>(acc.f, 0.0);
     workgroupBarrier();
     if lane == 0u && valid {
         var f = part[a].xyz;
         for (var q = 1u; q < TPA; q++) {
             f += part[a + q * per].xyz;
         }
-        one_body(pi.xyz, masses[type_of(pi)], &f);
-        force[i] = vec4<f32>(f, 0.0);
+        one_body(pi.xyz, real_f(masses[type_of(pi)]), &f);
+        force[i] = vec4<real_f>(f, 0.0);
     }
 }

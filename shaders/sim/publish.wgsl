@@ -2,9 +2,9 @@
 // (x, y, z, colour scalar) as four f32 at its canonical index ids[i], into a buffer the
 // renderer reads on the same device, or a scratch buffer read back for the host. The colour
 // scalars are CUDA's `publish` (kernels/analysis.cu) and the CPU's (sim/cpu/observe.rs):
-// 0 speed, 1 kinetic energy, 2 height, 3 species. Compiled after common.wgsl (whose group 0
-// it reads) in a module of its own; its outputs are a group of their own (1), bound only
-// here, so the simulation's kernels keep their bindings.
+// 0 speed, 1 kinetic energy, 2 height, 3 species, in f32 whatever the state's precision.
+// Compiled after common.wgsl (whose group 0 it reads) in a module of its own; its outputs are
+// a group of their own (1), bound only here, so the simulation's kernels keep their bindings.
 
 struct PublishArgs {
     colour: u32,
@@ -25,21 +25,21 @@ fn publish(@builtin(global_invocation_id) gid: vec3<u32>) {
     let x = pos[i];
     let v = vel[i].xyz;
     let v2 = v.x * v.x + v.y * v.y + v.z * v.z;
-    let t = type_of(x);
+    let t = type_of_s(x);
     var s: f32;
     switch publish_args.colour {
         case 0u: {
-            s = sqrt(v2);
+            s = f32(sqrt(v2));
         }
         case 1u: {
-            s = 0.5 * masses[t] * v2;
+            s = f32(0.5 * masses[t] * v2);
         }
         case 2u: {
-            s = x.y;
+            s = f32(x.y);
         }
         default: {
             s = f32(t);
         }
     }
-    published[ids[i]] = vec4<f32>(x.xyz, s);
+    published[ids[i]] = vec4<f32>(vec3<f32>(x.xyz), s);
 }

@@ -12,9 +12,9 @@
 
 // (hi, lo) running sums in slot 0, then one record a slot, F.flow_words words each: 3 per
 // body, the steps summed, the zone's momentum (3) and kinetic energy.
-@group(1) @binding(0) var<storage, read_write> flow_rec: array<vec2<f32>>;
+@group(1) @binding(0) var<storage, read_write> flow_rec: array<vec2<real_s>>;
 // Per workgroup: (momentum x, y, z, kinetic energy) the zone gave its atoms this step.
-@group(1) @binding(1) var<storage, read_write> tunnel_part: array<vec4<f32>>;
+@group(1) @binding(1) var<storage, read_write> tunnel_part: array<vec4<real_s>>;
 
 @compute @workgroup_size(WG)
 fn tunnel_zone(
@@ -23,7 +23,7 @@ fn tunnel_zone(
     @builtin(workgroup_id) wid: vec3<u32>,
 ) {
     let i = gid.x;
-    var s = vec4<f32>(0.0);
+    var s = vec4<real_s>(0.0);
     if i < P.n && atomicLoad(&flags[F_BLOWUP]) == 0u {
         var v = vel[i].xyz;
         if S.thermostat_on != 0u {
@@ -31,14 +31,14 @@ fn tunnel_zone(
         }
         let x = pos[i];
         if x.x >= F.tunnel_lo && x.x < F.tunnel_hi {
-            let m = masses[type_of(x)];
-            let g = normal4(vec2<u32>(P.seed_lo, P.seed_hi), STREAM_TUNNEL_INFLOW, ids[i], vec2<u32>(S.step_lo, S.step_hi));
+            let m = masses[type_of_s(x)];
+            let g = normal4_s(vec2<u32>(P.seed_lo, P.seed_hi), STREAM_TUNNEL_INFLOW, ids[i], vec2<u32>(S.step_lo, S.step_hi));
             let sd = sqrt(P.target_t / m);
-            let nv = vec3<f32>(F.tunnel_speed + sd * g.x, sd * g.y, sd * g.z);
-            s = vec4<f32>(m * (nv - v), 0.5 * m * (dot(nv, nv) - dot(v, v)));
+            let nv = vec3<real_s>(F.tunnel_speed + sd * g.x, sd * g.y, sd * g.z);
+            s = vec4<real_s>(m * (nv - v), 0.5 * m * (dot(nv, nv) - dot(v, v)));
             v = nv;
         }
-        vel[i] = vec4<f32>(v, 0.0);
+        vel[i] = vec4<real_s>(v, 0.0);
     }
     let t = workgroup_sum(lid.x, s);
     if lid.x == 0u {
@@ -49,24 +49,24 @@ fn tunnel_zone(
 // The compensated sum of every invocation's four (hi, lo) values: finish_step's tree with
 // the other four columns zero (each column is summed on its own, so these four come out as
 // they would alone); valid in invocation 0. Uniform control flow.
-fn flow_sum4(lid: u32, v: array<vec2<f32>, 4>) -> array<vec2<f32>, 4> {
-    let z = vec2<f32>(0.0);
-    let s = dd_sum8(lid, array<vec2<f32>, 8>(v[0], v[1], v[2], v[3], z, z, z, z));
-    return array<vec2<f32>, 4>(s[0], s[1], s[2], s[3]);
+fn flow_sum4(lid: u32, v: array<vec2<real_s>, 4>) -> array<vec2<real_s>, 4> {
+    let z = vec2<real_s>(0.0);
+    let s = dd_sum8(lid, array<vec2<real_s>, 8>(v[0], v[1], v[2], v[3], z, z, z, z));
+    return array<vec2<real_s>, 4>(s[0], s[1], s[2], s[3]);
 }
 
 // Every workgroup's partial `which` (0: body b's force, 1: the zone's sums) in group order.
-fn flow_total(lid: u32, which: u32, b: u32) -> array<vec2<f32>, 4> {
-    var acc: array<vec2<f32>, 4>;
+fn flow_total(lid: u32, which: u32, b: u32) -> array<vec2<real_s>, 4> {
+    var acc: array<vec2<real_s>, 4>;
     for (var g = lid; g < P.n_groups; g += WG) {
-        var p: vec4<f32>;
+        var p: vec4<real_s>;
         if which == 0u {
             p = body_part[g * F.n_bodies + b];
         } else {
             p = tunnel_part[g];
         }
         for (var q = 0u; q < 4u; q++) {
-            acc[q] = add_dd(acc[q], vec2<f32>(p[q], 0.0));
+            acc[q] = add_dd(acc[q], vec2<real_s>(p[q], 0.0));
         }
     }
     return flow_sum4(lid, acc);
@@ -83,7 +83,7 @@ fn flow_finish(@builtin(local_invocation_id) lid3: vec3<u32>) {
         if lid == 0u {
             for (var j = 0u; j < 3u; j++) {
                 let s = add_dd(flow_rec[3u * b + j], tot[j]);
-                flow_rec[3u * b + j] = select(s, vec2<f32>(0.0), record);
+                flow_rec[3u * b + j] = select(s, vec2<real_s>(0.0), record);
                 if record {
                     flow_rec[out + 3u * b + j] = s;
                 }
@@ -96,7 +96,7 @@ fn flow_finish(@builtin(local_invocation_id) lid3: vec3<u32>) {
         if lid == 0u {
             for (var q = 0u; q < 4u; q++) {
                 let s = add_dd(flow_rec[zone + q], tot[q]);
-                flow_rec[zone + q] = select(s, vec2<f32>(0.0), record);
+                flow_rec[zone + q] = select(s, vec2<real_s>(0.0), record);
                 if record {
                     flow_rec[out + zone + q] = s;
                 }
@@ -104,7 +104,7 @@ fn flow_finish(@builtin(local_invocation_id) lid3: vec3<u32>) {
             if record {
                 // The record's kinetic sums are the step's before the zone: add its share.
                 let r = S.record * RECORD_WORDS;
-                records[r] = add_dd(records[r], vec2<f32>(2.0 * tot[3].x, 2.0 * tot[3].y));
+                records[r] = add_dd(records[r], vec2<real_s>(2.0 * tot[3].x, 2.0 * tot[3].y));
                 for (var j = 0u; j < 3u; j++) {
                     records[r + 5u + j] = add_dd(records[r + 5u + j], tot[j]);
                 }
@@ -112,8 +112,8 @@ fn flow_finish(@builtin(local_invocation_id) lid3: vec3<u32>) {
         }
     }
     if lid == 0u {
-        let steps = flow_rec[3u * nb] + vec2<f32>(1.0, 0.0);
-        flow_rec[3u * nb] = select(steps, vec2<f32>(0.0), record);
+        let steps = flow_rec[3u * nb] + vec2<real_s>(1.0, 0.0);
+        flow_rec[3u * nb] = select(steps, vec2<real_s>(0.0), record);
         if record {
             flow_rec[out + 3u * nb] = steps;
         }

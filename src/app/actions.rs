@@ -536,7 +536,7 @@ pub fn with_app_defaults_on(mut scene: Scene, backend: crate::sim::BackendChoice
         BackendChoice::Auto if auto_wgpu => {
             let mut single = scene.sim_params();
             single.precision = Precision::Single;
-            crate::sim::gpu::unsupported(&single).is_none()
+            crate::sim::gpu::unsupported(&single, None).is_none()
         }
         _ => false,
     };

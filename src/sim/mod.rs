@@ -29,6 +29,7 @@ use std::sync::Arc;
 use crate::physics::obstacles::ObstacleField;
 use crate::physics::params::{ParamError, SimParams};
 use crate::physics::piston::{PistonState, PistonTelemetry};
+use crate::physics::real::Precision;
 use crate::physics::sim_box::SimBox;
 use crate::transport::{TransportSamples, TransportSpec};
 
@@ -261,10 +262,25 @@ pub enum AtomSelection {
 /// Describes the backend and device for status lines.
 #[derive(Clone, Debug, PartialEq)]
 pub struct BackendInfo {
-    /// "cpu" or "cuda".
+    /// "cpu", "cuda" or "wgpu".
     pub kind: &'static str,
     /// A human description: CPU model and threads, or GPU name.
     pub device: String,
+    /// Every precision, with why this backend cannot run it here (None: it can): the app's
+    /// precision menu greys those out with the reason.
+    pub precisions: Vec<(Precision, Option<String>)>,
+}
+
+impl BackendInfo {
+    /// Every precision, all run (the CPU and CUDA backends).
+    pub fn all_precisions() -> Vec<(Precision, Option<String>)> {
+        Precision::ALL.iter().map(|&p| (p, None)).collect()
+    }
+
+    /// Why this backend cannot run `precision` here; None when it can.
+    pub fn refuses(&self, precision: Precision) -> Option<&str> {
+        self.precisions.iter().find(|(p, _)| *p == precision).and_then(|(_, why)| why.as_deref())
+    }
 }
 
 /// Largest distance an atom may move in one step before a run is declared blown up (sigma).

@@ -1,6 +1,7 @@
 //! Choosing a backend: `auto` takes CUDA when a device is usable, else the wgpu backend on
 //! a hardware GPU (never a software adapter such as lavapipe, slower than the CPU) when it
-//! runs what is asked, else the CPU; and says which and why the others were not taken, so
+//! runs what is asked (mixed and double precision only where the adapter has 64-bit floats),
+//! else the CPU; and says which and why the others were not taken, so
 //! the CLI and app make this choice in one place. The app hands its renderer's device in
 //! (`open_backend_on`), so a wgpu backend runs where its positions are drawn.
 
@@ -141,16 +142,19 @@ fn auto_wgpu(
     atoms: &AtomState,
     field: &Option<Arc<ObstacleField>>,
 ) -> Result<GpuBackend, WgpuNot> {
-    if let Some(why) = super::gpu::unsupported(params) {
+    if let Some(why) = super::gpu::unsupported(params, None) {
         return Err(WgpuNot::Because(why));
     }
-    let (name, software) = match gpu {
-        Some(d) => (d.info.name.clone(), d.software),
+    let (name, software, f64_missing) = match gpu {
+        Some(d) => (d.info.name.clone(), d.software, d.f64_missing().map(String::from)),
         None => match super::gpu::device::probe() {
-            Ok((info, software)) => (info.name, software),
+            Ok(p) => (p.info.name, p.software, p.f64_missing),
             Err(e) => return Err(WgpuNot::Because(e.to_string())),
         },
     };
+    if let Some(why) = super::gpu::unsupported(params, f64_missing.as_deref()) {
+        return Err(WgpuNot::Because(why));
+    }
     if software {
         return Err(WgpuNot::Because(format!("{name} is a software adapter")));
     }

@@ -72,9 +72,20 @@ pub fn simulation_ui(app: &mut App, ui: &mut egui::Ui) {
         app.apply_params();
     }
     let mut precision = app.params.precision;
+    // What the running backend runs on its device (the wgpu backend: mixed and double only
+    // where the adapter has 64-bit floats); the others are greyed out with the reason.
+    let refused = |p: Precision| app.status.as_ref().and_then(|s| s.info.refuses(p).map(String::from));
     egui::ComboBox::from_label("Precision").selected_text(precision.name()).show_ui(ui, |ui| {
         for p in Precision::ALL {
-            ui.selectable_value(&mut precision, p, p.name());
+            match refused(p) {
+                None => {
+                    ui.selectable_value(&mut precision, p, p.name());
+                }
+                Some(why) => {
+                    ui.add_enabled(false, egui::Button::selectable(precision == p, p.name()))
+                        .on_disabled_hover_text(why);
+                }
+            }
         }
     });
     if precision != app.params.precision {

@@ -71,7 +71,7 @@ impl Worker {
             return false;
         }
         let why = match cmd {
-            SimCommand::SetParams(p) => crate::sim::gpu::unsupported(p),
+            SimCommand::SetParams(p) => crate::sim::gpu::unsupported_on(p, &b.info()),
             _ => None,
         };
         let Some(why) = why else { return false };

@@ -154,7 +154,13 @@ impl Worker {
         // A scene the wgpu backend does not run yet (obstacles, a tunnel...) opens on the
         // backend Auto takes otherwise, saying why, rather than not at all.
         let refused = match choice {
-            BackendChoice::Wgpu => crate::sim::gpu::unsupported(&setup.params),
+            BackendChoice::Wgpu => crate::sim::gpu::unsupported(&setup.params, None).or_else(|| {
+                // The precision: on the renderer's device, or the adapter it would open.
+                let f64_missing = (setup.params.precision != crate::physics::real::Precision::Single)
+                    .then(|| crate::sim::gpu::device::f64_missing_on(self.gpu.as_ref()))
+                    .flatten();
+                crate::sim::gpu::unsupported(&setup.params, f64_missing.as_deref())
+            }),
             _ => None,
         };
         let opened = match &refused {

@@ -60,6 +60,8 @@ pub fn run(args: &BenchArgs) -> Result<()> {
         None => vec![None],
     };
     let (mut measured, mut skipped) = (0usize, Vec::new());
+    // Why the wgpu backend's adapter has no 64-bit floats (asked once, when a case needs it).
+    let wgpu_f64 = std::cell::OnceCell::new();
     for &n_req in &args.sizes {
         for &backend in &args.backend {
             for &algorithm in &args.algorithm {
@@ -97,11 +99,18 @@ pub fn run(args: &BenchArgs) -> Result<()> {
                         let params = SimParams { skin: skin.unwrap_or(params.skin), ..params };
                         params.validate(&sim_box).map_err(|e| anyhow::anyhow!("--skin: {e}"))?;
                         let n = atoms.len();
-                        // A case the wgpu backend does not run yet (double precision in the
-                        // default list, a scene's obstacles) is skipped with the reason, so
+                        // A case the wgpu backend does not run (mixed or double precision on an
+                        // adapter without 64-bit floats, a piston) is skipped with the reason, so
                         // `--backend wgpu` measures what it runs.
+                        let f64_missing = || -> Option<&str> {
+                            (precision != crate::physics::real::Precision::Single)
+                                .then(|| {
+                                    wgpu_f64.get_or_init(|| crate::sim::gpu::device::f64_missing_on(None)).as_deref()
+                                })
+                                .flatten()
+                        };
                         if backend == BackendChoice::Wgpu
-                            && let Some(why) = crate::sim::gpu::unsupported(&params)
+                            && let Some(why) = crate::sim::gpu::unsupported(&params, f64_missing())
                         {
                             if args.json {
                                 println!(

@@ -213,6 +213,7 @@ impl Backend for CpuBackend {
         BackendInfo {
             kind: "cpu",
             device: format!("CPU, {} threads, {}", rayon::current_num_threads(), simd::level().name()),
+            precisions: BackendInfo::all_precisions(),
         }
     }
 

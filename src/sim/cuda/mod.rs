@@ -266,6 +266,7 @@ impl Backend for CudaBackend {
         BackendInfo {
             kind: "cuda",
             device: format!("{} (sm_{major}{minor}, device {})", self.dev.name, self.dev.ordinal),
+            precisions: BackendInfo::all_precisions(),
         }
     }
 

@@ -3,15 +3,58 @@
 //! 128 MiB), without panicking: every failure is a sentence the backend choice can show.
 //! Or taking a device someone else opened (`SimDevice::shared`: the app's renderer, so the
 //! simulation's positions are drawn where they are): whoever opens such a device asks for
-//! what the simulation needs too, the adapter's limits and [`wanted_features`].
+//! what the simulation needs too, the adapter's limits and [`wanted_features`]. Mixed and
+//! double precision need 64-bit floats in shaders (`SHADER_F64`: Vulkan on most desktop GPUs
+//! and lavapipe; never Metal): [`f64_missing`] says why a device cannot run them, and
+//! `ARGON_WGPU_NO_F64=1` (or [`SimDevice::hide_f64`], for tests) makes one act as if its
+//! adapter had none.
 
 use std::sync::{Arc, Mutex};
 
+use crate::physics::real::Precision;
 use crate::sim::SimError;
 
 /// Storage buffers one kernel binds at most (common.wgsl and flow.wgsl in group 0, the flow
-/// kernels' four in group 1); an adapter allowing fewer cannot run it.
+/// kernels' four in group 1; mixed precision binds one more, the f32 positions); an adapter
+/// allowing fewer cannot run it.
 pub const STORAGE_BINDINGS: u32 = 27;
+
+/// Workgroup memory the f64 kernels' largest entry point may take (double precision's list
+/// build stages positions at 32 bytes each and their atoms apart: 17,748 bytes at most
+/// today, which `shaders.rs`'s tests check against this): a little more than WebGPU's
+/// default 16 KiB, less than any desktop adapter with f64 allows (lavapipe 32 KiB, NVIDIA
+/// 48 KiB).
+pub const F64_WORKGROUP_BYTES: u32 = 18 * 1024;
+
+/// Why a device cannot run mixed or double precision without 64-bit floats.
+pub const NO_F64: &str = "this GPU's wgpu adapter has no 64-bit floats (SHADER_F64)";
+
+/// `ARGON_WGPU_NO_F64` is set: act as if no adapter had 64-bit floats.
+fn f64_hidden() -> bool {
+    std::env::var_os("ARGON_WGPU_NO_F64").is_some_and(|v| !v.is_empty() && v != "0")
+}
+
+/// Why an adapter (or a device opened on it) with `features` and `limits` cannot run the f64
+/// kernels of mixed and double precision; None when it can.
+pub fn f64_missing(features: wgpu::Features, limits: &wgpu::Limits) -> Option<String> {
+    if !features.contains(wgpu::Features::SHADER_F64) || f64_hidden() {
+        return Some(NO_F64.into());
+    }
+    if limits.max_compute_workgroup_storage_size < F64_WORKGROUP_BYTES {
+        return Some(format!(
+            "this GPU allows {} bytes of workgroup memory; the f64 kernels need {F64_WORKGROUP_BYTES}",
+            limits.max_compute_workgroup_storage_size
+        ));
+    }
+    if limits.max_storage_buffers_per_shader_stage < STORAGE_BINDINGS + 1 {
+        return Some(format!(
+            "this GPU allows {} storage buffers per shader stage; mixed precision binds {}",
+            limits.max_storage_buffers_per_shader_stage,
+            STORAGE_BINDINGS + 1
+        ));
+    }
+    None
+}
 
 /// A device for the simulation and what it runs on.
 #[derive(Debug)]
@@ -21,6 +64,8 @@ pub struct SimDevice {
     pub info: wgpu::AdapterInfo,
     /// Software rasteriser or CPU emulation (lavapipe, WARP, SwiftShader).
     pub software: bool,
+    /// Why the device cannot run mixed and double precision (no SHADER_F64); None when it can.
+    f64_missing: Option<String>,
     /// The first error wgpu reported outside an error scope (an out-of-memory buffer, a lost
     /// device), which the next read-back turns into a `SimError` instead of a panic.
     pub failed: Arc<Mutex<Option<String>>>,
@@ -29,20 +74,47 @@ pub struct SimDevice {
     watching: std::sync::Once,
 }
 
-/// The features the simulation wants of `adapter` (timestamp queries when
-/// `ARGON_WGPU_PROFILE` asks for kernel times and the adapter has them): a device opened
+/// The features the simulation wants of `adapter` (64-bit floats in shaders for mixed and
+/// double precision, unless `ARGON_WGPU_NO_F64` hides them; timestamp queries when
+/// `ARGON_WGPU_PROFILE` asks for kernel times), where the adapter has them: a device opened
 /// by someone else for the simulation to share must be opened with these.
 pub fn wanted_features(adapter: &wgpu::Adapter) -> wgpu::Features {
-    super::profile::features(adapter)
+    let mut f = super::profile::features(adapter);
+    if adapter.features().contains(wgpu::Features::SHADER_F64) && !f64_hidden() {
+        f |= wgpu::Features::SHADER_F64;
+    }
+    f
 }
 
-/// The adapter [`open`] would take, and whether it is a software one, without opening a
-/// device (for choosing a backend).
-pub fn probe() -> Result<(wgpu::AdapterInfo, bool), SimError> {
+/// The adapter [`open`] would take, without opening a device (for choosing a backend).
+pub struct Probe {
+    pub info: wgpu::AdapterInfo,
+    /// A software adapter (lavapipe, WARP).
+    pub software: bool,
+    /// Why it cannot run mixed and double precision ([`f64_missing`]); None when it can.
+    pub f64_missing: Option<String>,
+}
+
+/// What [`open`] would take.
+pub fn probe() -> Result<Probe, SimError> {
     let adapter = best_adapter()?;
     let info = adapter.get_info();
     let software = is_software(&info);
-    Ok((info, software))
+    let f64_missing = f64_missing(adapter.features(), &adapter.limits());
+    Ok(Probe { info, software, f64_missing })
+}
+
+/// Why the wgpu backend cannot run mixed and double precision on `gpu` (a device someone else
+/// opened), or on the adapter it would open for itself when none is given; None when it can.
+/// No adapter at all: the reason is that (the backend cannot run anything then).
+pub fn f64_missing_on(gpu: Option<&Arc<SimDevice>>) -> Option<String> {
+    match gpu {
+        Some(d) => d.f64_missing.clone(),
+        None => match probe() {
+            Ok(p) => p.f64_missing,
+            Err(e) => Some(e.to_string()),
+        },
+    }
 }
 
 fn is_software(info: &wgpu::AdapterInfo) -> bool {
@@ -137,6 +209,23 @@ impl SimDevice {
             .collect()
     }
 
+    /// Why this device cannot run mixed and double precision; None when it can.
+    pub fn f64_missing(&self) -> Option<&str> {
+        self.f64_missing.as_deref()
+    }
+
+    /// Acts from now on as if the adapter had no 64-bit floats (what `ARGON_WGPU_NO_F64` does
+    /// for every device of the process), so a test checks that path where they exist.
+    pub fn hide_f64(&mut self) {
+        self.f64_missing = Some(NO_F64.into());
+    }
+
+    /// The precisions the wgpu backend runs on this device, each with why not where it does not
+    /// (the app's precision menu greys those out with the reason).
+    pub fn precisions(&self) -> Vec<(Precision, Option<String>)> {
+        Precision::ALL.iter().map(|&p| (p, super::unsupported_precision(p, self.f64_missing.as_deref()))).collect()
+    }
+
     /// The error wgpu reported since the last call, if any.
     pub fn take_error(&self) -> Option<String> {
         self.failed.lock().unwrap_or_else(|e| e.into_inner()).take()
@@ -148,11 +237,13 @@ impl SimDevice {
     pub fn shared(device: wgpu::Device, queue: wgpu::Queue, info: wgpu::AdapterInfo) -> Result<SimDevice, SimError> {
         check_limits(&info.name, &device.limits())?;
         let software = is_software(&info);
+        let f64_missing = f64_missing(device.features(), &device.limits());
         Ok(SimDevice {
             device,
             queue,
             info,
             software,
+            f64_missing,
             failed: Arc::new(Mutex::new(None)),
             watching: std::sync::Once::new(),
         })

@@ -5,7 +5,8 @@
 //! grown and the call redone from the backup taken at its start, as on CUDA. Under the cell
 //! list (`Search::Cells`) the same kernels bin and sort the atoms every step, and
 //! `forces_cells` scans each atom's 27 neighbour cells (no list). Child modules:
-//! `buffers.rs` the device arrays and bind groups, `transfer.rs` read-backs and checkpoints.
+//! `buffers.rs` the device arrays and bind groups, `state.rs` the state's bytes in each
+//! precision, `transfer.rs` read-backs and checkpoints.
 
 use std::sync::Arc;
 
@@ -13,17 +14,20 @@ use wgpu::util::DeviceExt;
 
 mod buffers;
 mod flow;
+mod state;
 mod transfer;
 
 use buffers::{Buffers, bind_group, storage, storage_init};
 
 pub use super::pipelines::Pipelines;
 pub use flow::{DeviceObstacles, field_sums};
-pub use transfer::{DeviceCheckpoint, DeviceState};
+pub use state::DeviceState;
+pub use transfer::DeviceCheckpoint;
 
 use super::device::SimDevice;
-use super::layout::{self, Pair, Params, RECORD_WORDS, STEP_STRIDE, StepInfo, flag};
+use super::layout::{self, Params, RECORD_WORDS, STEP_STRIDE, StepInfo, as_state, flag, state_bytes, state_reals};
 use crate::physics::params::{SimParams, Thermostat};
+use crate::physics::real::Precision;
 use crate::physics::sim_box::SimBox;
 use crate::rng::{Sequence, Stream};
 use crate::sim::list_room::{expected_list_room, list_room};
@@ -71,11 +75,11 @@ pub struct Record {
 
 impl Record {
     /// Record `r` of the read-back `raw` ((hi, lo) pairs), for `step`.
-    fn read(raw: &[f32], r: usize, step: u64) -> Record {
+    fn read(raw: &[f64], r: usize, step: u64) -> Record {
         let mut sums = [0.0f64; RECORD_WORDS];
         for (q, x) in sums.iter_mut().enumerate() {
             let at = 2 * (r * RECORD_WORDS + q);
-            *x = raw[at] as f64 + raw[at + 1] as f64;
+            *x = raw[at] + raw[at + 1];
         }
         Record { step, sums, flow: Vec::new() }
     }
@@ -97,6 +101,8 @@ pub struct Engine {
     /// The main bind group and `count_cells`'s own for the `plan` buffer (see common.wgsl).
     bind: (wgpu::BindGroup, wgpu::BindGroup),
     pub consts: Params,
+    /// The precision of the kernels and arrays (`pipes`' too).
+    pub precision: Precision,
     pub sim_box: SimBox,
     pub n: usize,
     pub search: Search,
@@ -105,8 +111,9 @@ pub struct Engine {
     /// Neighbour-list builds (cell-list binnings) so far (for `bench` and tests).
     pub builds: u64,
     forces_valid: bool,
-    /// The backup an advance is redone from after a list overflow.
-    bak: [wgpu::Buffer; 4],
+    /// The backup an advance is redone from after a list overflow: positions, velocities, ids,
+    /// forces, and in mixed the f32 positions.
+    bak: Vec<wgpu::Buffer>,
     /// Kernel times under `ARGON_WGPU_PROFILE`.
     profile: std::cell::RefCell<Option<super::profile::Profile>>,
 }
@@ -123,6 +130,8 @@ impl Engine {
         search: Search,
     ) -> Result<Engine, SimError> {
         let n = atoms.len();
+        let precision = params.precision;
+        debug_assert_eq!(precision, pipes.precision);
         // The cell list's cells need only the cut-off (it bins every step); the lists' the skin too.
         let range = if search == Search::Cells { params.max_cutoff() } else { params.list_range() };
         let dims = match search {
@@ -144,6 +153,18 @@ impl Engine {
                 limit >> 20
             )));
         }
+        // Positions and velocities: the largest per-atom arrays (32 bytes an atom in f64).
+        let state_array = n as u64 * 4 * state_bytes(precision);
+        if state_array > limit {
+            return Err(SimError::Device(format!(
+                "{n} atoms need {} MB per state array in {} precision; {} allows {} MB per buffer: \
+                 use fewer atoms or single precision",
+                state_array >> 20,
+                precision.name(),
+                dev.info.name,
+                limit >> 20
+            )));
+        }
         let groups = (n as u32).div_ceil(WG).max(1);
         // Every dispatch is one row of workgroups (the list build's rows are shorter), and the
         // indirect ones are not validated (device.rs): their counts must fit the adapter.
@@ -161,24 +182,19 @@ impl Engine {
             // Every atom's kick asks for the binning (it moved more than -1 squared).
             consts.half_skin_sq = -1.0;
         }
-        let pos: Vec<[f32; 4]> = atoms
-            .positions
-            .iter()
-            .zip(&atoms.types)
-            .map(|(p, &t)| [p[0] as f32, p[1] as f32, p[2] as f32, f32::from_bits(t)])
-            .collect();
-        let vel: Vec<[f32; 4]> =
-            atoms.velocities.iter().map(|v| [v[0] as f32, v[1] as f32, v[2] as f32, 0.0]).collect();
+        let up = state::Upload::new(atoms, precision);
         let ids: Vec<u32> = (0..n as u32).collect();
-        let masses: Vec<f32> = params.species.iter().map(|s| s.mass as f32).collect();
-        let pairs: Vec<Pair> = layout::pair_table(params);
+        let masses: Vec<f64> = params.species.iter().map(|s| s.mass).collect();
+        let pairs = layout::pair_bytes(&layout::pair_table(params), precision);
         let n_cells = consts.n_cells as u64;
         let nb = n as u64;
+        // Bytes of a vec4<real_s> and of a vec4<real_f>.
+        let (vs, vf) = (4 * state_bytes(precision), 4 * layout::force_bytes(precision));
         let d = &*dev;
         let b = Buffers {
             params: d.device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
                 label: Some("params"),
-                contents: bytemuck::bytes_of(&consts),
+                contents: &consts.bytes(precision),
                 usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
             }),
             steps: d.device.create_buffer(&wgpu::BufferDescriptor {
@@ -188,26 +204,28 @@ impl Engine {
                 mapped_at_creation: false,
             }),
             step_slots: 64,
-            pos: storage_init(d, "pos", bytemuck::cast_slice(&pos)),
-            vel: storage_init(d, "vel", bytemuck::cast_slice(&vel)),
-            force: storage(d, "force", nb * 16),
+            pos: storage_init(d, "pos", &up.pos),
+            vel: storage_init(d, "vel", &up.vel),
+            force: storage(d, "force", nb * vf),
             ids: storage_init(d, "ids", bytemuck::cast_slice(&ids)),
-            pos_build: storage(d, "pos_build", nb * 16),
+            pos_build: storage(d, "pos_build", nb * vf),
             flags: storage(d, "flags", flag::COUNT as u64 * 4),
             cell_count: storage(d, "cell_count", n_cells * 4),
             cell_start: storage(d, "cell_start", (n_cells + 1) * 4),
             cell_of: storage(d, "cell_of", nb * 4),
             nlist: storage(d, "nlist", list_bytes),
             ncount: storage(d, "ncount", nb * 4),
-            tmp_pos: storage(d, "tmp_pos", nb * 16),
-            tmp_vel: storage(d, "tmp_vel", nb * 16),
+            tmp_pos: storage(d, "tmp_pos", nb * vs),
+            tmp_vel: storage(d, "tmp_vel", nb * vs),
             tmp_ids: storage(d, "tmp_ids", nb * 4),
-            partials: storage(d, "partials", groups as u64 * 32),
-            lambda: storage_init(d, "lambda", bytemuck::bytes_of(&1.0f32)),
-            records: storage(d, "records", 16 * RECORD_WORDS as u64 * 8),
+            partials: storage(d, "partials", groups as u64 * 2 * vs),
+            // The thermostat's factor (and where the state is f64 the relative thermostat's two).
+            lambda: storage_init(d, "lambda", &state::state_bytes_of(&[1.0, 1.0, 0.0, 0.0], precision)),
+            records: storage(d, "records", 16 * RECORD_WORDS as u64 * 2 * state_bytes(precision)),
             record_slots: 16,
-            pairs: storage_init(d, "pairs", bytemuck::cast_slice(&pairs)),
-            masses: storage_init(d, "masses", bytemuck::cast_slice(&masses)),
+            pairs: storage_init(d, "pairs", &pairs),
+            masses: storage_init(d, "masses", &state::state_bytes_of(&masses, precision)),
+            posf: up.posf.as_ref().map(|f| storage_init(d, "posf", f)),
             plan: d.device.create_buffer(&wgpu::BufferDescriptor {
                 label: Some("plan"),
                 size: 64,
@@ -216,14 +234,17 @@ impl Engine {
             }),
             cell_fill: storage(d, "cell_fill", n_cells * 4),
             block_sums: storage(d, "block_sums", n_cells.div_ceil(WG as u64) * 4),
-            flow: flow::FlowBuffers::off(d),
+            flow: flow::FlowBuffers::off(d, precision),
         };
-        let bak = [
-            storage(d, "pos_bak", nb * 16),
-            storage(d, "vel_bak", nb * 16),
+        let mut bak = vec![
+            storage(d, "pos_bak", nb * vs),
+            storage(d, "vel_bak", nb * vs),
             storage(d, "ids_bak", nb * 4),
-            storage(d, "force_bak", nb * 16),
+            storage(d, "force_bak", nb * vf),
         ];
+        if b.posf.is_some() {
+            bak.push(storage(d, "posf_bak", nb * 16));
+        }
         let bind = bind_group(d, &pipes, &b);
         let profile = std::cell::RefCell::new(super::profile::Profile::new(&dev));
         Ok(Engine {
@@ -232,6 +253,7 @@ impl Engine {
             b,
             bind,
             consts,
+            precision,
             sim_box,
             n,
             search,
@@ -252,7 +274,7 @@ impl Engine {
     /// Device bytes of the arrays.
     pub fn bytes(&self) -> usize {
         let b = &self.b;
-        [
+        let mut arrays = vec![
             &b.pos,
             &b.vel,
             &b.force,
@@ -267,14 +289,18 @@ impl Engine {
             &b.cell_count,
             &b.cell_start,
             &b.cell_fill,
-            &self.bak[0],
-            &self.bak[1],
-            &self.bak[2],
-            &self.bak[3],
-        ]
-        .iter()
-        .map(|x| x.size() as usize)
-        .sum()
+        ];
+        arrays.extend(&b.posf);
+        arrays.extend(&self.bak);
+        arrays.iter().map(|x| x.size() as usize).sum()
+    }
+
+    /// The arrays an advance backs up (`bak`'s sources, in its order).
+    fn backed_up(&self) -> Vec<&wgpu::Buffer> {
+        let b = &self.b;
+        let mut v = vec![&b.pos, &b.vel, &b.ids, &b.force];
+        v.extend(&b.posf);
+        v
     }
 
     fn write_flags(&self) {
@@ -301,7 +327,8 @@ impl Engine {
         }
         if records > self.b.record_slots {
             let slots = records.next_power_of_two();
-            self.b.records = storage(&self.dev, "records", (slots * RECORD_WORDS * 8) as u64);
+            let bytes = (slots * RECORD_WORDS) as u64 * 2 * state_bytes(self.precision);
+            self.b.records = storage(&self.dev, "records", bytes);
             self.b.record_slots = slots;
             rebind = true;
         }
@@ -402,10 +429,11 @@ impl Engine {
                 record_steps.push(s);
             }
             if csvr {
-                let dof = self.consts.dof as f64;
+                // The degrees of freedom as the shaders hold them (f32 in single).
+                let dof = as_state(self.consts.dof, self.precision);
                 let mut rng = Sequence::new(params.seed, Stream::Csvr, 0, s * 64);
-                info.csvr_rr = rng.normal() as f32;
-                info.csvr_chi = rng.chi_squared(dof - 1.0) as f32;
+                info.csvr_rr = rng.normal();
+                info.csvr_chi = rng.chi_squared(dof - 1.0);
             }
             infos.push(info);
         }
@@ -413,13 +441,14 @@ impl Engine {
         let mut bytes = vec![0u8; infos.len() * STEP_STRIDE as usize];
         for (k, info) in infos.iter().enumerate() {
             let at = k * STEP_STRIDE as usize;
-            bytes[at..at + std::mem::size_of::<StepInfo>()].copy_from_slice(bytemuck::bytes_of(info));
+            let one = info.bytes(self.precision);
+            bytes[at..at + one.len()].copy_from_slice(&one);
         }
         self.dev.queue.write_buffer(&self.b.steps, 0, &bytes);
         self.write_flags();
         let mut enc = self.dev.device.create_command_encoder(&Default::default());
         // The backup the call is redone from if a list turns out too short.
-        for (src, dst) in [&self.b.pos, &self.b.vel, &self.b.ids, &self.b.force].into_iter().zip(&self.bak) {
+        for (src, dst) in self.backed_up().into_iter().zip(&self.bak) {
             enc.copy_buffer_to_buffer(src, 0, dst, 0, src.size());
         }
         self.flow_backup(&mut enc, false);
@@ -478,7 +507,7 @@ impl Engine {
             let full = std::mem::replace(&mut enc, self.dev.device.create_command_encoder(&Default::default()));
             self.dev.queue.submit([full.finish()]);
         }
-        let record_bytes = (record_steps.len() * RECORD_WORDS * 8) as u64;
+        let record_bytes = (record_steps.len() * RECORD_WORDS) as u64 * 2 * state_bytes(self.precision);
         let mut wanted = vec![(&self.b.flags, flag::COUNT as u64 * 4), (&self.b.records, record_bytes)];
         if let Some((buf, bytes)) = &profiled {
             wanted.push((buf, *bytes));
@@ -516,7 +545,7 @@ impl Engine {
         if f.overflow {
             // Redo the whole call with room for the largest count seen.
             let mut enc = self.dev.device.create_command_encoder(&Default::default());
-            for (dst, src) in [&self.b.pos, &self.b.vel, &self.b.ids, &self.b.force].into_iter().zip(&self.bak) {
+            for (dst, src) in self.backed_up().into_iter().zip(&self.bak) {
                 enc.copy_buffer_to_buffer(src, 0, dst, 0, src.size());
             }
             self.flow_backup(&mut enc, true);
@@ -526,7 +555,7 @@ impl Engine {
             self.time = time0;
             return self.advance(steps, params, out);
         }
-        let raw: Vec<f32> = bytemuck::pod_collect_to_vec(&flags[1]);
+        let raw = state_reals(&flags[1], self.precision);
         let first = out.len();
         out.extend(record_steps.iter().enumerate().map(|(r, &s)| Record::read(&raw, r, s)));
         if let Some(raw) = flow_raw {
@@ -553,7 +582,7 @@ impl Engine {
         }
         self.b.nlist = storage(&self.dev, "nlist", bytes);
         self.consts.max_nbrs = room as u32;
-        self.dev.queue.write_buffer(&self.b.params, 0, bytemuck::bytes_of(&self.consts));
+        self.dev.queue.write_buffer(&self.b.params, 0, &self.consts.bytes(self.precision));
         self.bind = bind_group(&self.dev, &self.pipes, &self.b);
         self.forces_valid = false;
         Ok(())
@@ -582,7 +611,7 @@ impl Engine {
         loop {
             let info = StepInfo { ev: 1, record: 0, no_kick: 1, ..StepInfo::at(self.step, 0) };
             self.ensure_room(1, 1);
-            self.dev.queue.write_buffer(&self.b.steps, 0, bytemuck::bytes_of(&info));
+            self.dev.queue.write_buffer(&self.b.steps, 0, &info.bytes(self.precision));
             self.write_flags();
             let mut enc = self.dev.device.create_command_encoder(&Default::default());
             {
@@ -598,8 +627,8 @@ impl Engine {
                 pass.dispatch_workgroups(1, 1, 1);
                 self.encode_measure_flow(&mut pass);
             }
-            let mut wanted =
-                vec![(&self.b.flags, flag::COUNT as u64 * 4), (&self.b.records, (RECORD_WORDS * 8) as u64)];
+            let record_bytes = RECORD_WORDS as u64 * 2 * state_bytes(self.precision);
+            let mut wanted = vec![(&self.b.flags, flag::COUNT as u64 * 4), (&self.b.records, record_bytes)];
             wanted.extend(self.measure_flow_record());
             let out = self.read_back(enc, &wanted)?;
             let f = parse_flags(&out[0]);
@@ -608,7 +637,7 @@ impl Engine {
                 continue;
             }
             self.forces_valid = true;
-            let raw: Vec<f32> = bytemuck::pod_collect_to_vec(&out[1]);
+            let raw = state_reals(&out[1], self.precision);
             let mut r = Record::read(&raw, 0, self.step);
             if let Some(flow) = out.get(2) {
                 self.read_measure_flow(flow, &mut r);

@@ -62,7 +62,7 @@ impl Analyser {
         let scope = dev.device.push_error_scope(wgpu::ErrorFilter::Validation);
         let module = dev.device.create_shader_module(wgpu::ShaderModuleDescriptor {
             label: Some("analysis.wgsl"),
-            source: wgpu::ShaderSource::Wgsl(super::shaders::analysis_module(ntypes).into()),
+            source: wgpu::ShaderSource::Wgsl(super::shaders::analysis_module(ntypes, pipes.precision).into()),
         });
         let entry = |binding, ty| wgpu::BindGroupLayoutEntry {
             binding,

@@ -3,21 +3,26 @@
 //! meeting the same physics contract as the CPU and CUDA backends.
 //!
 //! `device.rs` opens the adapter (or takes the renderer's device, `GpuBackend::on_device`);
-//! `layout.rs` the constants the shaders read; `flow.rs` the wind tunnel's constants and the
-//! packed obstacle field; `shaders.rs` assembles `shaders/sim/*.wgsl`; `engine.rs` the device
-//! arrays and the step loop (`engine/flow.rs` the wind tunnel's arrays); `publish.rs`
-//! positions for the renderer (into a buffer on the same device with no host traffic, or for
-//! the host). Pairs are found by a neighbour list, by the cell list (`Algorithm::Cells`: the
-//! atoms binned and sorted by cell every step, each scanning its 27 neighbour cells,
-//! `shaders/sim/cellforces.wgsl`), or over all pairs (`search_for`). It runs the wind
-//! tunnel scenes: obstacles, the forces on them and on the walls,
-//! surface friction, the tunnel's inflow zone, thermostats relative to the flow with the
-//! thermal readout of telemetry records, and flow-field sampling. What it does not run yet is
-//! refused by [`unsupported`] with the backends that do, never run differently: the piston,
-//! the tether, hybrid Monte Carlo, transport sampling, and mixed or double precision. Edits
-//! (atoms, parameters) go through a host copy of the state; g(r) and the histograms are
-//! counted on the device (`histograms.rs`).
+//! `layout.rs` the constants the shaders read (written by `block.rs` in the precision's
+//! widths); `flow.rs` the wind tunnel's constants and the packed obstacle field; `shaders.rs`
+//! assembles `shaders/sim/*.wgsl`; `engine.rs` the device arrays and the step loop
+//! (`engine/flow.rs` the wind tunnel's arrays); `publish.rs` positions for the renderer (into
+//! a buffer on the same device with no host traffic, or for the host); `histograms.rs` g(r)
+//! and the histograms counted on the device; `refuse.rs` what it does not run. Pairs are
+//! found by a neighbour list, by the cell list (`Algorithm::Cells`: the atoms binned and
+//! sorted by cell every step, each scanning its 27 neighbour cells,
+//! `shaders/sim/cellforces.wgsl`), or over all pairs (`search_for`). It runs the wind tunnel
+//! scenes: obstacles, the forces on them and on the walls, surface friction, the tunnel's
+//! inflow zone, thermostats relative to the flow with the thermal readout of telemetry
+//! records, and flow-field sampling. It runs the three precisions (`shaders.rs`: one source,
+//! f32 or f64 types): single everywhere, mixed and double where the adapter has 64-bit floats
+//! in shaders (`SHADER_F64`: Vulkan on NVIDIA and AMD, lavapipe; not Metal), saying which it
+//! runs in `BackendInfo::precisions`. What it does not run is refused by [`unsupported`] with
+//! the backends that do, never run differently: the piston, the tether, hybrid Monte Carlo,
+//! transport sampling, and mixed or double precision without f64. Edits (atoms, parameters)
+//! go through a host copy of the state.
 
+mod block;
 pub mod device;
 pub mod engine;
 pub mod flow;
@@ -26,7 +31,10 @@ pub mod layout;
 mod pipelines;
 mod profile;
 pub mod publish;
+mod refuse;
 pub mod shaders;
+
+pub use refuse::{unsupported, unsupported_on, unsupported_precision};
 
 use std::collections::VecDeque;
 use std::sync::Arc;
@@ -42,28 +50,9 @@ use crate::analysis::{self, Histogram, RdfRegion};
 use crate::flow::{Accumulator, FieldSpec, Fields};
 use crate::physics::obstacles::ObstacleField;
 use crate::physics::params::{Algorithm, SimParams};
-use crate::physics::real::Precision;
 use crate::physics::sim_box::SimBox;
 use crate::sim::check_tunnel;
 use crate::sim::fields::FieldSampler;
-
-/// Why `params` cannot run on this backend yet, naming the backends that can; None when it
-/// can.
-pub fn unsupported(params: &SimParams) -> Option<String> {
-    let both = "the CPU and CUDA backends run it";
-    let what = if params.precision != Precision::Single {
-        format!("{} precision (it runs single precision for now; {both})", params.precision.name())
-    } else if params.piston.is_some() {
-        format!("the piston ({both})")
-    } else if params.tether.is_some() {
-        format!("the tether ({both})")
-    } else if params.thermostat.is_monte_carlo() {
-        format!("hybrid Monte Carlo ({both})")
-    } else {
-        return None;
-    };
-    Some(format!("the wgpu backend does not run {what} yet: choose --backend cpu or cuda"))
-}
 
 pub struct GpuBackend {
     dev: Arc<SimDevice>,
@@ -145,7 +134,8 @@ impl GpuBackend {
         params.validate(&sim_box)?;
         check_atoms(atoms, &params)?;
         check_tunnel(&params, &sim_box, &atoms.types)?;
-        if let Some(why) = unsupported(&params) {
+        // What no device runs before opening one; the precision once it is open.
+        if let Some(why) = unsupported(&params, None) {
             return Err(SimError::Invalid(why));
         }
         let params_species = params.species.len();
@@ -153,8 +143,11 @@ impl GpuBackend {
             Some(d) => d,
             None => Arc::new(device::open()?),
         };
+        if let Some(why) = unsupported(&params, dev.f64_missing()) {
+            return Err(SimError::Invalid(why));
+        }
         dev.watch_errors();
-        let pipes = Arc::new(Pipelines::new(&dev, params.species.len(), checked)?);
+        let pipes = Arc::new(Pipelines::new(&dev, params.species.len(), params.precision, checked)?);
         let obstacles = field.map(|f| DeviceObstacles::new(&dev, f)).transpose()?;
         let dof = analysis::degrees_of_freedom(atoms.len(), &sim_box, &params, obstacles.is_some());
         let mut engine =
@@ -249,20 +242,25 @@ impl GpuBackend {
         engine.configure_flow(params, obs, f)
     }
 
-    /// A new engine for `snap` (other atoms, box or species), on the same device.
+    /// A new engine for `snap` (other atoms, box, species or precision), on the same device
+    /// (kernels compiled anew for another species count or precision); on failure nothing
+    /// changes.
     fn rebuild(&mut self, snap: &Snapshot) -> Result<(), SimError> {
-        if self.ntypes != self.params.species.len() {
-            self.pipes = Arc::new(Pipelines::new(&self.dev, self.params.species.len(), self.checked)?);
-            self.ntypes = self.params.species.len();
-        }
+        let (ntypes, precision) = (self.params.species.len(), self.params.precision);
+        let pipes = if self.ntypes != ntypes || self.pipes.precision != precision {
+            Arc::new(Pipelines::new(&self.dev, ntypes, precision, self.checked)?)
+        } else {
+            self.pipes.clone()
+        };
         let dof = self.dof(snap.atoms.len(), &snap.sim_box);
         let search = search_for(&self.params, &snap.sim_box);
-        let mut e =
-            Engine::new(self.dev.clone(), self.pipes.clone(), snap.sim_box, &self.params, &snap.atoms, dof, search)?;
+        let mut e = Engine::new(self.dev.clone(), pipes.clone(), snap.sim_box, &self.params, &snap.atoms, dof, search)?;
         e.step = snap.step;
         e.time = snap.time;
         Self::configure_flow(&mut e, &self.params, self.obstacles.as_ref(), &self.fields)?;
         self.engine = e;
+        self.pipes = pipes;
+        self.ntypes = ntypes;
         Ok(())
     }
 
@@ -343,7 +341,7 @@ fn close_window(engine: &Engine, sampler: &mut FieldSampler, time: f64) -> Resul
 
 impl Backend for GpuBackend {
     fn info(&self) -> BackendInfo {
-        BackendInfo { kind: "wgpu", device: self.dev.describe() }
+        BackendInfo { kind: "wgpu", device: self.dev.describe(), precisions: self.dev.precisions() }
     }
 
     fn pair_search(&self) -> &'static str {
@@ -359,7 +357,7 @@ impl Backend for GpuBackend {
     }
 
     fn device_bytes(&self) -> Option<usize> {
-        let checkpoints: usize = self.checkpoints.iter().map(|c| c.n * 36).sum();
+        let checkpoints: usize = self.checkpoints.iter().map(|c| c.bytes()).sum();
         let publish = self.publisher.as_ref().map_or(0, |p| p.bytes());
         Some(self.engine.bytes() + self.engine.flow_bytes() + checkpoints + publish)
     }
@@ -379,7 +377,7 @@ impl Backend for GpuBackend {
     fn set_params(&mut self, params: SimParams) -> Result<(), SimError> {
         self.hmc.forget();
         params.validate(&self.engine.sim_box)?;
-        if let Some(why) = unsupported(&params) {
+        if let Some(why) = unsupported(&params, self.dev.f64_missing()) {
             return Err(SimError::Invalid(why));
         }
         let snap = self.snapshot_now()?;
@@ -497,7 +495,7 @@ impl Backend for GpuBackend {
         self.params.validate(&snapshot.sim_box)?;
         check_atoms(&snapshot.atoms, &self.params)?;
         if snapshot.piston.is_some() {
-            return Err(SimError::Invalid(unsupported(&self.params).unwrap_or_else(|| {
+            return Err(SimError::Invalid(unsupported(&self.params, self.dev.f64_missing()).unwrap_or_else(|| {
                 "the wgpu backend does not run the piston yet: choose --backend cpu or cuda".into()
             })));
         }

@@ -1,14 +1,17 @@
 //! The compiled kernels of the wgpu backend (`Pipelines`): the one module of `shaders/sim`
-//! for a species count, checked or trusted, the bind group layouts every kernel shares (and
-//! `plan`'s own), and a compute pipeline per entry point, with compile errors caught by an
-//! error scope rather than a panic.
+//! for a species count and precision, checked or trusted, the bind group layouts every kernel
+//! shares (and `plan`'s own), and a compute pipeline per entry point, with compile errors
+//! caught by an error scope rather than a panic.
 
 use super::device::SimDevice;
 use super::layout::StepInfo;
+use crate::physics::real::Precision;
 use crate::sim::SimError;
 
-/// The compiled kernels of one module (one species count).
+/// The compiled kernels of one module (one species count and precision).
 pub struct Pipelines {
+    /// The precision the kernels run in (the arrays bound to them must be in it too).
+    pub precision: Precision,
     pub(super) layout: wgpu::BindGroupLayout,
     pub(super) plan_layout: wgpu::BindGroupLayout,
     /// Group 1 of the flow kernels (`tunnel_zone`, `flow_finish`, `fields_sample`).
@@ -51,11 +54,11 @@ const FLOW_KERNELS: [&str; 8] = [
 ];
 
 impl Pipelines {
-    /// Compiles the module for `ntypes` species; `checked` keeps wgpu's runtime bounds checks
-    /// (tests), else the module is trusted (release speed).
-    pub fn new(dev: &SimDevice, ntypes: usize, checked: bool) -> Result<Pipelines, SimError> {
+    /// Compiles the module for `ntypes` species in `precision`; `checked` keeps wgpu's runtime
+    /// bounds checks (tests), else the module is trusted (release speed).
+    pub fn new(dev: &SimDevice, ntypes: usize, precision: Precision, checked: bool) -> Result<Pipelines, SimError> {
         let scope = dev.device.push_error_scope(wgpu::ErrorFilter::Validation);
-        let source = super::shaders::module(ntypes);
+        let source = super::shaders::module(ntypes, precision);
         let desc =
             wgpu::ShaderModuleDescriptor { label: Some("sim.wgsl"), source: wgpu::ShaderSource::Wgsl(source.into()) };
         let module = if checked {
@@ -92,12 +95,16 @@ impl Pipelines {
                 ty: wgpu::BindingType::Buffer {
                     ty: wgpu::BufferBindingType::Uniform,
                     has_dynamic_offset: true,
-                    min_binding_size: wgpu::BufferSize::new(std::mem::size_of::<StepInfo>() as u64),
+                    min_binding_size: wgpu::BufferSize::new(StepInfo::size(precision)),
                 },
                 count: None,
             },
         ];
         entries.extend((2..=20).chain([22, 23, 25, 26]).map(storage));
+        if precision == Precision::Mixed {
+            // posf
+            entries.push(storage(21));
+        }
         // The flow constants (flow.wgsl `F`).
         entries.push(wgpu::BindGroupLayoutEntry { binding: 24, ..entries[0] });
         let layout = dev.device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
@@ -150,11 +157,12 @@ impl Pipelines {
             .collect();
         if let Some(e) = pollster::block_on(scope.pop()) {
             return Err(SimError::Device(format!(
-                "compiling the simulation shaders for {} failed: {e}",
+                "compiling the simulation shaders ({} precision) for {} failed: {e}",
+                precision.name(),
                 dev.info.name
             )));
         }
-        Ok(Pipelines { layout, plan_layout, flow_layout, kernels })
+        Ok(Pipelines { precision, layout, plan_layout, flow_layout, kernels })
     }
 
     pub(super) fn get(&self, name: &str) -> &wgpu::ComputePipeline {

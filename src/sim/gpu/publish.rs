@@ -45,12 +45,12 @@ fn colour_code(c: ColourScalar) -> u32 {
 }
 
 impl Publisher {
-    /// Compiles the kernel for `ntypes` species against `pipes`' group-0 layout.
+    /// Compiles the kernel for `ntypes` species against `pipes`' group-0 layout (and precision).
     pub fn new(dev: &SimDevice, pipes: &Arc<Pipelines>, ntypes: usize) -> Result<Publisher, SimError> {
         let scope = dev.device.push_error_scope(wgpu::ErrorFilter::Validation);
         let module = dev.device.create_shader_module(wgpu::ShaderModuleDescriptor {
             label: Some("publish.wgsl"),
-            source: wgpu::ShaderSource::Wgsl(super::shaders::publish_module(ntypes).into()),
+            source: wgpu::ShaderSource::Wgsl(super::shaders::publish_module(ntypes, pipes.precision).into()),
         });
         let entry = |binding, ty| wgpu::BindGroupLayoutEntry {
             binding,

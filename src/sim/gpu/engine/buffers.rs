@@ -1,6 +1,6 @@
 //! The device arrays of one system (`Buffers`) and the bind groups that hand them to every
-//! kernel: storage buffers sized for the atoms, cells and lists (at least 16 bytes, as wgpu
-//! wants), and `plan`'s own group for the indirect arguments.
+//! kernel: storage buffers sized for the atoms, cells and lists in the precision's widths (at
+//! least 16 bytes, as wgpu wants), and `plan`'s own group for the indirect arguments.
 
 use super::super::device::SimDevice;
 use super::super::layout::StepInfo;
@@ -37,6 +37,8 @@ pub(super) struct Buffers {
     pub(super) plan: wgpu::Buffer,
     pub(super) cell_fill: wgpu::Buffer,
     pub(super) block_sums: wgpu::Buffer,
+    /// In mixed precision, the positions in f32 that the forces read (common.wgsl `posf`).
+    pub(super) posf: Option<wgpu::Buffer>,
     /// The wind tunnel's parts (obstacles, bodies, zone, fields; `flow.rs`).
     pub(super) flow: super::flow::FlowBuffers,
 }
@@ -71,7 +73,7 @@ pub(super) fn bind_group(dev: &SimDevice, pipes: &Pipelines, b: &Buffers) -> (wg
             resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
                 buffer: &b.steps,
                 offset: 0,
-                size: wgpu::BufferSize::new(std::mem::size_of::<StepInfo>() as u64),
+                size: wgpu::BufferSize::new(StepInfo::size(pipes.precision)),
             }),
         },
         whole(2, &b.pos),
@@ -99,6 +101,8 @@ pub(super) fn bind_group(dev: &SimDevice, pipes: &Pipelines, b: &Buffers) -> (wg
         whole(25, &b.flow.obs),
         whole(26, &b.flow.body_part),
     ];
+    let mut entries = entries.to_vec();
+    entries.extend(b.posf.as_ref().map(|p| whole(21, p)));
     let main = dev.device.create_bind_group(&wgpu::BindGroupDescriptor {
         label: Some("sim"),
         layout: &pipes.layout,

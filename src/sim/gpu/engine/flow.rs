@@ -9,10 +9,12 @@
 
 use super::super::device::SimDevice;
 use super::super::flow::{FlowParams, flow_block, flow_words};
+use super::super::layout::{state_bytes, state_reals};
 use super::{Engine, Pipelines, Record, StepInfo, storage};
 use crate::flow::Grid;
 use crate::physics::obstacles::ObstacleField;
 use crate::physics::params::SimParams;
+use crate::physics::real::Precision;
 use crate::sim::bodies::{BodyLayout, mean_forces};
 use crate::sim::{SimError, Telemetry, ThermalTelemetry};
 
@@ -47,6 +49,8 @@ impl DeviceObstacles {
 /// The flow parts' device arrays and what is on.
 pub(in crate::sim::gpu) struct FlowBuffers {
     pub(super) consts: FlowParams,
+    /// The precision of the kernels (the sums' widths).
+    precision: Precision,
     pub(super) params: wgpu::Buffer,
     pub(super) obs: wgpu::Buffer,
     pub(super) body_part: wgpu::Buffer,
@@ -66,17 +70,20 @@ pub(in crate::sim::gpu) struct FlowBuffers {
 }
 
 impl FlowBuffers {
-    /// Everything off (one element each).
-    pub(super) fn off(dev: &SimDevice) -> FlowBuffers {
+    /// Everything off (one element each), for kernels in `precision`.
+    pub(super) fn off(dev: &SimDevice, precision: Precision) -> FlowBuffers {
         let consts = FlowParams { flow_words: flow_words(0), ..Default::default() };
+        // One vec4<real_s>.
+        let vs = 4 * state_bytes(precision);
         FlowBuffers {
             consts,
-            params: uniform(dev, &consts),
+            precision,
+            params: uniform(dev, &consts, precision),
             obs: storage(dev, "obstacles", 16),
-            body_part: storage(dev, "body_part", 16),
+            body_part: storage(dev, "body_part", vs),
             rec: storage(dev, "flow_rec", 16),
             rec_bak: storage(dev, "flow_rec_bak", 16),
-            tunnel_part: storage(dev, "tunnel_part", 16),
+            tunnel_part: storage(dev, "tunnel_part", vs),
             prof: storage(dev, "flow_profile", 16),
             fields: storage(dev, "field_sums", 16),
             fields_bak: storage(dev, "field_sums_bak", 16),
@@ -96,16 +103,17 @@ impl FlowBuffers {
         self.per_step() || self.consts.thermal != 0
     }
 
+    /// Bytes of one flow record ((hi, lo) pairs of `real_s`).
     fn word_bytes(&self) -> u64 {
-        self.consts.flow_words as u64 * 8
+        self.consts.flow_words as u64 * 2 * state_bytes(self.precision)
     }
 }
 
-fn uniform(dev: &SimDevice, c: &FlowParams) -> wgpu::Buffer {
+fn uniform(dev: &SimDevice, c: &FlowParams, precision: Precision) -> wgpu::Buffer {
     use wgpu::util::DeviceExt;
     dev.device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
         label: Some("flow params"),
-        contents: bytemuck::bytes_of(c),
+        contents: &c.bytes(precision),
         usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
     })
 }
@@ -162,24 +170,29 @@ impl Engine {
                 layout.len()
             )));
         }
+        let p = self.precision;
         let consts =
-            flow_block(params, &self.sim_box, obs.map(|o| (&*o.field, o.offsets)), &layout, fields.map(|f| f.0));
+            flow_block(params, &self.sim_box, obs.map(|o| (&*o.field, o.offsets)), &layout, fields.map(|f| f.0), p);
         let d = &*self.dev;
         let groups = self.consts.n_groups as u64;
-        let mut f = FlowBuffers::off(d);
-        f.params = uniform(d, &consts);
+        // Bytes of a vec4<real_s>.
+        let vs = 4 * state_bytes(p);
+        let mut f = FlowBuffers::off(d, p);
+        f.params = uniform(d, &consts, p);
         if let Some(o) = obs {
             f.obs = o.data.clone();
         }
-        f.body_part = storage(d, "body_part", groups * layout.len() as u64 * 16);
-        let words = consts.flow_words as u64 * 8;
+        f.body_part = storage(d, "body_part", (groups * layout.len() as u64 * vs).max(vs));
+        let words = consts.flow_words as u64 * 2 * state_bytes(p);
         f.rec = storage(d, "flow_rec", (1 + self.b.record_slots as u64) * words);
         f.rec_bak = storage(d, "flow_rec_bak", words);
         if consts.tunnel != 0 {
-            f.tunnel_part = storage(d, "tunnel_part", groups * 16);
+            f.tunnel_part = storage(d, "tunnel_part", groups * vs);
         }
         if consts.thermal != 0 {
-            f.prof = storage(d, "flow_profile", (12 * consts.pg_bins as u64 + 4) * 4);
+            // Per bin 8 words of sums and the mean velocity (profile.wgsl PROF_MEAN_WORDS).
+            let per_bin = if p == Precision::Single { 12 } else { 16 };
+            f.prof = storage(d, "flow_profile", (per_bin * consts.pg_bins as u64 + 4) * 4);
         }
         if let Some((_, buf, every)) = fields {
             f.fields = buf.clone();
@@ -337,10 +350,10 @@ impl Engine {
     /// Puts the flow records of a read-back `raw` into `out` (one per record).
     pub(super) fn read_flow_records(&self, raw: &[u8], out: &mut [Record]) {
         let words = self.b.flow.consts.flow_words as usize;
-        let v: Vec<f32> = bytemuck::pod_collect_to_vec(raw);
+        let v = state_reals(raw, self.precision);
         for (r, rec) in out.iter_mut().enumerate() {
             let at = 2 * (1 + r) * words;
-            rec.flow = (0..words).map(|q| v[at + 2 * q] as f64 + v[at + 2 * q + 1] as f64).collect();
+            rec.flow = (0..words).map(|q| v[at + 2 * q] + v[at + 2 * q + 1]).collect();
         }
     }
 

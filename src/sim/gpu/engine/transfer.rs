@@ -3,66 +3,91 @@
 //! come from the device (copied into mappable buffers after the given command encoder, waited
 //! for, with wgpu's reported errors turned into `SimError`s).
 
-use super::{Engine, storage};
-use crate::sim::{AtomState, SimError};
+use super::super::layout::{force_bytes, state_bytes};
+use super::state::state_bytes_of;
+use super::{DeviceState, Engine, storage};
+use crate::physics::real::Precision;
+use crate::sim::SimError;
 
-/// Device copies of positions, velocities and ids at one step (a rollback point).
+/// Device copies of positions, velocities and ids at one step (a rollback point), and in
+/// mixed the f32 positions the forces read.
 pub struct DeviceCheckpoint {
     pos: wgpu::Buffer,
     vel: wgpu::Buffer,
     ids: wgpu::Buffer,
+    posf: Option<wgpu::Buffer>,
+    /// The precision the copies are in.
+    pub precision: Precision,
     pub n: usize,
     pub step: u64,
     pub time: f64,
 }
 
+impl DeviceCheckpoint {
+    /// Device bytes of the copies.
+    pub fn bytes(&self) -> usize {
+        [Some(&self.pos), Some(&self.vel), Some(&self.ids), self.posf.as_ref()]
+            .iter()
+            .flatten()
+            .map(|b| b.size() as usize)
+            .sum()
+    }
+}
+
 impl Engine {
+    /// Bytes of `n` atoms' `vec4<real_s>` (positions, velocities) and `vec4<real_f>` (forces).
+    pub(super) fn vec_bytes(&self, n: usize) -> (u64, u64) {
+        (n as u64 * 4 * state_bytes(self.precision), n as u64 * 4 * force_bytes(self.precision))
+    }
+
     /// Positions (with types), velocities, forces and ids in the device's order.
     pub fn read_state(&mut self, with_forces: bool) -> Result<DeviceState, SimError> {
         if with_forces && !self.forces_valid {
             self.measure()?;
         }
-        let n = self.n as u64;
+        let (vs, vf) = self.vec_bytes(self.n);
         let enc = self.dev.device.create_command_encoder(&Default::default());
-        let mut wanted = vec![(&self.b.pos, n * 16), (&self.b.vel, n * 16), (&self.b.ids, n * 4)];
+        let mut wanted = vec![(&self.b.pos, vs), (&self.b.vel, vs), (&self.b.ids, self.n as u64 * 4)];
         if with_forces {
-            wanted.push((&self.b.force, n * 16));
+            wanted.push((&self.b.force, vf));
         }
         let raw = self.read_back(enc, &wanted)?;
-        Ok(DeviceState {
-            pos: bytemuck::pod_collect_to_vec(&raw[0]),
-            vel: bytemuck::pod_collect_to_vec(&raw[1]),
-            ids: bytemuck::pod_collect_to_vec(&raw[2]),
-            force: raw.get(3).map(|f| bytemuck::pod_collect_to_vec(f)).unwrap_or_default(),
-        })
+        let force = raw.get(3).map_or(&[][..], |f| &f[..]);
+        Ok(DeviceState::parse(&raw[0], &raw[1], &raw[2], force, self.precision))
     }
 
     /// Device copies of the state (a rollback point).
     pub fn checkpoint(&self) -> DeviceCheckpoint {
-        let n = self.n as u64;
+        let (vs, _) = self.vec_bytes(self.n);
         let mut enc = self.dev.device.create_command_encoder(&Default::default());
         let copy = |enc: &mut wgpu::CommandEncoder, src: &wgpu::Buffer, bytes: u64, label| {
             let dst = storage(&self.dev, label, bytes);
             enc.copy_buffer_to_buffer(src, 0, &dst, 0, dst.size().min(src.size()));
             dst
         };
-        let pos = copy(&mut enc, &self.b.pos, n * 16, "checkpoint pos");
-        let vel = copy(&mut enc, &self.b.vel, n * 16, "checkpoint vel");
-        let ids = copy(&mut enc, &self.b.ids, n * 4, "checkpoint ids");
+        let pos = copy(&mut enc, &self.b.pos, vs, "checkpoint pos");
+        let vel = copy(&mut enc, &self.b.vel, vs, "checkpoint vel");
+        let ids = copy(&mut enc, &self.b.ids, self.n as u64 * 4, "checkpoint ids");
+        let posf = self.b.posf.as_ref().map(|p| copy(&mut enc, p, self.n as u64 * 16, "checkpoint posf"));
         self.dev.queue.submit([enc.finish()]);
-        DeviceCheckpoint { pos, vel, ids, n: self.n, step: self.step, time: self.time }
+        DeviceCheckpoint { pos, vel, ids, posf, precision: self.precision, n: self.n, step: self.step, time: self.time }
     }
 
-    /// Back to `c` when it has this system's atom count (true); false leaves the state alone.
+    /// Back to `c` when it has this system's atom count and precision (true); false leaves the
+    /// state alone.
     pub fn restore_checkpoint(&mut self, c: &DeviceCheckpoint) -> bool {
-        if c.n != self.n {
+        if c.n != self.n || c.precision != self.precision {
             return false;
         }
         let mut enc = self.dev.device.create_command_encoder(&Default::default());
-        for (src, dst) in [(&c.pos, &self.b.pos), (&c.vel, &self.b.vel), (&c.ids, &self.b.ids)] {
+        let mut copies = vec![(&c.pos, &self.b.pos), (&c.vel, &self.b.vel), (&c.ids, &self.b.ids)];
+        if let (Some(src), Some(dst)) = (&c.posf, &self.b.posf) {
+            copies.push((src, dst));
+        }
+        for (src, dst) in copies {
             enc.copy_buffer_to_buffer(src, 0, dst, 0, src.size().min(dst.size()));
         }
-        self.dev.queue.write_buffer(&self.b.lambda, 0, bytemuck::bytes_of(&1.0f32));
+        self.dev.queue.write_buffer(&self.b.lambda, 0, &state_bytes_of(&[1.0], self.precision));
         self.flow_clear();
         self.dev.queue.submit([enc.finish()]);
         self.step = c.step;
@@ -71,17 +96,14 @@ impl Engine {
         true
     }
 
-    /// A checkpoint's state read back (for one with another atom count than the system now).
+    /// A checkpoint's state read back (for one with another atom count or precision than the
+    /// system now).
     pub fn read_checkpoint(&self, c: &DeviceCheckpoint) -> Result<DeviceState, SimError> {
         let n = c.n as u64;
+        let vs = n * 4 * state_bytes(c.precision);
         let enc = self.dev.device.create_command_encoder(&Default::default());
-        let raw = self.read_back(enc, &[(&c.pos, n * 16), (&c.vel, n * 16), (&c.ids, n * 4)])?;
-        Ok(DeviceState {
-            pos: bytemuck::pod_collect_to_vec(&raw[0]),
-            vel: bytemuck::pod_collect_to_vec(&raw[1]),
-            ids: bytemuck::pod_collect_to_vec(&raw[2]),
-            force: Vec::new(),
-        })
+        let raw = self.read_back(enc, &[(&c.pos, vs), (&c.vel, vs), (&c.ids, n * 4)])?;
+        Ok(DeviceState::parse(&raw[0], &raw[1], &raw[2], &[], c.precision))
     }
 
     /// Submits `enc` after copying each (buffer, bytes) into a mappable buffer, waits, and
@@ -92,38 +114,5 @@ impl Engine {
         what: &[(&wgpu::Buffer, u64)],
     ) -> Result<Vec<Vec<u8>>, SimError> {
         self.dev.read_back(enc, what)
-    }
-}
-
-/// A system's arrays as the device holds them (device order; `ids` gives each slot's atom).
-pub struct DeviceState {
-    pub pos: Vec<[f32; 4]>,
-    pub vel: Vec<[f32; 4]>,
-    pub ids: Vec<u32>,
-    pub force: Vec<[f32; 4]>,
-}
-
-impl DeviceState {
-    /// The atoms in canonical order (by id).
-    pub fn atoms(&self) -> AtomState {
-        let n = self.ids.len();
-        let mut a = AtomState { positions: vec![[0.0; 3]; n], velocities: vec![[0.0; 3]; n], types: vec![0; n] };
-        for (slot, &id) in self.ids.iter().enumerate() {
-            let (p, v, i) = (self.pos[slot], self.vel[slot], id as usize);
-            a.positions[i] = [p[0] as f64, p[1] as f64, p[2] as f64];
-            a.velocities[i] = [v[0] as f64, v[1] as f64, v[2] as f64];
-            a.types[i] = p[3].to_bits();
-        }
-        a
-    }
-
-    /// Forces in canonical order.
-    pub fn forces(&self) -> Vec<[f64; 3]> {
-        let mut out = vec![[0.0; 3]; self.ids.len()];
-        for (slot, &id) in self.ids.iter().enumerate() {
-            let f = self.force[slot];
-            out[id as usize] = [f[0] as f64, f[1] as f64, f[2] as f64];
-        }
-        out
     }
 }
