@@ -85,6 +85,7 @@ impl Shell {
         let window = Arc::new(el.create_window(attrs)?);
         let mut desc = wgpu::InstanceDescriptor::new_with_display_handle_from_env(Box::new(self.display.clone()));
         crate::sim::gpu::device::unvalidated_indirect(&mut desc);
+        let init = crate::sim::gpu::device::init_lock();
         let instance = wgpu::Instance::new(desc);
         let surface = instance.create_surface(window.clone())?;
         let adapter = pollster::block_on(instance.request_adapter(&wgpu::RequestAdapterOptions {
@@ -103,6 +104,7 @@ impl Shell {
             required_limits: adapter.limits(),
             ..Default::default()
         }))?;
+        drop(init);
         let size = window.inner_size();
         let mut config = surface
             .get_default_config(&adapter, size.width.max(1), size.height.max(1))

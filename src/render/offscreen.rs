@@ -46,6 +46,7 @@ impl Gpu {
             desc.backends = wgpu::Backends::PRIMARY;
         }
         crate::sim::gpu::device::unvalidated_indirect(&mut desc);
+        let init = crate::sim::gpu::device::init_lock();
         let instance = wgpu::Instance::new(desc);
         let adapter = pollster::block_on(instance.request_adapter(&wgpu::RequestAdapterOptions {
             power_preference: wgpu::PowerPreference::HighPerformance,
@@ -62,6 +63,7 @@ impl Gpu {
             ..Default::default()
         }))
         .map_err(|e| RenderError::NoDevice(e.to_string()))?;
+        drop(init);
         Ok(Gpu { adapter, device, queue })
     }
 

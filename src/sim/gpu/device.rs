@@ -122,6 +122,7 @@ fn is_software(info: &wgpu::AdapterInfo) -> bool {
 }
 
 fn best_adapter() -> Result<wgpu::Adapter, SimError> {
+    let _init = init_lock();
     let mut desc = wgpu::InstanceDescriptor::new_without_display_handle_from_env();
     if std::env::var_os("WGPU_BACKEND").is_none() {
         desc.backends = wgpu::Backends::PRIMARY;
@@ -135,6 +136,15 @@ fn best_adapter() -> Result<wgpu::Adapter, SimError> {
         apply_limit_buckets: false,
     }))
     .map_err(|e| SimError::Device(format!("no wgpu adapter: {e}")))
+}
+
+/// Held while a Vulkan instance, adapter or device is created (here, by the window and by
+/// the offscreen renderer): NVIDIA's Linux driver can crash when threads create them at the
+/// same moment (gfx-rs/wgpu#5930; seen here as a segfault of a test binary whose tests open
+/// devices in parallel). A poisoned lock still serialises.
+pub fn init_lock() -> std::sync::MutexGuard<'static, ()> {
+    static LOCK: Mutex<()> = Mutex::new(());
+    LOCK.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 /// Every instance whose devices may run the simulation (its own, the window's, the offscreen
@@ -286,6 +296,7 @@ pub fn open() -> Result<SimDevice, SimError> {
     let info = adapter.get_info();
     let limits = adapter.limits();
     check_limits(&info.name, &limits)?;
+    let init = init_lock();
     let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
         label: Some("argon-sandbox simulation"),
         required_features: wanted_features(&adapter),
@@ -293,6 +304,7 @@ pub fn open() -> Result<SimDevice, SimError> {
         ..Default::default()
     }))
     .map_err(|e| SimError::Device(format!("opening {} failed: {e}", info.name)))?;
+    drop(init);
     let dev = SimDevice::shared(device, queue, info)?;
     dev.watch_errors();
     Ok(dev)
