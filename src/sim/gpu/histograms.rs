@@ -14,6 +14,7 @@ use wgpu::util::DeviceExt;
 
 use super::device::SimDevice;
 use super::engine::{Engine, Pipelines, Search, WG};
+use super::pipelines::SideKernels;
 use crate::analysis::RdfRegion;
 use crate::sim::SimError;
 
@@ -35,6 +36,9 @@ struct Args {
     origin: f32,
     pad1: f32,
 }
+
+/// The kernels' entry points.
+const KERNELS: [&str; 4] = ["rdf_cells", "rdf_all", "speed_hist", "height_hist"];
 
 /// The histogram kernels built against one `Pipelines` (its group-0 layout).
 pub struct Analyser {
@@ -59,46 +63,10 @@ fn split(x: f64) -> (f32, f32) {
 impl Analyser {
     /// Compiles the kernels for `ntypes` species against `pipes`' group-0 layout.
     pub fn new(dev: &SimDevice, pipes: &Arc<Pipelines>, ntypes: usize) -> Result<Analyser, SimError> {
-        let scope = dev.device.push_error_scope(wgpu::ErrorFilter::Validation);
-        let module = dev.device.create_shader_module(wgpu::ShaderModuleDescriptor {
-            label: Some("analysis.wgsl"),
-            source: wgpu::ShaderSource::Wgsl(super::shaders::analysis_module(ntypes, pipes.precision).into()),
-        });
-        let entry = |binding, ty| wgpu::BindGroupLayoutEntry {
-            binding,
-            visibility: wgpu::ShaderStages::COMPUTE,
-            ty: wgpu::BindingType::Buffer { ty, has_dynamic_offset: false, min_binding_size: None },
-            count: None,
-        };
-        let out_layout = dev.device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-            label: Some("analysis layout"),
-            entries: &[
-                entry(0, wgpu::BufferBindingType::Storage { read_only: false }),
-                entry(1, wgpu::BufferBindingType::Uniform),
-            ],
-        });
-        let layout = dev.device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-            label: Some("analysis pipeline layout"),
-            bind_group_layouts: &[Some(&pipes.layout), Some(&out_layout)],
-            immediate_size: 0,
-        });
-        let kernels = ["rdf_cells", "rdf_all", "speed_hist", "height_hist"]
-            .into_iter()
-            .map(|name| {
-                let p = dev.device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-                    label: Some(name),
-                    layout: Some(&layout),
-                    module: &module,
-                    entry_point: Some(name),
-                    compilation_options: Default::default(),
-                    cache: None,
-                });
-                (name, p)
-            })
-            .collect();
-        if let Some(e) = pollster::block_on(scope.pop()) {
-            return Err(SimError::Device(format!("compiling the analysis kernels for {} failed: {e}", dev.info.name)));
-        }
+        let source = super::shaders::analysis_module(ntypes, pipes.precision);
+        let k = SideKernels::new(dev, pipes, "the histogram kernels (analysis.wgsl)", source, (0, 1), &KERNELS)?;
+        let kernels = KERNELS.into_iter().zip(k.pipelines).collect();
+        let out_layout = k.out_layout;
         Ok(Analyser { built_for: pipes.clone(), out_layout, kernels })
     }
 

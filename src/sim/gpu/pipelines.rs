@@ -1,7 +1,8 @@
 //! The compiled kernels of the wgpu backend (`Pipelines`): the one module of `shaders/sim`
 //! for a species count and precision, checked or trusted, the bind group layouts every kernel
 //! shares (and `plan`'s own), and a compute pipeline per entry point, with compile errors
-//! caught by an error scope rather than a panic.
+//! caught by an error scope rather than a panic; and `SideKernels`, the modules of kernels
+//! outside the step (publish, the histograms) built against it.
 
 use super::device::SimDevice;
 use super::layout::StepInfo;
@@ -167,5 +168,70 @@ impl Pipelines {
 
     pub(super) fn get(&self, name: &str) -> &wgpu::ComputePipeline {
         &self.kernels[name]
+    }
+}
+
+/// Kernels outside the step (the publish kernel, the histograms): a module of their own
+/// compiled against a simulation module's group-0 layout, with a group 1 of their own of one
+/// writable storage buffer and one uniform.
+pub struct SideKernels {
+    /// The group 1 they write through.
+    pub out_layout: wgpu::BindGroupLayout,
+    /// A pipeline per entry point, in the order asked.
+    pub pipelines: Vec<wgpu::ComputePipeline>,
+}
+
+impl SideKernels {
+    /// Compiles `source` (named `what` in errors) against `pipes`' group-0 layout, its group 1
+    /// a storage buffer at `bindings.0` and a uniform at `bindings.1`, with a pipeline for
+    /// each of `entries`.
+    pub fn new(
+        dev: &SimDevice,
+        pipes: &Pipelines,
+        what: &str,
+        source: String,
+        bindings: (u32, u32),
+        entries: &[&str],
+    ) -> Result<SideKernels, SimError> {
+        let scope = dev.device.push_error_scope(wgpu::ErrorFilter::Validation);
+        let module = dev.device.create_shader_module(wgpu::ShaderModuleDescriptor {
+            label: Some(what),
+            source: wgpu::ShaderSource::Wgsl(source.into()),
+        });
+        let entry = |binding, ty| wgpu::BindGroupLayoutEntry {
+            binding,
+            visibility: wgpu::ShaderStages::COMPUTE,
+            ty: wgpu::BindingType::Buffer { ty, has_dynamic_offset: false, min_binding_size: None },
+            count: None,
+        };
+        let out_layout = dev.device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some(what),
+            entries: &[
+                entry(bindings.0, wgpu::BufferBindingType::Storage { read_only: false }),
+                entry(bindings.1, wgpu::BufferBindingType::Uniform),
+            ],
+        });
+        let layout = dev.device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+            label: Some(what),
+            bind_group_layouts: &[Some(&pipes.layout), Some(&out_layout)],
+            immediate_size: 0,
+        });
+        let pipelines = entries
+            .iter()
+            .map(|&name| {
+                dev.device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                    label: Some(name),
+                    layout: Some(&layout),
+                    module: &module,
+                    entry_point: Some(name),
+                    compilation_options: Default::default(),
+                    cache: None,
+                })
+            })
+            .collect();
+        if let Some(e) = pollster::block_on(scope.pop()) {
+            return Err(SimError::Device(format!("compiling {what} for {} failed: {e}", dev.info.name)));
+        }
+        Ok(SideKernels { out_layout, pipelines })
     }
 }

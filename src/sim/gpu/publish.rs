@@ -14,6 +14,7 @@ use wgpu::util::DeviceExt;
 
 use super::device::SimDevice;
 use super::engine::{Pipelines, WG};
+use super::pipelines::SideKernels;
 use crate::sim::{ColourScalar, SimError};
 
 /// The publish pipeline built against one `Pipelines` (its group-0 layout).
@@ -47,40 +48,10 @@ fn colour_code(c: ColourScalar) -> u32 {
 impl Publisher {
     /// Compiles the kernel for `ntypes` species against `pipes`' group-0 layout (and precision).
     pub fn new(dev: &SimDevice, pipes: &Arc<Pipelines>, ntypes: usize) -> Result<Publisher, SimError> {
-        let scope = dev.device.push_error_scope(wgpu::ErrorFilter::Validation);
-        let module = dev.device.create_shader_module(wgpu::ShaderModuleDescriptor {
-            label: Some("publish.wgsl"),
-            source: wgpu::ShaderSource::Wgsl(super::shaders::publish_module(ntypes, pipes.precision).into()),
-        });
-        let entry = |binding, ty| wgpu::BindGroupLayoutEntry {
-            binding,
-            visibility: wgpu::ShaderStages::COMPUTE,
-            ty: wgpu::BindingType::Buffer { ty, has_dynamic_offset: false, min_binding_size: None },
-            count: None,
-        };
-        let out_layout = dev.device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-            label: Some("publish layout"),
-            entries: &[
-                entry(1, wgpu::BufferBindingType::Storage { read_only: false }),
-                entry(2, wgpu::BufferBindingType::Uniform),
-            ],
-        });
-        let layout = dev.device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-            label: Some("publish pipeline layout"),
-            bind_group_layouts: &[Some(&pipes.layout), Some(&out_layout)],
-            immediate_size: 0,
-        });
-        let pipeline = dev.device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-            label: Some("publish"),
-            layout: Some(&layout),
-            module: &module,
-            entry_point: Some("publish"),
-            compilation_options: Default::default(),
-            cache: None,
-        });
-        if let Some(e) = pollster::block_on(scope.pop()) {
-            return Err(SimError::Device(format!("compiling the publish kernel for {} failed: {e}", dev.info.name)));
-        }
+        let source = super::shaders::publish_module(ntypes, pipes.precision);
+        let k = SideKernels::new(dev, pipes, "the publish kernel (publish.wgsl)", source, (1, 2), &["publish"])?;
+        let SideKernels { out_layout, mut pipelines } = k;
+        let pipeline = pipelines.remove(0);
         Ok(Publisher { built_for: pipes.clone(), pipeline, out_layout, scratch: None })
     }
 
