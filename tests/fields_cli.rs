@@ -176,7 +176,8 @@ fn bad_field_settings_are_refused_with_the_flag_named() {
 }
 
 /// A flow past an obstacle with fields: `wake.csv` beside them holds a readout row per window
-/// (the stream from the window, the cylinder's drag coefficient), and `run` prints the wake.
+/// (the stream from the window, the cylinder's drag coefficient, the wake probe's full
+/// shedding periods: none in 6 tau), and `run` prints the wake.
 #[test]
 fn run_writes_the_wake_readout_per_window() {
     let dir = std::env::temp_dir().join(format!("argon-wake-{}", std::process::id()));
@@ -187,10 +188,15 @@ fn run_writes_the_wake_readout_per_window() {
     assert!(o.status.success(), "{}", text(&o));
     let err = text(&o);
     assert!(err.contains("wake of obstacle 1") && err.contains("C_d = ") && err.contains("Re = "), "{err}");
+    assert!(err.contains("shedding (wake probe): 0 full periods yet"), "{err}");
     let csv = std::fs::read_to_string(dir.join("wake.csv")).unwrap();
     let mut lines = csv.lines();
     let header: Vec<&str> = lines.next().unwrap().split(',').collect();
     assert_eq!(header[0], "time_tau");
+    // The period columns come last, after the older ones (whose readers index by position).
+    assert_eq!(header[14], "wake_probe_vy");
+    assert_eq!(header[20], "recirculation_min_vx_stderr");
+    assert_eq!(header[21..], ["shedding_full_periods", "third_full_period_tau"]);
     let rows: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
     assert_eq!(rows.len(), 3, "three windows of 2 tau in 6 tau");
     let col = |name: &str| header.iter().position(|h| *h == name).unwrap();
@@ -200,6 +206,7 @@ fn run_writes_the_wake_readout_per_window() {
         assert!((r[col("diameter")].parse::<f64>().unwrap() - 6.0).abs() < 1e-9);
         assert!(r[col("speed")].parse::<f64>().unwrap() > 0.0, "the drive makes a stream along +x");
         assert!(r[col("drag_coefficient")].parse::<f64>().unwrap() > 0.0, "the stream pushes the cylinder along +x");
+        assert_eq!((r[col("shedding_full_periods")], r[col("third_full_period_tau")]), ("0", ""), "{r:?}");
     }
     let _ = std::fs::remove_dir_all(&dir);
 }

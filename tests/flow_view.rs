@@ -243,9 +243,13 @@ fn the_flow_view_shows_the_channel_flow_in_the_app_and_its_screenshots() {
     assert!((wake.stream.diameter - 6.0).abs() < 1e-9 && wake.stream.speed > 0.05, "{:?}", wake.stream);
     let c = wake.coefficients.as_ref().expect("drag and lift");
     assert!(c.drag > 0.0, "drag coefficient {}", c.drag);
-    // Stream, Re, coefficients, St of the lift and of the wake probe, the bubble.
-    assert_eq!(wake.lines().len(), 6);
+    // Stream, Re, coefficients, St of the lift and of the wake probe, the probe's full
+    // shedding periods (none in a few windows of this steady wake), the bubble.
+    assert_eq!(wake.lines().len(), 7);
     assert!(wake.strouhal_wake.is_some(), "the app keeps the wake probe's series");
+    let periods = wake.periods.as_ref().expect("the wake probe's periods").as_ref().expect("a valid series");
+    assert_eq!(periods.count(), 0, "{periods:?}");
+    assert!(wake.lines().iter().any(|l| l.starts_with("shedding (wake probe): 0 full periods yet")));
     // The driven channel offers the viscosity readout (its value needs no-slip walls; see
     // tests/poiseuille.rs).
     assert!(h.app.driven_channel());

@@ -2,8 +2,9 @@
 //! and Mach numbers (`flow::wake::readout`) from the force records the plots keep and the
 //! stream as the flow fields see it (mean velocity along x, or the tunnel's U, density and
 //! temperature of the newest window), D the obstacle's extent across the stream (y), the span
-//! the box's depth, the recirculation bubble behind it over the newest windows and the Strouhal
-//! number of the wake probe behind it.
+//! the box's depth, the recirculation bubble behind it over the newest windows, and the Strouhal
+//! number and the full shedding periods (how many, when the third completed) of the wake probe
+//! behind it.
 
 use super::App;
 use crate::flow::wake::{WakeReadout, freestream_of, readout};

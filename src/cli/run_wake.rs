@@ -2,7 +2,8 @@
 //! obstacle's force from every telemetry record and the stream from every flow-field window
 //! (mean x velocity, or the tunnel's U, density and temperature over the bins with atoms) and
 //! the recirculation bubble behind the obstacle over the newest windows and the wake probe's
-//! cross-stream velocity (its Strouhal number); after each window a
+//! cross-stream velocity (its Strouhal number and its full shedding periods: how many, and
+//! when the third completed, empty until then); after each window a
 //! row of `wake.csv` in the fields folder (the readout over the run so far, rewritten
 //! atomically), and the readout printed at the end. On when the run has obstacles and
 //! samples fields (`--fields`).
@@ -17,7 +18,7 @@ use crate::sim::Telemetry;
 use crate::sim::bodies::Body;
 
 pub const WAKE_CSV: &str = "wake.csv";
-const HEADER: &str = "time_tau,speed,density,temperature,diameter,reynolds,mach,drag_coefficient,drag_coefficient_stderr,lift_coefficient,lift_coefficient_stderr,lift_rms,strouhal,strouhal_stderr,wake_probe_vy,strouhal_wake_probe,strouhal_wake_probe_stderr,recirculation_length_over_d,recirculation_length_over_d_stderr,recirculation_min_vx,recirculation_min_vx_stderr";
+const HEADER: &str = "time_tau,speed,density,temperature,diameter,reynolds,mach,drag_coefficient,drag_coefficient_stderr,lift_coefficient,lift_coefficient_stderr,lift_rms,strouhal,strouhal_stderr,wake_probe_vy,strouhal_wake_probe,strouhal_wake_probe_stderr,recirculation_length_over_d,recirculation_length_over_d_stderr,recirculation_min_vx,recirculation_min_vx_stderr,shedding_full_periods,third_full_period_tau";
 
 /// The readout's inputs gathered over a run, and its CSV.
 pub struct WakeLog {
@@ -113,8 +114,9 @@ fn row(time: f64, r: &WakeReadout, probe: Option<f64>) -> String {
     let c = r.coefficients.as_ref().ok();
     let st = r.strouhal.as_ref().ok();
     let sw = r.strouhal_wake.as_ref().and_then(|w| w.as_ref().ok());
+    let periods = r.periods.as_ref().and_then(|p| p.as_ref().ok());
     let s = &r.stream;
-    [
+    let numbers = [
         Some(time),
         Some(s.speed),
         Some(s.mass_density),
@@ -138,5 +140,9 @@ fn row(time: f64, r: &WakeReadout, probe: Option<f64>) -> String {
         r.recirculation.map(|b| b.min_vx_sem),
     ]
     .map(num)
-    .join(",")
+    .join(",");
+    // Appended after the older columns, so readers of those keep working.
+    let count = periods.map(|p| p.count().to_string()).unwrap_or_default();
+    let third = num(periods.and_then(|p| p.third()));
+    format!("{numbers},{count},{third}")
 }

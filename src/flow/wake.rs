@@ -1,17 +1,20 @@
 //! Wake numbers for the wind tunnel (a quasi-2D stream at speed U along +x past a cylinder of
 //! diameter D, axis along z, in a slab of thickness Lz): drag and lift coefficients with
 //! block-average standard errors from the force on one body, the Strouhal number of a
-//! shedding signal (`spectrum.rs`), all of them for one body at once (`readout.rs`), the Reynolds and Mach numbers, and a shear-viscosity
-//! correlation for our Lennard-Jones fluid (truncated and shifted at 2.5 sigma) to put into
-//! Re. Pure functions over plain data in reduced LJ units (sigma, epsilon, tau, atom mass 1):
-//! must not touch backends, the UI, files or the GPU.
+//! shedding signal (`spectrum.rs`), the full shedding periods the wake probe has seen
+//! (`periods.rs`), all of them for one body at once (`readout.rs`), the Reynolds and Mach
+//! numbers, and a shear-viscosity correlation for our Lennard-Jones fluid (truncated and
+//! shifted at 2.5 sigma) to put into Re. Pure functions over plain data in reduced LJ units
+//! (sigma, epsilon, tau, atom mass 1): must not touch backends, the UI, files or the GPU.
 
 mod bubble;
+mod periods;
 mod probe;
 mod readout;
 mod spectrum;
 
 pub use bubble::{BUBBLE_WINDOWS, Recirculation, recirculation, recirculation_in};
+pub use periods::{HALF_AMPLITUDE, REVERSAL_NOISE, SHOWN_PERIOD, ShedPeriod, SheddingPeriods, shedding_periods};
 pub use probe::{PROBE_BEHIND_D, PROBE_RADIUS_D, WakeSeries, probe_point, wake_vy};
 pub use readout::{READOUT_BLOCKS, ViscositySource, WakeReadout, freestream_of, readout, stream_of};
 pub use spectrum::{MIN_PERIODS, MIN_SAMPLES, Spectrum, StrouhalEstimate, strouhal};
@@ -47,6 +50,8 @@ pub enum WakeError {
          needed: record longer"
     )]
     TooFewPeriods { periods: f64, frequency: f64 },
+    #[error("times[{index}] = {time} does not come after times[{}] = {previous}: give increasing times", index - 1)]
+    NotIncreasing { index: usize, time: f64, previous: f64 },
 }
 
 /// The undisturbed stream and the body, reduced units.

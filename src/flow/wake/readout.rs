@@ -2,11 +2,13 @@
 //! force of the fluid on one body over time and the stream (U, density, D, span,
 //! temperature), the drag and lift coefficients, the Strouhal number of the lift, the
 //! Reynolds number (viscosity measured from the flow profile when there is one, else the
-//! LJTS correlation) and the Mach number (JZG sound speed). Pure: numbers in, numbers out.
+//! LJTS correlation) and the Mach number (JZG sound speed); from the wake probe, its
+//! Strouhal number and the full shedding periods it has seen (and when the third
+//! completed). Pure: numbers in, numbers out.
 
 use super::{
-    ForceCoefficients, Freestream, Recirculation, StrouhalEstimate, WakeError, drag_lift_coefficients, lj_viscosity,
-    mach, recirculation, reynolds, strouhal,
+    ForceCoefficients, Freestream, Recirculation, SheddingPeriods, StrouhalEstimate, WakeError, drag_lift_coefficients,
+    lj_viscosity, mach, recirculation, reynolds, shedding_periods, strouhal,
 };
 use crate::flow::Fields;
 
@@ -50,6 +52,9 @@ pub struct WakeReadout {
     /// From the wake probe's cross-stream velocity (one value per field window), when a
     /// series was given ([`WakeReadout::with_wake_probe`]).
     pub strouhal_wake: Option<Result<StrouhalEstimate, WakeError>>,
+    /// The full shedding periods in the same probe signal ([`shedding_periods`]), when a
+    /// series was given.
+    pub periods: Option<Result<SheddingPeriods, WakeError>>,
     /// The recirculation bubble on the centre line behind the body over the newest windows
     /// (None: no reverse flow attached to the body, or no window given).
     pub recirculation: Option<Recirculation>,
@@ -81,14 +86,17 @@ pub fn readout(
         coefficients: drag_lift_coefficients(times, forces, &stream, blocks),
         strouhal: strouhal(times, &lift, stream.speed, stream.diameter),
         strouhal_wake: None,
+        periods: None,
         recirculation: None,
     }
 }
 
 impl WakeReadout {
-    /// The readout with the Strouhal number of the wake probe's signal `series`.
+    /// The readout with the Strouhal number and the full shedding periods of the wake probe's
+    /// signal `series`.
     pub fn with_wake_probe(mut self, series: &super::WakeSeries) -> WakeReadout {
         self.strouhal_wake = Some(strouhal(&series.times, &series.vy, self.stream.speed, self.stream.diameter));
+        self.periods = Some(shedding_periods(&series.times, &series.vy));
         self
     }
 
@@ -135,6 +143,12 @@ impl WakeReadout {
                     st.strouhal, st.strouhal_sem, st.frequency, st.periods
                 ),
                 Err(e) => format!("St (wake probe, v_y {at} D behind the centre): {e}"),
+            });
+        }
+        if let Some(p) = &self.periods {
+            out.push(match p {
+                Ok(p) => format!("shedding (wake probe): {}", p.describe("sigma/tau")),
+                Err(e) => format!("shedding (wake probe): {e}"),
             });
         }
         out.push(match &self.recirculation {
@@ -217,6 +231,26 @@ mod tests {
         assert_eq!(m.viscosity, Some((2.0, ViscositySource::Measured)));
         assert!((m.reynolds.unwrap() - 1.2).abs() < 1e-12);
         assert_eq!(r.lines().len(), 5);
+    }
+
+    /// The wake probe's full periods reach the readout's lines, which the Flow panel and `run`
+    /// show: a clean sine of period 140 tau sampled every 10 tau from 5 to 995 tau has whole
+    /// rises (the first sample is no turning point) through 140, 280, ..., 840 tau: 5 periods.
+    #[test]
+    fn the_wake_probe_periods_read_as_a_line() {
+        let times: Vec<f64> = (0..200).map(|i| i as f64 * 0.5).collect();
+        let mut probe = crate::flow::wake::WakeSeries::default();
+        probe.times = (0..100).map(|i| 5.0 + 10.0 * i as f64).collect();
+        probe.vy = probe.times.iter().map(|t| (std::f64::consts::TAU * t / 140.0).sin()).collect();
+        let r = readout(&times, &[[1.0, 0.0]; 200], stream(), 1.0, None).with_wake_probe(&probe);
+        let p = r.periods.as_ref().unwrap().as_ref().unwrap();
+        assert_eq!(p.count(), 5, "{p:?}");
+        let line = r.lines().into_iter().find(|l| l.starts_with("shedding (wake probe): ")).unwrap();
+        assert!(line.contains("5 full periods at half the running amplitude"), "{line}");
+        assert!(line.ends_with("the third completed at 560.0 tau"), "{line}");
+        // Without a probe series, no such line.
+        let plain = readout(&times, &[[1.0, 0.0]; 200], stream(), 1.0, None);
+        assert!(plain.periods.is_none() && !plain.lines().iter().any(|l| l.contains("full period")));
     }
 
     /// Too short a series: the readout says why instead of numbers, and nothing panics.
