@@ -24,17 +24,6 @@ use argon_sandbox::sim::gpu::GpuBackend;
 use argon_sandbox::sim::{AtomState, Backend, PairSearch, Snapshot};
 use common::jiggled_fluid;
 
-fn adapter() -> bool {
-    match argon_sandbox::sim::gpu::device::open() {
-        Ok(_) => true,
-        Err(e) => {
-            assert!(std::env::var_os("ARGON_REQUIRE_RENDER").is_none(), "ARGON_REQUIRE_RENDER is set: {e}");
-            eprintln!("skipped: no wgpu adapter ({e})");
-            false
-        }
-    }
-}
-
 /// Relative distance below which a value counts as on a bin edge (five times the device's
 /// worst rounding).
 const EDGE: f64 = 2e-6;
@@ -105,7 +94,7 @@ fn systems() -> Vec<(&'static str, SimBox, SimParams, AtomState)> {
 
 #[test]
 fn rdf_counts_match_the_cpu() {
-    if !adapter() {
+    if !common::wgpu_adapter() {
         return;
     }
     for (name, b, p, atoms) in systems() {
@@ -133,11 +122,7 @@ fn rdf_counts_match_the_cpu() {
 /// room), where the adapter has 64-bit floats.
 #[test]
 fn rdf_counts_match_the_cpu_in_mixed_and_double() {
-    if !adapter() {
-        return;
-    }
-    if let Some(why) = argon_sandbox::sim::gpu::device::open().unwrap().f64_missing() {
-        eprintln!("skipped: adapter has no SHADER_F64 ({why})");
+    if !common::wgpu_f64_adapter() {
         return;
     }
     let (_, b, p, atoms) = systems().swap_remove(0);
@@ -151,7 +136,7 @@ fn rdf_counts_match_the_cpu_in_mixed_and_double() {
 
 #[test]
 fn speed_and_height_histograms_match_the_cpu() {
-    if !adapter() {
+    if !common::wgpu_adapter() {
         return;
     }
     let (b, p, atoms) = {
@@ -196,7 +181,7 @@ fn speed_and_height_histograms_match_the_cpu() {
 
 #[test]
 fn bad_requests_are_refused() {
-    if !adapter() {
+    if !common::wgpu_adapter() {
         return;
     }
     let (b, atoms) = jiggled_fluid([5, 5, 5], [false; 3], 0.1, &[], 3);

@@ -35,19 +35,6 @@ use argon_sandbox::sim::gpu::GpuBackend;
 use argon_sandbox::sim::{AtomState, Backend, Snapshot, Telemetry};
 use common::{jiggled_fluid, rel};
 
-/// True when wgpu opens an adapter; otherwise says `skipped: no wgpu adapter` (a failure
-/// under ARGON_REQUIRE_RENDER=1).
-fn adapter() -> bool {
-    match argon_sandbox::sim::gpu::device::open() {
-        Ok(_) => true,
-        Err(e) => {
-            assert!(std::env::var_os("ARGON_REQUIRE_RENDER").is_none(), "ARGON_REQUIRE_RENDER is set: {e}");
-            eprintln!("skipped: no wgpu adapter ({e})");
-            false
-        }
-    }
-}
-
 fn with(p: &SimParams, algorithm: Algorithm, precision: Precision) -> SimParams {
     SimParams { algorithm, precision, ..p.clone() }
 }
@@ -177,7 +164,7 @@ fn assert_same_sums(name: &str, mag: &Magnitudes, cells: &mut GpuBackend, other:
 /// the cut-off) and on its usual wider one; and as the CPU's cell list in double within 1e-5.
 #[test]
 fn cell_forces_match_the_neighbour_list_and_the_cpu() {
-    if !adapter() {
+    if !common::wgpu_adapter() {
         return;
     }
     for (name, b, p, atoms) in systems() {
@@ -218,11 +205,7 @@ fn cell_forces_match_the_neighbour_list_and_the_cpu() {
 /// CPU's cell list's to 1e-12, and in mixed to the single bound.
 #[test]
 fn cell_forces_match_the_cpu_in_mixed_and_double() {
-    if !adapter() {
-        return;
-    }
-    if let Some(why) = argon_sandbox::sim::gpu::device::open().unwrap().f64_missing() {
-        eprintln!("skipped: adapter has no SHADER_F64 ({why})");
+    if !common::wgpu_f64_adapter() {
         return;
     }
     for (name, b, p, atoms) in systems() {
@@ -250,7 +233,7 @@ fn cell_forces_match_the_cpu_in_mixed_and_double() {
 /// (cut-off and skin) falls back to all pairs.
 #[test]
 fn two_cells_a_side_run_the_cell_list_where_lists_fall_back() {
-    if !adapter() {
+    if !common::wgpu_adapter() {
         return;
     }
     let (b, atoms) = jiggled_fluid([3, 3, 3], [false; 3], 0.1, &[], 14);
@@ -318,7 +301,7 @@ fn assert_trajectory_matches_the_cpu(name: &str, b: SimBox, p: &SimParams, atoms
 /// steps each as the CPU's cell list; in.lj's thermo also within 1e-4 of LAMMPS's.
 #[test]
 fn trajectories_match_the_cpu_cell_list() {
-    if !adapter() {
+    if !common::wgpu_adapter() {
         return;
     }
     let r = common::reference();
@@ -366,7 +349,7 @@ fn obstacle_tank() -> (Snapshot, SimParams, Arc<ObstacleField>) {
 /// largest body force.
 #[test]
 fn obstacles_and_surfaces_match_the_cpu_cell_list() {
-    if !adapter() {
+    if !common::wgpu_adapter() {
         return;
     }
     let (s, p, field) = obstacle_tank();
@@ -418,7 +401,7 @@ fn obstacles_and_surfaces_match_the_cpu_cell_list() {
 /// the run goes on conserving it.
 #[test]
 fn switching_cells_and_neighbours_mid_run_keeps_the_state() {
-    if !adapter() {
+    if !common::wgpu_adapter() {
         return;
     }
     let (b, atoms) = jiggled_fluid([5, 5, 5], [false; 3], 0.05, &[], 18);
@@ -452,7 +435,7 @@ fn switching_cells_and_neighbours_mid_run_keeps_the_state() {
 /// moved half a skin as for the list.
 #[test]
 fn cells_are_binned_every_step() {
-    if !adapter() {
+    if !common::wgpu_adapter() {
         return;
     }
     let (b, atoms) = jiggled_fluid([5, 5, 5], [false; 3], 0.05, &[], 19);
@@ -467,7 +450,7 @@ fn cells_are_binned_every_step() {
 /// its indices): checked and trusted modules agree bit for bit after 30 steps.
 #[test]
 fn checked_and_unchecked_shaders_give_the_same_cell_forces() {
-    if !adapter() {
+    if !common::wgpu_adapter() {
         return;
     }
     let (b, atoms) = jiggled_fluid([5, 5, 5], [false, false, true], 0.1, &[], 22);
@@ -483,7 +466,7 @@ fn checked_and_unchecked_shaders_give_the_same_cell_forces() {
 /// The same run twice gives the same bits; a blow-up is reported and rolled back.
 #[test]
 fn reruns_are_identical_and_blow_ups_roll_back() {
-    if !adapter() {
+    if !common::wgpu_adapter() {
         return;
     }
     let (b, atoms) = jiggled_fluid([5, 5, 5], [false; 3], 0.1, &[], 20);

@@ -194,3 +194,37 @@ pub fn read_gpu_buffer(gpu: &argon_sandbox::render::offscreen::Gpu, buffer: &wgp
     staging.unmap();
     out
 }
+
+/// True when wgpu opens an adapter; otherwise says `skipped: no wgpu adapter` (a failure
+/// under ARGON_REQUIRE_RENDER=1).
+#[allow(dead_code)]
+pub fn wgpu_adapter() -> bool {
+    match argon_sandbox::sim::gpu::device::open() {
+        Ok(_) => true,
+        Err(e) => {
+            assert!(std::env::var_os("ARGON_REQUIRE_RENDER").is_none(), "ARGON_REQUIRE_RENDER is set: {e}");
+            eprintln!("skipped: no wgpu adapter ({e})");
+            false
+        }
+    }
+}
+
+/// True when wgpu opens an adapter with 64-bit floats in shaders; otherwise says why the
+/// test is skipped.
+#[allow(dead_code)]
+pub fn wgpu_f64_adapter() -> bool {
+    if !wgpu_adapter() {
+        return false;
+    }
+    match argon_sandbox::sim::gpu::device::open().map(|d| d.f64_missing().map(|w| w.to_string())) {
+        Ok(None) => true,
+        Ok(Some(why)) => {
+            eprintln!("skipped: adapter has no SHADER_F64 ({why})");
+            false
+        }
+        Err(e) => {
+            eprintln!("skipped: no wgpu adapter ({e})");
+            false
+        }
+    }
+}
