@@ -344,6 +344,19 @@ template <bool WIDE> __device__ __forceinline__ void nlist_build_body(const Cons
 #else
     real_f rl2 = c.r_list_sq_f;
 #endif
+    // A periodic axis of one cell (a thin slab's depth: the cell is a column through it) has
+    // no image shifts: each pair takes its minimum image along it in the distance tests
+    // (half: half the length there, 1e30 elsewhere, so no other difference is wrapped),
+    // and the box test leaves that axis out.
+    bool column = false;
+    real_f col_half[3], col_len[3];
+    #pragma unroll
+    for (int q = 0; q < 3; q++) {
+        bool one = c.periodic[q] && c.cell_dims[q] == 1;
+        column |= one;
+        col_len[q] = IMG_LEN(c, q);
+        col_half[q] = one ? (real_f)0.5 * col_len[q] : (real_f)1e30;
+    }
     for (int g0 = s; g0 < e; g0 += 32) {
         int ni = e - g0 < 32 ? e - g0 : 32;
         int i = g0 + lane;
@@ -386,9 +399,9 @@ template <bool WIDE> __device__ __forceinline__ void nlist_build_body(const Cons
                 int j = -1;
                 if (at < total) {
                     j = candidate(b, span, nb_shift[wib][t], at, px, py, pz);
-                    real_f dx = max(max(bx0 - px, px - bx1), (real_f)0);
-                    real_f dy = max(max(by0 - py, py - by1), (real_f)0);
-                    real_f dz = max(max(bz0 - pz, pz - bz1), (real_f)0);
+                    real_f dx = col_half[0] < (real_f)1e30 ? (real_f)0 : max(max(bx0 - px, px - bx1), (real_f)0);
+                    real_f dy = col_half[1] < (real_f)1e30 ? (real_f)0 : max(max(by0 - py, py - by1), (real_f)0);
+                    real_f dz = col_half[2] < (real_f)1e30 ? (real_f)0 : max(max(bz0 - pz, pz - bz1), (real_f)0);
                     keep = dx * dx + dy * dy + dz * dz < box2;
                 }
                 unsigned int kept = __ballot_sync(full, keep);
@@ -417,12 +430,24 @@ template <bool WIDE> __device__ __forceinline__ void nlist_build_body(const Cons
             // Bit ni - 1 - ii: this lane's candidate is within range of i-atom ii (the sign of
             // r^2 - range^2 shifted in, i-atom 0 first).
             unsigned int mine_hits = 0;
-            #pragma unroll 4
-            for (int ii = 0; ii < ni; ii++) {
-                real_f4 q = ipos[ii];
-                real_f ex = q.x - px, ey = q.y - py, ez = q.z - pz;
-                real_f d = fma(ex, ex, fma(ey, ey, fma(ez, ez, -rl2)));
-                mine_hits = __funnelshift_l(sign_word(d), mine_hits, 1);
+            if (!column) {
+                #pragma unroll 4
+                for (int ii = 0; ii < ni; ii++) {
+                    real_f4 q = ipos[ii];
+                    real_f ex = q.x - px, ey = q.y - py, ez = q.z - pz;
+                    real_f d = fma(ex, ex, fma(ey, ey, fma(ez, ez, -rl2)));
+                    mine_hits = __funnelshift_l(sign_word(d), mine_hits, 1);
+                }
+            } else {
+                #pragma unroll 4
+                for (int ii = 0; ii < ni; ii++) {
+                    real_f4 q = ipos[ii];
+                    real_f ex = wrap_diff(q.x - px, col_len[0], col_half[0]);
+                    real_f ey = wrap_diff(q.y - py, col_len[1], col_half[1]);
+                    real_f ez = wrap_diff(q.z - pz, col_len[2], col_half[2]);
+                    real_f d = fma(ex, ex, fma(ey, ey, fma(ez, ez, -rl2)));
+                    mine_hits = __funnelshift_l(sign_word(d), mine_hits, 1);
+                }
             }
             // Bit ii from now on.
             mine_hits = __brev(mine_hits) >> (32 - ni);

@@ -20,7 +20,8 @@ __device__ __forceinline__ int cell_rank_of(const Consts& c, const int* cell_ran
 
 // The storage rank of the cell at offset d from cell cc (periodic wrap, -1 beyond a wall),
 // and in `shift` the image offset of that cell's atoms as seen from cc: -len, 0 or +len per
-// axis (the list build applies it once per cell instead of a minimum image per pair).
+// axis (the list build applies it once per cell instead of a minimum image per pair). Along a
+// periodic axis of one cell only d = 0 is a neighbour, with no shift.
 __device__ __forceinline__ int neighbour_cell_image(const Consts& c, const int* cell_rank, const int cc[3],
                                                     const int d[3], real_f shift[3]) {
     int q[3];
@@ -31,6 +32,9 @@ __device__ __forceinline__ int neighbour_cell_image(const Consts& c, const int* 
         shift[k] = (real_f)0;
         if (v < 0 || v >= m) {
             if (!c.periodic[k]) return -1;
+            // One cell along a periodic axis (a thin slab's depth in the list build): the cell
+            // itself only, each pair taking its minimum image along that axis.
+            if (m == 1) return -1;
             shift[k] = v < 0 ? -IMG_LEN(c, k) : IMG_LEN(c, k);
             v = v < 0 ? v + m : v - m;
         }

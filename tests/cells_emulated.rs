@@ -78,10 +78,12 @@ fn build(cxx: &str, precision: u32, harness: &str) -> PathBuf {
     exe
 }
 
-/// One system: FCC cells per edge, 32-bit entries, list room, walled y, seed, jitter (sigma)
-/// and list range (sigma).
+/// One system: FCC cells per edge, 32-bit entries, list room, walled y, seed, jitter (sigma),
+/// list range (sigma) and FCC cells along z (0: `nl`; a depth of two list cells but not three
+/// is one column deep, as `CellSetup::for_lists` makes a thin slab).
 struct Case {
     nl: u32,
+    nz: u32,
     wide: bool,
     max_nbrs: u32,
     walls: bool,
@@ -92,7 +94,7 @@ struct Case {
 
 /// Runs one system; returns the harness's summary line, failing on any problem it found.
 fn run(exe: &Path, c: Case) -> String {
-    let args = [
+    let mut args = vec![
         c.nl.to_string(),
         (c.wide as u8).to_string(),
         c.max_nbrs.to_string(),
@@ -101,6 +103,9 @@ fn run(exe: &Path, c: Case) -> String {
         c.jitter.to_string(),
         c.range.to_string(),
     ];
+    if c.nz > 0 {
+        args.push(c.nz.to_string());
+    }
     run_harness(exe, &args, "list build")
 }
 
@@ -122,7 +127,10 @@ fn overflowed(summary: &str) -> bool {
 fn every_case(precision: u32) {
     let Some(cxx) = compiler() else { return };
     let exe = build(&cxx, precision, "list_build");
-    let case = |nl, wide, max_nbrs, walls, seed, jitter, range| Case { nl, wide, max_nbrs, walls, seed, jitter, range };
+    let case =
+        |nl, wide, max_nbrs, walls, seed, jitter, range| Case { nl, nz: 0, wide, max_nbrs, walls, seed, jitter, range };
+    let slab =
+        |nl, nz, wide, max_nbrs, walls, seed| Case { nl, nz, wide, max_nbrs, walls, seed, jitter: 0.5, range: 2.8 };
     // in.lj's range (2.5 + 0.3 skin) on a slightly jittered lattice: 16-bit entries.
     let s = run(&exe, case(7, false, 128, false, 1, 0.1, 2.8));
     assert!(!overflowed(&s), "{s}");
@@ -138,6 +146,15 @@ fn every_case(precision: u32) {
     // Cells of about 50 atoms: each warp takes its cell's atoms in two groups of up to 32.
     let s = run(&exe, case(7, false, 232, false, 7, 0.5, 3.9));
     assert!(!overflowed(&s) && s.contains("per cell 50.8"), "{s}");
+    // A thin slab (4 FCC cells, 6.7 sigma deep: two list cells, so one column): 5 x 5 x 1
+    // columns of about 52 atoms (two groups a warp), every pair's minimum image along z taken
+    // in the tests;
+    // 16- and 32-bit entries, walled y, and an overflow.
+    let s = run(&exe, slab(9, 4, false, 128, false, 8));
+    assert!(!overflowed(&s) && s.contains("cells 25 per cell 51.8"), "{s}");
+    let s = run(&exe, slab(9, 4, true, 128, true, 9));
+    assert!(!overflowed(&s), "{s}");
+    assert!(overflowed(&run(&exe, slab(9, 4, false, 40, false, 10))));
     if let Some(dir) = exe.parent() {
         let _ = std::fs::remove_dir_all(dir);
     }

@@ -49,7 +49,8 @@ fn systems() -> Vec<System> {
     let (periodic, pa) = jiggled_fluid([8, 8, 7], [false; 3], 0.15, &[], 1);
     let (tank, ta) = jiggled_fluid([10, 9, 5], [true, true, false], 0.12, &shapes, 2);
     let (small, sa) = jiggled_fluid([3, 3, 3], [false; 3], 0.1, &[], 3);
-    // Thin slabs (two list cells along periodic z; one along walled z).
+    // Thin slabs (one column of list cells through periodic z, CellSetup::for_lists; one
+    // cell along walled z).
     let (slab, sla) = jiggled_fluid([12, 8, 4], [false; 3], 0.12, &[], 5);
     let cylinder = vec![Shape::Circle { centre: [9.0, 7.0], radius: 2.0 }];
     let (wslab, wsa) = jiggled_fluid([12, 10, 1], [false, false, true], 0.12, &cylinder, 6);

@@ -3,9 +3,11 @@
 // f64: the atoms within the list range (pairs within 1e-4 sigma^2 of it may go either way),
 // no duplicates, in stream order (neighbour cell 0..26, then sorted place), the last pack
 // padded with the atom itself, and with an overflow (max_nbrs too small) the first max_nbrs
-// of them, the overflow flag and the largest count seen. Prints one summary line; exits 1
-// with the first problems on stderr.
-//   list_build NL WIDE MAX_NBRS WALLS SEED JITTER RANGE
+// of them, the overflow flag and the largest count seen. With NZ (optional) the box is NZ
+// lattice cells deep along z, and a depth that holds two list cells but not three is one cell
+// deep (a column, as CellSetup::for_lists makes a thin slab), its pairs taking their minimum
+// image along z. Prints one summary line; exits 1 with the first problems on stderr.
+//   list_build NL WIDE MAX_NBRS WALLS SEED JITTER RANGE [NZ]
 #include <cstdio>
 #include <map>
 #include <numeric>
@@ -31,14 +33,16 @@ static int problems = 0;
     } while (0)
 
 int main(int argc, char** argv) {
-    if (argc != 8) {
-        fprintf(stderr, "usage: list_build NL WIDE MAX_NBRS WALLS SEED JITTER RANGE\n");
+    if (argc != 8 && argc != 9) {
+        fprintf(stderr, "usage: list_build NL WIDE MAX_NBRS WALLS SEED JITTER RANGE [NZ]\n");
         return 2;
     }
     int nl = atoi(argv[1]), wide = atoi(argv[2]), max_nbrs = atoi(argv[3]), walls = atoi(argv[4]);
     unsigned seed = (unsigned)atoi(argv[5]);
     double jitter = atof(argv[6]), rl = atof(argv[7]);
-    double a = cbrt(4.0 / 0.8442), L = nl * a, band = 1e-4;
+    int nz = argc == 9 ? atoi(argv[8]) : nl;
+    double a = cbrt(4.0 / 0.8442), band = 1e-4;
+    double Ls[3] = {nl * a, nl * a, nz * a};
 
     // A jittered FCC lattice; with WALLS the y axis is walled (atoms kept 0.3 from its ends).
     std::mt19937_64 rng(seed);
@@ -47,10 +51,11 @@ int main(int argc, char** argv) {
     std::vector<double> xs;
     for (int i = 0; i < nl; i++)
         for (int j = 0; j < nl; j++)
-            for (int k = 0; k < nl; k++)
+            for (int k = 0; k < nz; k++)
                 for (auto& bs : basis) {
                     double p[3] = {(i + bs[0]) * a, (j + bs[1]) * a, (k + bs[2]) * a};
                     for (int d = 0; d < 3; d++) {
+                        double L = Ls[d];
                         double v = p[d] + jitter * U(rng);
                         if (walls && d == 1) {
                             v = std::min(std::max(v, 0.3), L - 0.3);
@@ -66,6 +71,7 @@ int main(int argc, char** argv) {
 
     Consts c{};
     for (int k = 0; k < 3; k++) {
+        double L = Ls[k];
         c.lo[k] = 0;
         c.hi[k] = L;
         c.len[k] = L;
@@ -75,6 +81,7 @@ int main(int argc, char** argv) {
         c.half_f[k] = c.periodic[k] ? (float)(L / 2) : 1e30f;
         c.half_len[k] = c.periodic[k] ? L / 2 : 1e30;
         c.cell_dims[k] = std::max(1, (int)floor(L / rl));
+        if (c.periodic[k] && c.cell_dims[k] == 2) c.cell_dims[k] = 1;
         c.cell_inv[k] = c.cell_dims[k] / L;
     }
     c.n = n;
@@ -158,7 +165,7 @@ int main(int argc, char** argv) {
                    pj[3] = {(double)pos[j].x, (double)pos[j].y, (double)pos[j].z};
             for (int k = 0; k < 3; k++) {
                 double d = pi[k] - pj[k];
-                if (c.periodic[k]) d -= L * rint(d / L);
+                if (c.periodic[k]) d -= Ls[k] * rint(d / Ls[k]);
                 r2 += d * d;
             }
             if (r2 < rl * rl + band) {

@@ -77,15 +77,37 @@ const BUILD_CELL_ATOMS: f64 = 23.5;
 impl CellSetup {
     /// The list build's cells for `n` atoms and list range `range`: up to 10% wider than the
     /// range, for about `BUILD_CELL_ATOMS` atoms a cell at the box's mean density (the build's
-    /// box test drops a wider cell's far candidates before the distance tests), except along a
-    /// periodic axis that would then hold fewer than two (a thin slab's depth), which keeps the
-    /// range's width.
+    /// box test drops a wider cell's far candidates before the distance tests). A periodic
+    /// axis that holds two range-wide cells but not three (a thin slab's depth) is one cell
+    /// deep instead: each cell is a column through the slab whose pairs take their minimum
+    /// image along it, so a warp's i-atoms are the whole column (twice a two-deep cell's) and
+    /// its candidates the 9 columns around it, where two cells deep the stencil reached the
+    /// other cell in both images (the vortex street: 307 x 144 columns of about 27 atoms).
     pub fn for_lists(b: &SimBox, range: f64, n: usize) -> Option<CellSetup> {
+        let len = b.length();
         if n > 0 {
-            let (len, volume) = (b.length(), b.length().iter().product::<f64>());
-            let width = (BUILD_CELL_ATOMS * volume / n as f64).cbrt().clamp(range, 1.1 * range);
-            let widths = std::array::from_fn(|k| if b.periodic[k] && len[k] < 2.0 * width { range } else { width });
-            if let Some(cs) = CellSetup::with_widths(b, widths) {
+            let column: [bool; 3] =
+                std::array::from_fn(|k| b.periodic[k] && len[k] >= 2.0 * range && len[k] < 3.0 * range);
+            let across = column.iter().filter(|&&c| !c).count() as i32;
+            // The width across giving BUILD_CELL_ATOMS a cell: n / V * w^across * (column depths).
+            let depth: f64 = (0..3).filter(|&k| column[k]).map(|k| len[k]).product();
+            let volume = len.iter().product::<f64>();
+            let width = if across > 0 {
+                (BUILD_CELL_ATOMS * volume / (n as f64 * depth)).powf(1.0 / across as f64).clamp(range, 1.1 * range)
+            } else {
+                range
+            };
+            let widths = std::array::from_fn(|k| {
+                if column[k] {
+                    len[k]
+                } else if b.periodic[k] && len[k] < 3.0 * width {
+                    // Wider cells would leave two, which the stencil reaches in both images.
+                    range
+                } else {
+                    width
+                }
+            });
+            if let Some(cs) = CellSetup::with_widths(b, widths, range) {
                 return Some(cs);
             }
         }
@@ -94,20 +116,26 @@ impl CellSetup {
 
     /// Cells at least `range` wide; None when a periodic axis would have fewer than two
     /// (shorter than twice the range: see `Algorithm::lists_fit`). Along a periodic axis of
-    /// two cells the 27-cell stencil reaches the other cell both ways: the list build takes
-    /// both images (at most one is in range), the cell-list forces visit it once.
+    /// two cells the 27-cell stencil reaches the other cell both ways: the cell-list forces
+    /// visit it once.
     pub fn new(b: &SimBox, range: f64) -> Option<CellSetup> {
-        CellSetup::with_widths(b, [range; 3])
+        let len = b.length();
+        if (0..3).any(|k| b.periodic[k] && len[k] < 2.0 * range) {
+            return None;
+        }
+        CellSetup::with_widths(b, [range; 3], range)
     }
 
     /// Cells at least `widths[k]` wide along axis k (all widened alike past 2^24 cells); None
-    /// when a periodic axis would have fewer than two.
-    fn with_widths(b: &SimBox, widths: [f64; 3]) -> Option<CellSetup> {
+    /// when a periodic axis is shorter than twice `range` (its minimum image is ambiguous) or
+    /// would have fewer than two cells without being one cell wide on purpose (`widths[k]` its
+    /// length: a column).
+    fn with_widths(b: &SimBox, widths: [f64; 3], range: f64) -> Option<CellSetup> {
         let len = b.length();
         let mut scale = 1.0;
         loop {
             let dims: [usize; 3] = std::array::from_fn(|k| ((len[k] / (widths[k] * scale)).floor() as usize).max(1));
-            if (0..3).any(|k| b.periodic[k] && dims[k] < 2) {
+            if (0..3).any(|k| b.periodic[k] && (len[k] < 2.0 * range || (dims[k] < 2 && widths[k] < len[k]))) {
                 return None;
             }
             let total = dims[0] * dims[1] * dims[2];
@@ -577,14 +605,20 @@ mod tests {
         // A dilute gas: at most 10% wider than the range; a dense liquid: the range.
         assert_eq!(CellSetup::for_lists(&b, 2.8, 10_000).unwrap().dims, [34; 3]);
         assert_eq!(CellSetup::for_lists(&b, 2.8, 4_000_000).unwrap().dims, [38; 3]);
-        // Where the wider cells would leave one along a periodic axis, the range's two there
-        // and the wider cells along the others (3.03 sigma at this density; 14 at the range).
+        // A periodic depth of two range-wide cells but not three is one column deep, and the
+        // width across gives about 24 atoms a column (at least the range).
         let slab = SimBox::new([40.0, 40.0, 5.9], [true; 3]);
-        assert_eq!(CellSetup::for_lists(&slab, 2.8, 8_000).unwrap().dims, [13, 13, 2]);
-        // The vortex street's slab (862 x 404 x 5.6463 at density 0.6): 3.08 sigma across,
-        // two cells deep.
+        assert_eq!(CellSetup::for_lists(&slab, 2.8, 8_000).unwrap().dims, [14, 14, 1]);
+        let dilute = SimBox::new([40.0, 40.0, 5.9], [true; 3]);
+        assert_eq!(CellSetup::for_lists(&dilute, 2.8, 3_000).unwrap().dims, [12, 12, 1]);
+        // The vortex street's slab (862 x 404 x 5.6463 at density 0.6): 307 x 144 columns of
+        // 27 atoms at the range's width.
         let street = SimBox::new([862.0, 404.0, 5.6463], [true; 3]);
-        assert_eq!(CellSetup::for_lists(&street, 2.8, 1_174_416).unwrap().dims, [279, 131, 2]);
+        assert_eq!(CellSetup::for_lists(&street, 2.8, 1_174_416).unwrap().dims, [307, 144, 1]);
+        // Three cells deep: no column.
+        assert_eq!(CellSetup::for_lists(&SimBox::new([40.0, 40.0, 8.5], [true; 3]), 2.8, 11_000).unwrap().dims[2], 3);
+        // The cell-list forces keep two cells.
+        assert_eq!(CellSetup::new(&street, 2.8).unwrap().dims[2], 2);
         assert!(CellSetup::for_lists(&SimBox::new([5.5, 20.0, 20.0], [true; 3]), 2.8, 500).is_none());
     }
 

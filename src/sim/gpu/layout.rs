@@ -232,9 +232,13 @@ pub fn pair_table(params: &SimParams) -> Vec<Pair> {
     out
 }
 
-/// The cell grid of the lists: cells at least `range` wide, two at least along a periodic
-/// axis (one along a closed axis when it is thinner than the range). None when a periodic
-/// axis is shorter than twice the range (the minimum image would miss pairs).
+/// The cell grid of the lists: cells at least `range` wide (one along a closed axis when it
+/// is thinner than the range). A periodic axis that holds two such cells but not three (a
+/// thin slab's depth) is one cell deep: each cell is a column through the slab, whose pairs
+/// take their minimum image along it (`P.dims.w`), so a build workgroup's i-atoms are the
+/// whole column and its candidates the columns around it, where two cells deep half the
+/// lanes idled on cells of 13 atoms (the vortex street: 307 x 144 columns of 27). None when a
+/// periodic axis is shorter than twice the range (the minimum image would miss pairs).
 pub fn cell_dims(b: &SimBox, range: f64) -> Option<[u32; 3]> {
     let mut dims = [1u32; 3];
     for k in 0..3 {
@@ -243,6 +247,9 @@ pub fn cell_dims(b: &SimBox, range: f64) -> Option<[u32; 3]> {
             return None;
         }
         dims[k] = ((l / range).floor() as u32).max(1);
+        if b.periodic[k] && dims[k] == 2 {
+            dims[k] = 1;
+        }
     }
     Some(dims)
 }
@@ -356,7 +363,11 @@ mod tests {
     #[test]
     fn cells_are_at_least_the_range_wide() {
         let b = SimBox::new([20.0, 8.0, 5.0], [true, true, false]);
-        assert_eq!(cell_dims(&b, 2.8), Some([7, 2, 1]));
+        // A periodic axis of two cells' room is one column deep.
+        assert_eq!(cell_dims(&b, 2.8), Some([7, 1, 1]));
+        let street = SimBox::new([862.0, 404.0, 5.6463], [true; 3]);
+        assert_eq!(cell_dims(&street, 2.8), Some([307, 144, 1]));
+        assert_eq!(cell_dims(&SimBox::new([20.0, 8.5, 8.5], [true; 3]), 2.8), Some([7, 3, 3]));
         assert_eq!(cell_dims(&SimBox::new([5.0, 20.0, 20.0], [true; 3]), 2.8), None);
     }
 }
