@@ -346,8 +346,7 @@ template <bool WIDE> __device__ __forceinline__ void nlist_build_body(const Cons
 #endif
     // A periodic axis of one cell (a thin slab's depth: the cell is a column through it) has
     // no image shifts: each pair takes its minimum image along it in the distance tests
-    // (half: half the length there, 1e30 elsewhere, so no other difference is wrapped),
-    // and the box test leaves that axis out.
+    // (half: half the length there, 1e30 elsewhere, so no other difference is wrapped).
     bool column = false;
     real_f col_half[3], col_len[3];
     #pragma unroll
@@ -381,6 +380,11 @@ template <bool WIDE> __device__ __forceinline__ void nlist_build_body(const Cons
             by1 = max(by1, __shfl_xor_sync(full, by1, off));
             bz1 = max(bz1, __shfl_xor_sync(full, bz1, off));
         }
+        // Along a column's axis the box spans everything (each pair takes its minimum image
+        // there), so the test leaves that axis out at no cost per candidate.
+        if (col_half[0] < (real_f)1e30) bx0 = -(real_f)1e30, bx1 = (real_f)1e30;
+        if (col_half[1] < (real_f)1e30) by0 = -(real_f)1e30, by1 = (real_f)1e30;
+        if (col_half[2] < (real_f)1e30) bz0 = -(real_f)1e30, bz1 = (real_f)1e30;
         real_f box2 = rl2 * (real_f)1.00001;
         // This lane's neighbour cell: the first whose stream places end after its candidate.
         int t = 0;
@@ -399,9 +403,9 @@ template <bool WIDE> __device__ __forceinline__ void nlist_build_body(const Cons
                 int j = -1;
                 if (at < total) {
                     j = candidate(b, span, nb_shift[wib][t], at, px, py, pz);
-                    real_f dx = col_half[0] < (real_f)1e30 ? (real_f)0 : max(max(bx0 - px, px - bx1), (real_f)0);
-                    real_f dy = col_half[1] < (real_f)1e30 ? (real_f)0 : max(max(by0 - py, py - by1), (real_f)0);
-                    real_f dz = col_half[2] < (real_f)1e30 ? (real_f)0 : max(max(bz0 - pz, pz - bz1), (real_f)0);
+                    real_f dx = max(max(bx0 - px, px - bx1), (real_f)0);
+                    real_f dy = max(max(by0 - py, py - by1), (real_f)0);
+                    real_f dz = max(max(bz0 - pz, pz - bz1), (real_f)0);
                     keep = dx * dx + dy * dy + dz * dz < box2;
                 }
                 unsigned int kept = __ballot_sync(full, keep);
