@@ -579,7 +579,7 @@ fn tunnel_matches_the_cpu() {
         return;
     }
     let (b, atoms) = jiggled_fluid([8, 4, 4], [false; 3], 0.05, &[], 3);
-    let tunnel = Tunnel { speed: 0.5, zone: 4.0 };
+    let tunnel = Tunnel { speed: 0.5, zone: 4.0, start_spin: None };
     let l = b.length();
     let gap = |a: &[[f64; 3]], c: &[[f64; 3]]| {
         a.iter().zip(c).map(|(a, c)| b.min_image(*a, *c).iter().fold(0.0f64, |m, d| m.max(d.abs()))).fold(0.0, f64::max)

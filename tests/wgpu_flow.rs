@@ -179,7 +179,7 @@ fn body_forces_match_the_cpu() {
 fn tunnel_box() -> (SimBox, AtomState, SimParams) {
     let (b, atoms) = jiggled_fluid([10, 6, 4], [false; 3], 0.1, &[], 22);
     let p = SimParams {
-        tunnel: Some(Tunnel { speed: 1.5, zone: 4.0 }),
+        tunnel: Some(Tunnel { speed: 1.5, zone: 4.0, start_spin: None }),
         thermostat: Thermostat::Csvr { tau: 0.5, relative_to_flow: false },
         temperature: 1.1,
         telemetry_every: 1,
@@ -374,7 +374,7 @@ fn tunnel_fields_match_the_cpu() {
     }
     let field = Arc::new(ObstacleField::bake(&shapes, &b, 0.1).unwrap());
     let p = SimParams {
-        tunnel: Some(Tunnel { speed: 1.5, zone: 4.0 }),
+        tunnel: Some(Tunnel { speed: 1.5, zone: 4.0, start_spin: None }),
         surface_friction: friction(),
         telemetry_every: 20,
         ..SimParams::default()
@@ -464,7 +464,7 @@ fn relative_thermostats_match_the_cpu() {
         let p = SimParams {
             thermostat,
             temperature: 0.9,
-            tunnel: Some(Tunnel { speed: 1.5, zone: 4.0 }),
+            tunnel: Some(Tunnel { speed: 1.5, zone: 4.0, start_spin: None }),
             surface_friction: friction(),
             telemetry_every: 1,
             ..SimParams::default()
@@ -510,7 +510,7 @@ fn tunnel_reruns_are_identical() {
     let field = Arc::new(ObstacleField::bake(&shapes, &b, 0.1).unwrap());
     let p = SimParams {
         thermostat: Thermostat::Csvr { tau: 0.2, relative_to_flow: true },
-        tunnel: Some(Tunnel { speed: 1.5, zone: 4.0 }),
+        tunnel: Some(Tunnel { speed: 1.5, zone: 4.0, start_spin: None }),
         surface_friction: friction(),
         telemetry_every: 10,
         ..SimParams::default()
