@@ -45,6 +45,8 @@ pub const MAX_SPIN: f64 = 3.0;
 pub struct Tunnel {
     pub speed: f64,
     pub zone: f64,
+    /// Absent from saved scenes when off.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub start_spin: Option<StartSpin>,
 }
 
