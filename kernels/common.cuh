@@ -187,6 +187,11 @@ struct Consts {
     // (empty where the box is too small; unbounded on walled axes).
     float inner_lo[3];
     float inner_hi[3];
+    // The tunnel's start spin (friction.cu, physics::friction::Spin): the obstacle surfaces'
+    // tangential speed u, counter-clockwise, for the force passes of the steps before
+    // friction_spin_until (0: no spin).
+    double friction_spin;
+    unsigned long long friction_spin_until;
 };
 
 #define NO_TETHER 0xFFFFFFFFu

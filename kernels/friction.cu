@@ -8,6 +8,9 @@
 // Noise: normal4(seed, STREAM_SURFACE_FRICTION, id, step * 8 + surface), surface = 2 axis + hi
 // for the wall faces and 6 for the obstacles, step = the device clock (the step whose force
 // pass this is), as the host draws it.
+// The tunnel's start spin: while the clock is before c.friction_spin_until the obstacle surface
+// moves at c.friction_spin along t = (-gy, gx) and the drag pulls toward it; otherwise the
+// branch is not taken and the force is the plain friction's to the bit.
 #include "common.cuh"
 #include "rng.cuh"
 #include "obstacles.cuh"
@@ -66,6 +69,10 @@ extern "C" __global__ void __launch_bounds__(BLOCK) friction_pass(Consts c, Bufs
                 double vn = v[0] * gx + v[1] * gy;
                 double xn = xi[0] * gx + xi[1] * gy;
                 double vt[3] = {v[0] - vn * gx, v[1] - vn * gy, v[2]};
+                if (a.clock[0] < c.friction_spin_until) {
+                    vt[0] += c.friction_spin * gy;
+                    vt[1] -= c.friction_spin * gx;
+                }
                 double xt[3] = {xi[0] - xn * gx, xi[1] - xn * gy, xi[2]};
                 #pragma unroll
                 for (int j = 0; j < 3; j++) {

@@ -234,7 +234,7 @@ fn a_wind_tunnel_set_live_is_saved_with_the_scene() {
     h.app.open_scene(&scene_path);
     assert!(h.run_until(Duration::from_secs(60), |a| a.scene_path.as_deref() == Some(scene_path.as_path())
         && a.status.as_ref().is_some_and(|s| s.sim_box.periodic[0] && s.n_obstacles == 1)));
-    let tunnel = argon_sandbox::physics::tunnel::Tunnel { speed: 0.3, zone: 3.0 };
+    let tunnel = argon_sandbox::physics::tunnel::Tunnel { speed: 0.3, zone: 3.0, start_spin: None };
     h.app.params.tunnel = Some(tunnel);
     assert!(h.app.apply_params(), "{:?}", h.app.messages);
     assert!(

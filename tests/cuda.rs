@@ -7,7 +7,7 @@
 //! every block size; thermostats, walls, obstacles and body forces against the CPU; the tether
 //! against the CPU (every precision and algorithm, re-sorted atoms, an index past the atom
 //! count); obstacle and surface-friction forces between list rebuilds (the flagged passes)
-//! against the CPU; the wind tunnel's inflow zone against the CPU; the seed paper's sum
+//! against the CPU; the wind tunnel's inflow zone and its start spin against the CPU; the seed paper's sum
 //! |v_GPU - v_CPU| after one step; live switches; analysis; published positions.
 
 mod common;
@@ -196,6 +196,78 @@ fn surface_forces_between_rebuilds_match_the_cpu() {
         assert!(gap < 1e-8, "step {}: GPU and CPU forces differ by {gap:e}", snap.step);
     }
     eprintln!("tank surface forces between rebuilds: largest gap to the CPU {worst:.1e} over 8 checks");
+}
+
+/// The tunnel's start spin on the GPU against the CPU: in the thin walled slab with its
+/// cylinder (periodic x and y, walls in z), surface friction and a tunnel whose spin (2 U) ends
+/// at step 30, in double, every precision's forces at steps 10 and 20 (spinning) and 40 (spin
+/// over) match the CPU's at the same state (1e-10 of the largest in double, 1e-5 otherwise);
+/// the spin changes the forces far beyond that; past its end the GPU's forces equal, to the
+/// bit, those of a GPU run without the option from the same state; and the trajectories of
+/// 40 steps agree with the CPU's.
+#[test]
+fn start_spin_matches_the_cpu() {
+    if !gpu() {
+        return;
+    }
+    let slab = systems().into_iter().find(|s| s.name == "thin walled slab").unwrap();
+    let spin = argon_sandbox::physics::tunnel::StartSpin { spin: 2.0, time: 0.15 };
+    let tunnel = Tunnel { speed: 0.5, zone: 2.0, start_spin: Some(spin) };
+    let plain_tunnel = Tunnel { start_spin: None, ..tunnel };
+    let fr = Some(SurfaceFriction { damp: 0.5, range: 1.5 });
+    for precision in [Precision::Double, Precision::Single, Precision::Mixed] {
+        let bound = if precision == Precision::Double { 1e-10 } else { 1e-5 };
+        let p = SimParams {
+            precision,
+            algorithm: Algorithm::Neighbors,
+            surface_friction: fr,
+            tunnel: Some(tunnel),
+            ..slab.params.clone()
+        };
+        assert_eq!(spin.end_step(p.dt), 30);
+        let plain = SimParams { tunnel: Some(plain_tunnel), ..p.clone() };
+        let mut g = CudaBackend::new(slab.b, p.clone(), &slab.atoms, slab.field.clone()).unwrap();
+        let cpu_of = |p: &SimParams| {
+            let q = SimParams { precision: Precision::Double, algorithm: Algorithm::AllPairsGlobal, ..p.clone() };
+            CpuBackend::new(slab.b, q, &slab.atoms, slab.field.clone()).unwrap()
+        };
+        let (mut cpu, mut cpu_plain) = (cpu_of(&p), cpu_of(&plain));
+        for steps in [10, 10, 20] {
+            g.advance(steps).unwrap();
+            let f = g.forces().unwrap();
+            let snap = g.snapshot().unwrap();
+            cpu.restore(&snap).unwrap();
+            cpu_plain.restore(&snap).unwrap();
+            let (want, want_plain) = (cpu.forces().unwrap(), cpu_plain.forces().unwrap());
+            let err = force_diff(&f, &want);
+            let spin_effect = force_diff(&want_plain, &want);
+            eprintln!("{precision:?} step {}: GPU vs CPU {err:.1e}, spin changes {spin_effect:.1e}", snap.step);
+            assert!(err < bound, "{precision:?} step {}: GPU and CPU forces differ by {err:e}", snap.step);
+            if snap.step < 30 {
+                assert!(
+                    spin_effect > 100.0 * bound,
+                    "{precision:?} step {}: the spin changes only {spin_effect:e}",
+                    snap.step
+                );
+            } else {
+                assert_eq!(spin_effect, 0.0, "{precision:?} step {}: the CPU still spins", snap.step);
+                let mut gp = CudaBackend::new(slab.b, plain.clone(), &slab.atoms, slab.field.clone()).unwrap();
+                gp.restore(&snap).unwrap();
+                let bits = |f: Vec<[f64; 3]>| f.iter().flatten().map(|x| x.to_bits()).collect::<Vec<_>>();
+                assert!(bits(gp.forces().unwrap()) == bits(f), "{precision:?}: past the spin the GPU still spins");
+            }
+        }
+        if precision == Precision::Double {
+            let mut c = cpu_of(&p);
+            c.advance(40).unwrap();
+            let mut g2 = CudaBackend::new(slab.b, p.clone(), &slab.atoms, slab.field.clone()).unwrap();
+            g2.advance(40).unwrap();
+            let (sc, sg) = (c.snapshot().unwrap(), g2.snapshot().unwrap());
+            let dv = largest_gap(&sc.atoms.velocities, &sg.atoms.velocities);
+            eprintln!("start spin, 40 steps in double: velocities GPU vs CPU {dv:.1e}");
+            assert!(dv < 1e-8, "velocities part ({dv:e})");
+        }
+    }
 }
 
 /// Cells fuller than 16-bit list entries can name (2,048 places): a 10 sigma cutoff in a box
@@ -580,7 +652,7 @@ fn tunnel_matches_the_cpu() {
         return;
     }
     let (b, atoms) = jiggled_fluid([8, 4, 4], [false; 3], 0.05, &[], 3);
-    let tunnel = Tunnel { speed: 0.5, zone: 4.0 };
+    let tunnel = Tunnel { speed: 0.5, zone: 4.0, start_spin: None };
     let l = b.length();
     let gap = |a: &[[f64; 3]], c: &[[f64; 3]]| {
         a.iter().zip(c).map(|(a, c)| b.min_image(*a, *c).iter().fold(0.0f64, |m, d| m.max(d.abs()))).fold(0.0, f64::max)

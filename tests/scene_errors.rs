@@ -436,3 +436,48 @@ fn an_absurd_stream_speed_gives_a_short_error_naming_the_field() {
         assert!(longest.len() <= 12, "{speed}: the number {longest} in: {msg}");
     }
 }
+
+/// The vortex street's start spin with bad values: each refused under its field, at its place
+/// in the file, with the fix; without surface friction the spin is refused too (it would do
+/// nothing). The preset itself is valid with the spin on.
+#[test]
+fn bad_start_spins_name_their_field() {
+    let text =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/scenes/vortex_street.ron")).unwrap();
+    let spin = "start_spin: Some((spin: 1.0, time: 35.0))";
+    assert!(text.contains(spin), "the preset has no start spin");
+    let scene = Scene::from_str(&text, "vortex_street.ron").unwrap();
+    assert_eq!(scene.tunnel.and_then(|t| t.start_spin).map(|s| (s.spin, s.time)), Some((1.0, 35.0)));
+    let line = text.lines().position(|l| l.contains(spin)).unwrap() + 1;
+    for (bad, field, fix) in [
+        ("spin: 3.5, time: 35.0", "tunnel.start_spin.spin", "[-3, 3]"),
+        ("spin: -4.0, time: 35.0", "tunnel.start_spin.spin", "[-3, 3]"),
+        ("spin: NaN, time: 35.0", "tunnel.start_spin.spin", "finite"),
+        ("spin: 1.0, time: 0.0", "tunnel.start_spin.time", "> 0 tau"),
+        ("spin: 1.0, time: -5.0", "tunnel.start_spin.time", "> 0 tau"),
+        ("spin: 1.0, time: inf", "tunnel.start_spin.time", "finite"),
+    ] {
+        let bad_text = text.replacen("spin: 1.0, time: 35.0", bad, 1);
+        let e = match Scene::from_str(&bad_text, "spin.ron") {
+            Ok(_) => panic!("accepted start_spin: ({bad})"),
+            Err(e) => e,
+        };
+        let msg = e.to_string();
+        assert_eq!(e.field(), Some(field), "{bad}: {msg}");
+        assert!(msg.contains(&format!("spin.ron:{line}:")), "{bad}: not located on line {line}: {msg}");
+        assert!(msg.contains(&format!("field `{field}`")) && msg.contains(fix), "{bad}: {msg}");
+    }
+    // No surface friction: the spin has nothing to act through.
+    let friction = "    surface_friction: (damp: 0.5, range: 1.5),\n";
+    assert!(text.contains(friction));
+    let e = match Scene::from_str(&text.replacen(friction, "", 1), "spin.ron") {
+        Ok(_) => panic!("accepted a start spin without surface friction"),
+        Err(e) => e,
+    };
+    let msg = e.to_string();
+    assert_eq!(e.field(), Some("tunnel.start_spin"), "{msg}");
+    assert!(msg.contains("surface friction") && msg.contains("add `surface_friction"), "{msg}");
+    // The defaults when written `Some(())`: spin 1, 35 tau.
+    let e = Scene::from_str(&text.replacen(spin, "start_spin: Some(())", 1), "spin.ron").unwrap();
+    assert_eq!(e.tunnel.and_then(|t| t.start_spin).map(|s| (s.spin, s.time)), Some((1.0, 35.0)));
+}

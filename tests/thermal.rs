@@ -199,7 +199,7 @@ fn cuda_thermal_temperature_matches_the_cpu() {
     for v in atoms.velocities.iter_mut() {
         v[0] += 0.5;
     }
-    let tunnel = Some(Tunnel { speed: 0.5, zone: 4.0 });
+    let tunnel = Some(Tunnel { speed: 0.5, zone: 4.0, start_spin: None });
     for (thermostat, tunnel) in [
         (Thermostat::Csvr { tau: 0.1, relative_to_flow: true }, tunnel),
         (Thermostat::Nve, tunnel),

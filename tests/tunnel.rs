@@ -16,7 +16,7 @@ use argon_sandbox::sim::{AtomState, Backend, SimError, Snapshot};
 use common::jiggled_fluid;
 
 const T: f64 = 1.2;
-const TUNNEL: Tunnel = Tunnel { speed: 0.5, zone: 4.0 };
+const TUNNEL: Tunnel = Tunnel { speed: 0.5, zone: 4.0, start_spin: None };
 
 /// A periodic box of LJ fluid at rest (density 0.8, T = 1.2, zero momentum): 8 x 4 x 4 FCC
 /// cells, 13.7 x 6.8 x 6.8 sigma, 512 atoms.
@@ -213,12 +213,12 @@ const SCENE: &str = r#"(
 #[test]
 fn a_scene_tunnel_section_parses_builds_and_round_trips() {
     let scene = Scene::from_str(SCENE, "tunnel.ron").unwrap();
-    assert_eq!(scene.tunnel, Some(Tunnel { speed: 0.8, zone: 3.0 }));
+    assert_eq!(scene.tunnel, Some(Tunnel { speed: 0.8, zone: 3.0, start_spin: None }));
     let text = scene.to_ron();
     assert!(text.contains("tunnel"), "{text}");
     assert_eq!(Scene::from_str(&text, "again.ron").unwrap(), scene);
     let setup = scene.build().unwrap();
-    assert_eq!(setup.params.tunnel, Some(Tunnel { speed: 0.8, zone: 3.0 }));
+    assert_eq!(setup.params.tunnel, Some(Tunnel { speed: 0.8, zone: 3.0, start_spin: None }));
     // Generated atoms start with the stream (an impulsive start): mean x velocity U.
     let n = setup.atoms.len() as f64;
     let mean_vx = setup.atoms.velocities.iter().map(|v| v[0]).sum::<f64>() / n;

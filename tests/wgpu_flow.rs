@@ -4,7 +4,8 @@
 //!
 //! From the same state: forces with obstacles (every primitive kind, a periodic image across
 //! the box edge) and surface friction within 1e-5 of the CPU's in double, with the obstacles'
-//! energy and virial; the forces on the obstacles and wall faces per telemetry record; the
+//! energy and virial, also with the tunnel's start spin moving the surfaces (and the plain
+//! friction's bits once it is over); the forces on the obstacles and wall faces per telemetry record; the
 //! tunnel's zone (momentum and heat per record as the CPU's, and the stream's velocity and
 //! temperature in the zone within statistical errors); surface friction slowing the fluid
 //! near the surfaces as much as on the CPU; thermostats relative to the flow with the thermal
@@ -22,7 +23,7 @@ use argon_sandbox::physics::obstacles::ObstacleField;
 use argon_sandbox::physics::params::{Algorithm, SimParams, Thermostat};
 use argon_sandbox::physics::real::Precision;
 use argon_sandbox::physics::sim_box::SimBox;
-use argon_sandbox::physics::tunnel::Tunnel;
+use argon_sandbox::physics::tunnel::{StartSpin, Tunnel};
 use argon_sandbox::shapes::Shape;
 use argon_sandbox::sim::cpu::CpuBackend;
 use argon_sandbox::sim::gpu::GpuBackend;
@@ -142,6 +143,41 @@ fn obstacle_and_friction_forces_match_the_cpu() {
     }
 }
 
+/// The tunnel's start spin (2 U) in the pressed tank (state at step 30): while it spins (ends at
+/// step 40) the forces, with every shape's surface moving, are the CPU's in double within
+/// 1e-5 of the largest, and the spin changes them far beyond that; with the spin over (ends at
+/// step 20) the wgpu forces equal, to the bit, those without the option.
+#[test]
+fn start_spin_forces_match_the_cpu() {
+    if !adapter() {
+        return;
+    }
+    let (s, p, field) = pressed();
+    assert_eq!(s.step, 30);
+    let tunnel = |time: Option<f64>| {
+        let start_spin = time.map(|time| StartSpin { spin: 2.0, time });
+        Some(Tunnel { speed: 0.5, zone: 1.0, start_spin })
+    };
+    let forces_of = |p: &SimParams| {
+        let want = cpu(&s, p, Precision::Double, Some(field.clone())).forces().unwrap();
+        (gpu(&s, p, Some(field.clone())).forces().unwrap(), want)
+    };
+    let spinning = SimParams { tunnel: tunnel(Some(0.2)), ..p.clone() };
+    assert_eq!(StartSpin { spin: 2.0, time: 0.2 }.end_step(p.dt), 40);
+    let (got, want) = forces_of(&spinning);
+    let (plain_got, plain_want) = forces_of(&SimParams { tunnel: tunnel(None), ..p.clone() });
+    let err = force_error(&got, &want);
+    let effect = force_error(&plain_want, &want);
+    eprintln!("start spin: wgpu vs CPU {err:.1e} of the largest force; the spin changes them by {effect:.1e}");
+    assert!(err < 1e-5, "spinning: forces off by {err:e}");
+    assert!(effect > 1e-3, "the spin changes the forces only by {effect:e}");
+    let over = SimParams { tunnel: tunnel(Some(0.1)), ..p.clone() };
+    let (over_got, over_want) = forces_of(&over);
+    let bits = |f: &[[f64; 3]]| f.iter().flatten().map(|x| x.to_bits()).collect::<Vec<_>>();
+    assert!(bits(&over_want) == bits(&plain_want), "the CPU still spins past the end");
+    assert!(bits(&over_got) == bits(&plain_got), "wgpu still spins past the end of the spin");
+}
+
 /// The forces on the four shapes and two wall faces, each record's mean over its five steps,
 /// as the CPU's (double) from the same state: within 1e-4 of the largest body force (the
 /// trajectories part at f32 round-off, 1e-6 relative per force, over ten steps).
@@ -179,7 +215,7 @@ fn body_forces_match_the_cpu() {
 fn tunnel_box() -> (SimBox, AtomState, SimParams) {
     let (b, atoms) = jiggled_fluid([10, 6, 4], [false; 3], 0.1, &[], 22);
     let p = SimParams {
-        tunnel: Some(Tunnel { speed: 1.5, zone: 4.0 }),
+        tunnel: Some(Tunnel { speed: 1.5, zone: 4.0, start_spin: None }),
         thermostat: Thermostat::Csvr { tau: 0.5, relative_to_flow: false },
         temperature: 1.1,
         telemetry_every: 1,
@@ -374,7 +410,7 @@ fn tunnel_fields_match_the_cpu() {
     }
     let field = Arc::new(ObstacleField::bake(&shapes, &b, 0.1).unwrap());
     let p = SimParams {
-        tunnel: Some(Tunnel { speed: 1.5, zone: 4.0 }),
+        tunnel: Some(Tunnel { speed: 1.5, zone: 4.0, start_spin: None }),
         surface_friction: friction(),
         telemetry_every: 20,
         ..SimParams::default()
@@ -464,7 +500,7 @@ fn relative_thermostats_match_the_cpu() {
         let p = SimParams {
             thermostat,
             temperature: 0.9,
-            tunnel: Some(Tunnel { speed: 1.5, zone: 4.0 }),
+            tunnel: Some(Tunnel { speed: 1.5, zone: 4.0, start_spin: None }),
             surface_friction: friction(),
             telemetry_every: 1,
             ..SimParams::default()
@@ -510,7 +546,7 @@ fn tunnel_reruns_are_identical() {
     let field = Arc::new(ObstacleField::bake(&shapes, &b, 0.1).unwrap());
     let p = SimParams {
         thermostat: Thermostat::Csvr { tau: 0.2, relative_to_flow: true },
-        tunnel: Some(Tunnel { speed: 1.5, zone: 4.0 }),
+        tunnel: Some(Tunnel { speed: 1.5, zone: 4.0, start_spin: None }),
         surface_friction: friction(),
         telemetry_every: 10,
         ..SimParams::default()

@@ -317,7 +317,7 @@ fn flow_scene_in_double_matches_the_cpu() {
         algorithm: Algorithm::Neighbors,
         thermostat: Thermostat::Csvr { tau: 0.1, relative_to_flow: true },
         temperature: 1.0,
-        tunnel: Some(Tunnel { speed: 1.0, zone: 3.0 }),
+        tunnel: Some(Tunnel { speed: 1.0, zone: 3.0, start_spin: None }),
         surface_friction: Some(SurfaceFriction { damp: 0.5, range: 1.5 }),
         telemetry_every: 10,
         seed: 17,

@@ -64,6 +64,11 @@ struct Flow {
     // The thermal readout of a telemetry record (SimParams::thermal_readout).
     thermal: u32,
     pad2: u32,
+    // The tunnel's start spin (physics::friction::Spin): the obstacle surfaces' tangential
+    // speed, counter-clockwise, for the force passes of the steps before spin_until (lo, hi
+    // words; 0: no spin).
+    fr_spin: real_f,
+    spin_until: vec2<u32>,
 }
 
 @group(0) @binding(24) var<uniform> F: Flow;
@@ -267,6 +272,11 @@ fn friction_counter(surface: u32) -> vec2<u32> {
     return vec2<u32>((S.step_lo << 3u) | surface, (S.step_hi << 3u) | (S.step_lo >> 29u));
 }
 
+// Whether this force pass's step is before the end of the start spin (64-bit compare).
+fn spinning() -> bool {
+    return S.step_hi < F.spin_until.y || (S.step_hi == F.spin_until.y && S.step_lo < F.spin_until.x);
+}
+
 // The obstacle force, the surface friction and the wall pushes on the bodies of the atom in
 // slot i at x (mass m), added to f, with their (energy, virial); the reactions go to `t`.
 fn surface_forces(
@@ -326,7 +336,13 @@ fn surface_forces(
             let g = s.d.yz;
             let vn = dot(v.xy, g);
             let xn = dot(xi.xy, g);
-            let vt = vec3<real_f>(v.xy - vn * g, v.z);
+            var vt = vec3<real_f>(v.xy - vn * g, v.z);
+            // The start spin: the velocity relative to the surface moving along (-gy, gx);
+            // left out at rest, so the force is the plain friction's to the bit.
+            if spinning() {
+                vt.x += F.fr_spin * g.y;
+                vt.y -= F.fr_spin * g.x;
+            }
             let xt = vec3<real_f>(xi.xy - xn * g, xi.z);
             let ft = -drag * vt + sd * xt;
             *f += ft;

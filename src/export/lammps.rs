@@ -652,7 +652,7 @@ mod tests {
     fn the_tunnel_is_flagged_as_not_exported() {
         let b = SimBox::new([12.0, 6.0, 6.0], [true; 3]);
         let p = SimParams {
-            tunnel: Some(crate::physics::tunnel::Tunnel { speed: 0.5, zone: 3.0 }),
+            tunnel: Some(crate::physics::tunnel::Tunnel { speed: 0.5, zone: 3.0, start_spin: None }),
             ..SimParams::default()
         };
         let atoms = AtomState { positions: vec![[3.0, 3.0, 3.0]], velocities: vec![[0.0; 3]], types: vec![0] };

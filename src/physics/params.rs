@@ -459,6 +459,24 @@ impl SimParams {
                  as long stays downstream: make the zone narrower or the box longer; 4 sigma is the usual choice",
                 short(half)
             ),
+        )?;
+        let Some(spin) = &t.start_spin else { return Ok(()) };
+        check(
+            spin.spin.is_finite() && spin.spin.abs() <= tunnel::MAX_SPIN,
+            "tunnel.start_spin.spin",
+            spin.spin,
+            format!(
+                "the obstacles' surface speed over the stream speed must be a finite number in [-{m}, {m}] \
+                 (negative: clockwise); 1.0 is the usual choice",
+                m = short(tunnel::MAX_SPIN)
+            ),
+        )?;
+        check(
+            spin.time.is_finite() && spin.time > 0.0,
+            "tunnel.start_spin.time",
+            spin.time,
+            "the spin's duration must be a finite time > 0 tau (from the run's start); a few D / U, \
+             e.g. 35 tau for the vortex street",
         )
     }
 

@@ -17,6 +17,12 @@
 //! index and `step` the step that just ended; components 0, 1 and 2 drive x, y and z. A
 //! stream of its own, so the numbers never repeat the Langevin thermostat's or the surface
 //! friction's.
+//!
+//! The start spin ([`StartSpin`], optional): for the first `time` tau of a run the obstacles'
+//! surfaces move tangentially at `spin` times the stream speed, counter-clockwise, through the
+//! surface friction (`physics::friction`, [`crate::physics::friction::Spin`]), which breaks
+//! the wake's symmetry at once instead of waiting for thermal noise to do it; afterwards the
+//! friction is exactly the plain one.
 
 use serde::{Deserialize, Serialize};
 
@@ -29,18 +35,59 @@ pub const MAX_MACH: f64 = 1.0;
 /// Above this Mach number a warning says that compressibility matters.
 pub const WARN_MACH: f64 = 0.3;
 
-/// The tunnel's settings (reduced units): the stream speed U along +x (sigma/tau) and the
-/// width of the inflow zone along x (sigma).
+/// Largest |spin| of the start spin accepted (surface speed over stream speed).
+pub const MAX_SPIN: f64 = 3.0;
+
+/// The tunnel's settings (reduced units): the stream speed U along +x (sigma/tau), the
+/// width of the inflow zone along x (sigma) and the optional start spin of the obstacles.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct Tunnel {
     pub speed: f64,
     pub zone: f64,
+    /// Absent from saved scenes when off.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub start_spin: Option<StartSpin>,
 }
 
 impl Default for Tunnel {
     fn default() -> Self {
-        Tunnel { speed: 0.5, zone: 4.0 }
+        Tunnel { speed: 0.5, zone: 4.0, start_spin: None }
+    }
+}
+
+/// A short spin of the obstacles at the start of a run, which starts a wake's shedding
+/// instead of waiting for noise: for the steps with step * dt < `time` (tau, counted from the
+/// scene's step 0) the obstacle surfaces move tangentially, counter-clockwise, at `spin`
+/// times the stream speed, through the surface friction (which must be on).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct StartSpin {
+    pub spin: f64,
+    pub time: f64,
+}
+
+impl Default for StartSpin {
+    fn default() -> Self {
+        StartSpin { spin: 1.0, time: 35.0 }
+    }
+}
+
+impl StartSpin {
+    /// The first step at which the spin is over with time step `dt`: the smallest s with
+    /// s * dt >= time in f64 (so a step s spins exactly when s < this).
+    pub fn end_step(&self, dt: f64) -> u64 {
+        if !(self.time > 0.0 && dt > 0.0) {
+            return 0;
+        }
+        let mut s = (self.time / dt).ceil().min(u64::MAX as f64 / 2.0) as u64;
+        while s > 0 && ((s - 1) as f64) * dt >= self.time {
+            s -= 1;
+        }
+        while (s as f64) * dt < self.time {
+            s += 1;
+        }
+        s
     }
 }
 

@@ -116,6 +116,7 @@ pub(crate) fn check(scene: &Scene) -> Result<(), Problem> {
     params.validate(&sim_box).map_err(|e| param_problem(scene, e))?;
     let atoms = check_fills(scene, &sim_box)?;
     check_tunnel_speed(scene, &params, &sim_box, atoms)?;
+    check_start_spin(scene)?;
     super::validate_shapes::check_obstacles(&scene.obstacles, &sim_box)?;
     if let Some(f) = &scene.fields {
         f.validate(&sim_box, scene.integrator.dt)
@@ -192,6 +193,8 @@ fn param_problem(scene: &Scene, e: ParamError) -> Problem {
         "tunnel" => (&["tunnel"], None),
         "tunnel.speed" => (&["tunnel", "speed"], Some(path(&["tunnel"]))),
         "tunnel.zone" => (&["tunnel", "zone"], Some(path(&["tunnel"]))),
+        "tunnel.start_spin.spin" => (&["tunnel", "start_spin", "spin"], Some(path(&["tunnel", "start_spin"]))),
+        "tunnel.start_spin.time" => (&["tunnel", "start_spin", "time"], Some(path(&["tunnel", "start_spin"]))),
         _ => (&[], None),
     };
     let value = match e.field {
@@ -201,6 +204,19 @@ fn param_problem(scene: &Scene, e: ParamError) -> Problem {
     let mut p = Problem::range(path(names), value, e.reason);
     p.fallback = fallback;
     p
+}
+
+/// The tunnel's start spin acts through the surface friction: without it the spin would do
+/// nothing, so it is refused.
+fn check_start_spin(scene: &Scene) -> Result<(), Problem> {
+    let spins = scene.tunnel.is_some_and(|t| t.start_spin.is_some());
+    ok_or(!spins || scene.surface_friction.is_some(), || {
+        Problem::invalid(
+            path(&["tunnel", "start_spin"]),
+            "the start spin moves the obstacles' surfaces through the surface friction, which is off: \
+             add `surface_friction: (damp: 0.5, range: 1.5)`, or remove `start_spin`",
+        )
+    })
 }
 
 /// The tunnel's speed against the speed of sound at the scene's temperature and its estimated

@@ -16,7 +16,8 @@
 //! obstacle surface feel a Langevin force on their tangential velocity (the velocity they
 //! have at this force pass), summed per surface in face order then the obstacle, and added
 //! after the obstacle force as in `kernels/forces.cu`; no energy, no virial, and its reaction
-//! goes to the surface's body.
+//! goes to the surface's body. During the tunnel's start spin the obstacle surface moves
+//! (`physics::friction::Spin`), and the drag pulls toward its velocity.
 //!
 //! The tethered atom is found by its canonical index in `ids` (a linear scan per force
 //! evaluation); its spring force joins the atom's other one-body forces in f64 before the
@@ -88,9 +89,7 @@ impl<'a, F: Real> External<'a, F> {
             drive_potential: !b.periodic[0],
             sim_box: *b,
             tether: params.tether,
-            friction: params
-                .surface_friction
-                .map(|f| Friction::new(&f, params.temperature, params.dt, params.seed, step)),
+            friction: Friction::of(params, step),
         }
     }
 
@@ -236,7 +235,7 @@ impl<'a, F: Real> External<'a, F> {
             && s.shape != FieldSample::NONE
         {
             let xi = normal4(fr.seed, Stream::SurfaceFriction, id, fr.counter(friction::OBSTACLE_SURFACE));
-            let t = friction::obstacle_term(s.gradient, m, v, xi, fr.gamma, fr.noise);
+            let t = friction::obstacle_term(s.gradient, m, v, xi, fr.gamma, fr.noise, fr.spin);
             for j in 0..3 {
                 ff[j] += t[j];
             }

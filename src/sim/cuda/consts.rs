@@ -112,6 +112,11 @@ pub struct Consts {
     /// unbounded on walled axes).
     pub inner_lo: [f32; 3],
     pub inner_hi: [f32; 3],
+    /// The tunnel's start spin ([`crate::physics::friction::Spin`], `kernels/friction.cu`):
+    /// the obstacle surfaces' tangential speed and the first device clock step without it
+    /// (0: no spin).
+    pub friction_spin: f64,
+    pub friction_spin_until: u64,
 }
 
 /// How far from a periodic face an atom must be for the force loop to skip the minimum image:
@@ -285,6 +290,9 @@ impl Consts {
             c.friction_gamma = f.gamma;
             c.friction_range = f.range;
             c.friction_noise = f.noise;
+            let spin = crate::physics::friction::Spin::of(p);
+            c.friction_spin = spin.speed;
+            c.friction_spin_until = spin.until;
         }
         if let Some(t) = &p.tunnel {
             (c.tunnel_lo, c.tunnel_hi) = t.bounds(b);
@@ -448,6 +456,8 @@ mod layout_tests {
             offset_of!(Consts, tunnel_on),
             offset_of!(Consts, inner_lo),
             offset_of!(Consts, inner_hi),
+            offset_of!(Consts, friction_spin),
+            offset_of!(Consts, friction_spin_until),
             std::mem::size_of::<Consts>(),
         ];
         assert_eq!(
@@ -455,7 +465,7 @@ mod layout_tests {
             [
                 108, 112, 136, 184, 256, 328, 352, 408, 424, 428, 448, 472, 480, 520, 528, 536, 540, 544, 552, 560,
                 568, 592, 604, 616, 640, 644, 648, 688, 696, 784, 788, 792, 796, 824, 840, 848, 864, 872, 880, 892,
-                904
+                904, 912, 920
             ]
         );
         assert_eq!(std::mem::size_of::<Bufs>(), 408);

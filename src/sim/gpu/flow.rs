@@ -8,7 +8,7 @@
 
 use super::block::Block;
 use crate::flow::Grid;
-use crate::physics::friction::Friction;
+use crate::physics::friction::{Friction, Spin};
 use crate::physics::obstacles::ObstacleField;
 use crate::physics::params::{SimParams, Thermostat};
 use crate::physics::real::Precision;
@@ -64,6 +64,9 @@ pub struct FlowParams {
     pub pg_bins: u32,
     pub relative: u32,
     pub thermal: u32,
+    /// The start spin (`physics::friction::Spin`): surface speed and its end step as (lo, hi).
+    pub fr_spin: f64,
+    pub spin_until: [u32; 2],
 }
 
 impl FlowParams {
@@ -88,6 +91,7 @@ impl FlowParams {
         b.u32s(&[self.fg_bins]).u32s(&[self.flow_words]).u32s(&[0]).u32s(&[0]);
         b.s(&self.pg_origin).s(&self.pg_inv).u32s(&self.pg_n).u32s(&self.pg_periodic).u32s(&self.pg_walled);
         b.u32s(&[self.pg_bins]).u32s(&[self.relative]).u32s(&[self.thermal]).u32s(&[0]);
+        b.f(&[self.fr_spin]).u32s(&self.spin_until);
         b
     }
 }
@@ -179,6 +183,9 @@ pub fn flow_block(
         f.fr_range = s.range;
         f.fr_gamma = fr.gamma;
         f.fr_noise = fr.noise;
+        let spin = Spin::of(params);
+        f.fr_spin = spin.speed;
+        f.spin_until = [spin.until as u32, (spin.until >> 32) as u32];
     }
     if let Some(t) = &params.tunnel {
         let (lo, hi) = t.bounds(b);
@@ -227,13 +234,22 @@ pub fn flow_words(bodies: usize) -> u32 {
 mod tests {
     use super::*;
 
-    /// The sizes the shader expects (WGSL's uniform layout of `Flow`): single's as it was when
-    /// this was a plain f32 struct.
+    /// The sizes the shader expects (WGSL's uniform layout of `Flow`; naga's offsets are checked
+    /// in `shaders.rs`), with the start spin at the end.
     #[test]
     fn block_has_the_shader_layout() {
-        let f = FlowParams { tunnel_speed: 0.5, cand_at: 9, pg_bins: 3, ..Default::default() };
+        let f = FlowParams {
+            tunnel_speed: 0.5,
+            cand_at: 9,
+            pg_bins: 3,
+            fr_spin: 2.5,
+            spin_until: [7, 1],
+            ..Default::default()
+        };
         let single = f.bytes(Precision::Single);
-        assert_eq!(single.len(), 368);
+        assert_eq!(single.len(), 384);
+        assert_eq!(&single[368..372], &2.5f32.to_le_bytes());
+        assert_eq!(&single[376..384], &[7, 0, 0, 0, 1, 0, 0, 0]);
         assert_eq!(&single[116..120], &0.5f32.to_le_bytes());
         assert_eq!(&single[140..144], &9u32.to_le_bytes());
         assert_eq!(&single[352..356], &3u32.to_le_bytes());
@@ -241,11 +257,15 @@ mod tests {
         assert_eq!(&mixed[128..136], &0.5f64.to_le_bytes());
         assert_eq!(&mixed[156..160], &9u32.to_le_bytes());
         assert_eq!(&mixed[432..436], &3u32.to_le_bytes());
-        assert_eq!(mixed.len(), 448);
+        assert_eq!(&mixed[448..452], &2.5f32.to_le_bytes());
+        assert_eq!(&mixed[456..460], &7u32.to_le_bytes());
+        assert_eq!(mixed.len(), 480);
         let double = f.bytes(Precision::Double);
         assert_eq!(&double[232..240], &0.5f64.to_le_bytes());
         assert_eq!(&double[560..564], &3u32.to_le_bytes());
-        assert_eq!(double.len(), 576);
+        assert_eq!(&double[576..584], &2.5f64.to_le_bytes());
+        assert_eq!(&double[584..588], &7u32.to_le_bytes());
+        assert_eq!(double.len(), 608);
     }
 
     #[test]
