@@ -28,7 +28,10 @@
 //!   into the first confirmed maximum starts from the lowest point before it: the swing
 //!   before the first turn may be too small to confirm (the shedding growing out of the
 //!   noise), but its rise still starts the first period; then that period's start is only as
-//!   good as that lowest point, its end and swing are the real ones.
+//!   good as that lowest point, its end and swing are the real ones. Where that lowest point
+//!   is the first sample, the rise counts only if the series starts quiet (flat: its second
+//!   and third smoothed values within a reversal of the first, as in a tunnel started from a
+//!   uniform stream); otherwise it may have begun before the series.
 //! - **Period**: from one upward crossing to the next. Between them lie exactly one confirmed
 //!   maximum and one confirmed minimum; the period's **half swing** is (max - min) / 2 of the
 //!   smoothed signal. It is complete at its second crossing: its `end`, the time it
@@ -172,7 +175,11 @@ pub fn shedding_periods(times: &[f64], vy: &[f64]) -> Result<SheddingPeriods, Wa
     let scale = s.iter().fold(0.0f64, |m, v| m.max(v.abs()));
     let reversal = (REVERSAL_NOISE * noise).max(1e-12 * scale);
     let turns = turning_points(&s, reversal);
-    let crossings = upward_crossings(&s, times, &turns);
+    // The series starts quiet where it starts flat: its second and third values within a
+    // reversal of the first (a tunnel started from a uniform stream has no cross-stream
+    // velocity yet; a swing under way moves more between samples).
+    let quiet_start = (s[1] - s[0]).abs() <= reversal && (s[2] - s[0]).abs() <= reversal;
+    let crossings = upward_crossings(&s, times, &turns, quiet_start);
     let mut periods: Vec<ShedPeriod> = crossings
         .windows(2)
         .map(|w| {
@@ -266,16 +273,17 @@ fn turning_points(s: &[f64], reversal: f64) -> Vec<usize> {
 /// midpoint between the maximum and the rise's base, k), oldest first. The base is the
 /// confirmed minimum before the maximum; before the first turning point there is none, and
 /// the first maximum's base is the lowest point before it, unless that is the first sample
-/// (the rise may have begun before the series). Two successive rises k and k + 2 bracket one
-/// period, whose minimum is `turns[k + 1]`.
-fn upward_crossings(s: &[f64], times: &[f64], turns: &[usize]) -> Vec<(f64, usize)> {
+/// of a series that did not start quiet (`quiet_start`: then the rise may have begun before
+/// the series; a quiet start, flat, is where the rise began). Two
+/// successive rises k and k + 2 bracket one period, whose minimum is `turns[k + 1]`.
+fn upward_crossings(s: &[f64], times: &[f64], turns: &[usize], quiet_start: bool) -> Vec<(f64, usize)> {
     let mut out = Vec::new();
     for (k, &b) in turns.iter().enumerate() {
         let a = match k.checked_sub(1).map(|j| turns[j]) {
             Some(a) => a,
             None => (0..b).min_by(|&i, &j| s[i].total_cmp(&s[j])).unwrap_or(0),
         };
-        if a == 0 || s[a] >= s[b] {
+        if (a == 0 && !(k == 0 && quiet_start)) || s[a] >= s[b] {
             continue; // a minimum, or no base
         }
         let mid = 0.5 * (s[a] + s[b]);

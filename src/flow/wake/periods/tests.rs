@@ -293,3 +293,24 @@ fn the_measured_vortex_street_on_recorded_noise_counts_as_on_clean_noise() {
         println!("{what}: {} full periods, third at {:?}", p.count(), p.third());
     }
 }
+
+/// A started wake (the tunnel's start spin): the probe is flat at zero (a uniform stream)
+/// for 6 windows, then swings at once at its full amplitude from an upward start at 65 tau.
+/// The rise out of the quiet start is the first period's: three full periods complete at
+/// 65 + 3 x 140 = 485 tau, where a start that is not quiet (the same swing already under way
+/// at the first sample) leaves that rise out.
+#[test]
+fn a_quiet_start_counts_the_first_rise() {
+    let t = window_times(70);
+    let start = 65.0;
+    let wave = |t: f64| if t < start { 0.0 } else { (TAU * (t - start) / PERIOD).sin() };
+    let vy: Vec<f64> = t.iter().map(|&t| wave(t)).collect();
+    let p = shedding_periods(&t, &vy).unwrap();
+    let third = p.third().expect("three full periods");
+    assert!((third - (start + 3.0 * PERIOD)).abs() < 12.0, "third at {third}: {p:?}");
+    // Under way at the first sample: the first rise is not a period's start.
+    let vy: Vec<f64> = t.iter().map(|&t| (TAU * (t - 0.0) / PERIOD).sin()).collect();
+    let p = shedding_periods(&t, &vy).unwrap();
+    let third = p.third().expect("three full periods");
+    assert!(third > 4.0 * PERIOD - 12.0, "third at {third}: {p:?}");
+}
