@@ -278,7 +278,7 @@ __device__ __forceinline__ unsigned int list_entry(int j, int t, int at, const i
     return WIDE ? (unsigned int)j : (unsigned int)(t << LIST16_SHIFT | (at - span.z));
 }
 
-template <bool WIDE> __device__ __forceinline__ void nlist_build_body(const Consts& c, const Bufs& b, int gate) {
+template <bool WIDE, bool COLUMN> __device__ __forceinline__ void nlist_build_body(const Consts& c, const Bufs& b, int gate) {
     if (!b.flags[gate]) return;
     __shared__ real_f4 stage[NB_BLOCK];
     __shared__ typename RingEntry<WIDE>::T ring[NB_BLOCK * RING];
@@ -344,15 +344,14 @@ template <bool WIDE> __device__ __forceinline__ void nlist_build_body(const Cons
 #else
     real_f rl2 = c.r_list_sq_f;
 #endif
-    // A periodic axis of one cell (a thin slab's depth: the cell is a column through it) has
-    // no image shifts: each pair takes its minimum image along it in the distance tests
-    // (half: half the length there, 1e30 elsewhere, so no other difference is wrapped).
-    bool column = false;
+    // COLUMN (the variants launched where a periodic axis has one cell, a thin slab's depth:
+    // the cell is a column through it): no image shifts along that axis, each pair takes its
+    // minimum image along it in the distance tests (half: half the length there, 1e30
+    // elsewhere, so no other difference is wrapped). Without it the kernel is the plain one.
     real_f col_half[3], col_len[3];
     #pragma unroll
     for (int q = 0; q < 3; q++) {
-        bool one = c.periodic[q] && c.cell_dims[q] == 1;
-        column |= one;
+        bool one = COLUMN && c.periodic[q] && c.cell_dims[q] == 1;
         col_len[q] = IMG_LEN(c, q);
         col_half[q] = one ? (real_f)0.5 * col_len[q] : (real_f)1e30;
     }
@@ -382,9 +381,11 @@ template <bool WIDE> __device__ __forceinline__ void nlist_build_body(const Cons
         }
         // Along a column's axis the box spans everything (each pair takes its minimum image
         // there), so the test leaves that axis out at no cost per candidate.
-        if (col_half[0] < (real_f)1e30) bx0 = -(real_f)1e30, bx1 = (real_f)1e30;
-        if (col_half[1] < (real_f)1e30) by0 = -(real_f)1e30, by1 = (real_f)1e30;
-        if (col_half[2] < (real_f)1e30) bz0 = -(real_f)1e30, bz1 = (real_f)1e30;
+        if (COLUMN) {
+            if (col_half[0] < (real_f)1e30) bx0 = -(real_f)1e30, bx1 = (real_f)1e30;
+            if (col_half[1] < (real_f)1e30) by0 = -(real_f)1e30, by1 = (real_f)1e30;
+            if (col_half[2] < (real_f)1e30) bz0 = -(real_f)1e30, bz1 = (real_f)1e30;
+        }
         real_f box2 = rl2 * (real_f)1.00001;
         // This lane's neighbour cell: the first whose stream places end after its candidate.
         int t = 0;
@@ -434,7 +435,7 @@ template <bool WIDE> __device__ __forceinline__ void nlist_build_body(const Cons
             // Bit ni - 1 - ii: this lane's candidate is within range of i-atom ii (the sign of
             // r^2 - range^2 shifted in, i-atom 0 first).
             unsigned int mine_hits = 0;
-            if (!column) {
+            if (!COLUMN) {
                 #pragma unroll 4
                 for (int ii = 0; ii < ni; ii++) {
                     real_f4 q = ipos[ii];
@@ -532,10 +533,17 @@ template <bool WIDE> __device__ __forceinline__ void nlist_build_body(const Cons
 // The build for 16-bit entries, and for 32-bit ones (c.list_wide: some cell is too full for
 // 16 bits), each with the shared memory its entries need.
 extern "C" __global__ void __launch_bounds__(NB_BLOCK) nlist_build(Consts c, Bufs b, int gate) {
-    nlist_build_body<false>(c, b, gate);
+    nlist_build_body<false, false>(c, b, gate);
 }
 extern "C" __global__ void __launch_bounds__(NB_BLOCK) nlist_build_wide(Consts c, Bufs b, int gate) {
-    nlist_build_body<true>(c, b, gate);
+    nlist_build_body<true, false>(c, b, gate);
+}
+// The same where a periodic axis has one cell (columns through a thin slab).
+extern "C" __global__ void __launch_bounds__(NB_BLOCK) nlist_build_column(Consts c, Bufs b, int gate) {
+    nlist_build_body<false, true>(c, b, gate);
+}
+extern "C" __global__ void __launch_bounds__(NB_BLOCK) nlist_build_wide_column(Consts c, Bufs b, int gate) {
+    nlist_build_body<true, true>(c, b, gate);
 }
 
 // One thread: the rebuild is over.

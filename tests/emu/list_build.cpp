@@ -17,7 +17,12 @@
 static const Consts* g_c;
 static const Bufs* g_b;
 static void build() {
-    if (g_c->list_wide) nlist_build_wide(*g_c, *g_b, FLAG_ALWAYS);
+    bool column = false;
+    for (int k = 0; k < 3; k++) column |= g_c->periodic[k] && g_c->cell_dims[k] == 1;
+    if (column) {
+        if (g_c->list_wide) nlist_build_wide_column(*g_c, *g_b, FLAG_ALWAYS);
+        else nlist_build_column(*g_c, *g_b, FLAG_ALWAYS);
+    } else if (g_c->list_wide) nlist_build_wide(*g_c, *g_b, FLAG_ALWAYS);
     else nlist_build(*g_c, *g_b, FLAG_ALWAYS);
 }
 

@@ -70,10 +70,12 @@ pub const KERNELS: [&str; 30] = [
 pub const RDF_KERNELS: [&str; 3] = ["rdf_bin", "rdf_scatter", "rdf_cells"];
 
 /// Kernels beyond [`KERNELS`] (kept separate so the array length stays readable).
-pub const EXTRA_KERNELS: [&str; 26] = [
+pub const EXTRA_KERNELS: [&str; 28] = [
     "publish",
     "near_pass",
     "nlist_build_wide",
+    "nlist_build_column",
+    "nlist_build_wide_column",
     "cells_scan_single",
     "forces_neighbors_step",
     "step_tick",

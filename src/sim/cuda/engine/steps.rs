@@ -192,7 +192,14 @@ impl Engine {
             l.gated_call("permute_copy", Over::Atoms, gate),
         ]);
         if self.algorithm == Algorithm::Neighbors {
-            let build = if self.consts.list_wide != 0 { "nlist_build_wide" } else { "nlist_build" };
+            // Columns through a thin slab (a periodic axis of one cell) take their own variants.
+            let column = (0..3).any(|k| self.consts.periodic[k] != 0 && self.consts.cell_dims[k] == 1);
+            let build = match (self.consts.list_wide != 0, column) {
+                (false, false) => "nlist_build",
+                (true, false) => "nlist_build_wide",
+                (false, true) => "nlist_build_column",
+                (true, true) => "nlist_build_wide_column",
+            };
             calls.push(l.gated_call(build, Over::BuildWarps, gate));
         }
         // Which atoms may feel a surface until the next rebuild (cells: this step).
