@@ -11,8 +11,9 @@
 //! Segments and strokes become unions of cylinders and rotated blocks, polygons unions of thin
 //! edge walls: LAMMPS sums the contacts with the pieces of a union, which differs from the
 //! distance to the whole shape near joints and corners; those are flagged as warnings. What
-//! cannot map at all (the tether, the piston, the wind tunnel's inflow zone, atoms inside the
-//! linear wall cap, surface friction at obstacles) is a comment and a warning. Surface friction at the walls maps to `fix
+//! cannot map at all (the tether, the piston, atoms inside the linear wall cap, surface
+//! friction at obstacles other than circles) is a comment and a warning. The wind tunnel's
+//! inflow zone becomes a Langevin zone with the stream as bias (`lammps_tunnel.rs`). Surface friction at the walls maps to `fix
 //! langevin` on a dynamic group near each walled face with a `temp/partial` bias leaving out
 //! the normal axis (tangential only, as here; other random numbers).
 //!
@@ -237,11 +238,14 @@ pub fn build_deck(inp: &ExportInput) -> Result<LammpsDeck, String> {
     }
 
     // Obstacles.
-    if !inp.shapes.is_empty() {
-        obstacles(&mut script, &mut warnings, inp, &s, &wall(&p.obstacle));
-    }
+    let placed = if inp.shapes.is_empty() {
+        Vec::new()
+    } else {
+        obstacles(&mut script, &mut warnings, inp, &s, &wall(&p.obstacle))
+    };
     if let Some(f) = &p.surface_friction {
-        super::lammps_friction::surface_friction(&mut script, &mut warnings, inp, &s, f);
+        super::lammps_friction::surface_friction(&mut script, inp, &s, f);
+        let _reactions = obstacle_friction(&mut script, &mut warnings, inp, &s, f, &placed);
     }
 
     // Body forces.
@@ -277,20 +281,6 @@ pub fn build_deck(inp: &ExportInput) -> Result<LammpsDeck, String> {
              top wall at the box top; rescale the box with fix press/berendsen or fix nph along y for a similar \
              constant-pressure run",
             piston.pressure
-        );
-        let _ = writeln!(script, "\n# Not exported: {msg}.");
-        warnings.push(msg);
-    }
-    if let Some(t) = &p.tunnel {
-        let (lo, hi) = t.bounds(b);
-        let msg = format!(
-            "the wind tunnel's inflow zone (atoms with {} <= x < {} get fresh Maxwell-Boltzmann velocities at the \
-             target temperature around a stream of {} along +x every step) is not exported: LAMMPS has no such fix; \
-             a dynamic group of that slab (region block + group dynamic every 1) under fix langevin with a short \
-             damping time, with the stream added by fix aveforce or fix flow/gauss on the same group, approximates it",
-            num(lo * s.length),
-            num(hi * s.length),
-            num(t.speed * s.velocity)
         );
         let _ = writeln!(script, "\n# Not exported: {msg}.");
         warnings.push(msg);
@@ -350,6 +340,10 @@ pub fn build_deck(inp: &ExportInput) -> Result<LammpsDeck, String> {
         }
     }
 
+    if let Some(t) = &p.tunnel {
+        super::lammps_tunnel::tunnel(&mut script, inp, &s, t);
+    }
+
     // Output.
     let _ = writeln!(script, "\nthermo_style    custom step temp pe ke etotal press");
     let _ = writeln!(script, "thermo_modify   temp sandbox_temp norm yes flush yes");
@@ -404,7 +398,60 @@ fn thermostat_temp(script: &mut String, warnings: &mut Vec<String>, b: &SimBox, 
     warnings.push(msg);
 }
 
-fn obstacles(script: &mut String, warnings: &mut Vec<String>, inp: &ExportInput, s: &Scale, coeffs: &str) {
+/// One obstacle's region in the deck (the shape or one of its periodic images): the scene's
+/// shape index, the `fix wall/region` ID, and for circles the centre and radius (LAMMPS units).
+#[derive(Clone, Debug, PartialEq)]
+pub(super) struct Placed {
+    pub shape: usize,
+    pub fix: String,
+    pub circle: Option<([f64; 2], f64)>,
+}
+
+/// The obstacles' surface friction: exact for circles (`lammps_obstacle_friction.rs`), a
+/// warning naming the other shapes, which stay smooth.
+fn obstacle_friction(
+    script: &mut String,
+    warnings: &mut Vec<String>,
+    inp: &ExportInput,
+    s: &Scale,
+    f: &crate::physics::friction::SurfaceFriction,
+    placed: &[Placed],
+) -> Vec<super::lammps_obstacle_friction::FrictionReaction> {
+    use super::lammps_obstacle_friction::{FrictionCircle, obstacle_friction};
+    let circles: Vec<FrictionCircle> = placed
+        .iter()
+        .filter_map(|q| q.circle.map(|(centre, radius)| FrictionCircle { shape: q.shape, centre, radius }))
+        .collect();
+    let len = inp.sim_box.length();
+    let zspan = (len[2] + 100.0) * s.length;
+    let (zlo, zhi) = (num(-zspan), num(len[2] * s.length + zspan));
+    let reactions = obstacle_friction(script, inp, s, f, &circles, (&zlo, &zhi));
+    let smooth: Vec<String> = inp
+        .shapes
+        .iter()
+        .enumerate()
+        .filter(|(_, sh)| !matches!(sh, Shape::Circle { .. }))
+        .map(|(i, sh)| format!("obstacles[{i}] ({})", sh.kind()))
+        .collect();
+    if !smooth.is_empty() {
+        let msg = format!(
+            "surface friction at {} is not exported: the deck writes the tangential Langevin force for circles \
+             (cylinders) only, so these obstacles are smooth (perfect-slip) in the deck",
+            smooth.join(", ")
+        );
+        let _ = writeln!(script, "# Not exported: {msg}.");
+        warnings.push(msg);
+    }
+    reactions
+}
+
+fn obstacles(
+    script: &mut String,
+    warnings: &mut Vec<String>,
+    inp: &ExportInput,
+    s: &Scale,
+    coeffs: &str,
+) -> Vec<Placed> {
     let b = inp.sim_box;
     let len = b.length();
     let lo = b.lo;
@@ -418,6 +465,7 @@ fn obstacles(script: &mut String, warnings: &mut Vec<String>, inp: &ExportInput,
     );
     let reach = inp.params.obstacle.cutoff;
     let mut approximate = Vec::new();
+    let mut placed = Vec::new();
     let mut id = 0usize;
     for (si, shape) in inp.shapes.iter().enumerate() {
         let (blo, bhi) = shape.bounds();
@@ -446,6 +494,11 @@ fn obstacles(script: &mut String, warnings: &mut Vec<String>, inp: &ExportInput,
                 }
                 let _ = writeln!(script, "fix             {name} all wall/region {name} lj93 {coeffs}");
                 let _ = writeln!(script, "fix_modify      {name} energy yes virial yes");
+                let circle = match shape {
+                    Shape::Circle { centre, radius } => Some((centre, radius)),
+                    _ => None,
+                };
+                placed.push(Placed { shape: si, fix: name, circle });
             }
         }
     }
@@ -458,6 +511,7 @@ fn obstacles(script: &mut String, warnings: &mut Vec<String>, inp: &ExportInput,
         let _ = writeln!(script, "# Warning: {msg}.");
         warnings.push(msg);
     }
+    placed
 }
 
 /// Writes the region(s) for one shape (already in LAMMPS units) as `name`, side out.
@@ -649,21 +703,28 @@ mod tests {
     }
 
     #[test]
-    fn the_tunnel_is_flagged_as_not_exported() {
+    fn the_tunnel_becomes_a_langevin_zone_with_the_stream_as_bias() {
         let b = SimBox::new([12.0, 6.0, 6.0], [true; 3]);
         let p = SimParams {
             tunnel: Some(crate::physics::tunnel::Tunnel { speed: 0.5, zone: 3.0 }),
+            thermostat: Thermostat::Csvr { tau: 1.0, relative_to_flow: true },
             ..SimParams::default()
         };
         let atoms = AtomState { positions: vec![[3.0, 3.0, 3.0]], velocities: vec![[0.0; 3]], types: vec![0] };
         let deck = lj_deck(&b, &p, &atoms);
-        assert!(
-            deck.warnings.iter().any(|w| w.contains("inflow zone") && w.contains("0 <= x < 3")),
-            "{:?}",
-            deck.warnings
-        );
-        assert!(deck.input.contains("# Not exported: the wind tunnel's inflow zone"), "{}", deck.input);
-        let plain = lj_deck(&b, &SimParams::default(), &atoms);
-        assert!(!plain.input.contains("inflow zone"));
+        assert!(!deck.warnings.iter().any(|w| w.contains("inflow zone")), "{:?}", deck.warnings);
+        let damp = num(10.0 * p.dt);
+        for line in [
+            "region          tunnel_zone block INF 3.0 INF INF INF INF units box\n".to_string(),
+            "group           tunnel_zone dynamic all region tunnel_zone every 1\n".to_string(),
+            "compute         tunnel_stream tunnel_zone temp/ramp vx 0.5 0.5 y 0.0 6.0 units box\n".to_string(),
+            format!("fix             tunnel tunnel_zone langevin 1.0 1.0 {damp} 4\n"),
+            "fix_modify      tunnel temp tunnel_stream\n".to_string(),
+        ] {
+            assert!(deck.input.contains(&line), "no {line} in {}", deck.input);
+        }
+        assert!(deck.input.find("fix             tunnel") > deck.input.find("fix             thermostat"));
+        let plain = lj_deck(&b, &SimParams { tunnel: None, ..p }, &atoms);
+        assert!(!plain.input.contains("tunnel"));
     }
 }

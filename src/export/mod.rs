@@ -3,4 +3,6 @@
 
 pub mod lammps;
 mod lammps_friction;
+mod lammps_obstacle_friction;
 mod lammps_pair;
+pub mod lammps_tunnel;
