@@ -25,6 +25,7 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use crate::analysis::degrees_of_freedom;
+use crate::flow::FieldSpec;
 use crate::io::atomic::write_atomic;
 use crate::physics::params::{SimParams, Thermostat};
 use crate::physics::sim_box::SimBox;
@@ -117,12 +118,14 @@ pub struct ExportInput<'a> {
     pub thermo_every: u64,
 }
 
-/// The two files, and what did not map exactly.
+/// The two files, and what did not map exactly; with field output, also its description
+/// (`fields.json`, see `lammps_fields.rs`).
 #[derive(Clone, Debug, PartialEq)]
 pub struct LammpsDeck {
     pub input: String,
     pub data: String,
     pub warnings: Vec<String>,
+    pub fields: Option<super::lammps_fields::FieldsMeta>,
 }
 
 /// File names inside the export folder.
@@ -132,6 +135,26 @@ pub const DATA_FILE: &str = "data.argon";
 /// Half-thickness (sigma) of the edge walls that stand in for a polygon's sides.
 const POLYGON_EDGE_RADIUS: f64 = 1e-3;
 
+/// How to run the deck: one core, MPI ranks, the GPU and KOKKOS packages (for the deck's
+/// header and the export's printout).
+pub fn how_to_run(fields: bool) -> Vec<String> {
+    let mut v = vec![
+        format!("lmp -in {INPUT_FILE}                               (one core)"),
+        format!("mpiexec -n N lmp -in {INPUT_FILE}                  (N MPI ranks: any N, e.g. one per core)"),
+        format!("mpiexec -n N lmp -sf gpu -pk gpu 1 -in {INPUT_FILE} (GPU package, one GPU shared by N ranks)"),
+        format!("mpiexec -n G lmp -k on g 1 -sf kk -in {INPUT_FILE}  (KOKKOS, one rank per GPU; -k on g 1 per rank)"),
+        "Fixes without a GPU or KOKKOS version (the variables of the friction, fix ave/chunk) run on the \
+         host there."
+            .to_string(),
+    ];
+    if fields {
+        v.push(
+            "then: argon-sandbox lammps-fields . --out fields (the .vti/.pvd and CSV files of `run --fields`)".into(),
+        );
+    }
+    v
+}
+
 /// Formats a number in shortest round-trip form.
 pub(super) fn num(x: f64) -> String {
     format!("{x:?}")
@@ -139,6 +162,13 @@ pub(super) fn num(x: f64) -> String {
 
 /// Builds the deck. Fails only on states LAMMPS cannot take at all (no atoms, NaN).
 pub fn build_deck(inp: &ExportInput) -> Result<LammpsDeck, String> {
+    build_deck_with_fields(inp, None)
+}
+
+/// Builds the deck, with the flow fields of `fields` on argon-sandbox's grid and the obstacle
+/// forces written by LAMMPS when given (`lammps_fields.rs`). Fails on states LAMMPS cannot take
+/// at all (no atoms, NaN) and on a field spec the box cannot honour.
+pub fn build_deck_with_fields(inp: &ExportInput, fields: Option<&FieldSpec>) -> Result<LammpsDeck, String> {
     let a = inp.atoms;
     let n = a.len();
     if n == 0 {
@@ -194,7 +224,11 @@ pub fn build_deck(inp: &ExportInput) -> Result<LammpsDeck, String> {
     // Header and system.
     let _ =
         writeln!(script, "# LAMMPS input written by argon-sandbox {} from {}.", env!("CARGO_PKG_VERSION"), inp.source);
-    let _ = writeln!(script, "# Run it next to {DATA_FILE}: lmp -in {INPUT_FILE}");
+    let _ =
+        writeln!(script, "# Run it in the folder of {DATA_FILE}; the deck runs unchanged on any number of MPI ranks:");
+    for line in how_to_run(fields.is_some()) {
+        let _ = writeln!(script, "#   {line}");
+    }
     if inp.units != LammpsUnits::Lj {
         let _ = writeln!(
             script,
@@ -243,9 +277,10 @@ pub fn build_deck(inp: &ExportInput) -> Result<LammpsDeck, String> {
     } else {
         obstacles(&mut script, &mut warnings, inp, &s, &wall(&p.obstacle))
     };
+    let mut reactions = Vec::new();
     if let Some(f) = &p.surface_friction {
         super::lammps_friction::surface_friction(&mut script, inp, &s, f);
-        let _reactions = obstacle_friction(&mut script, &mut warnings, inp, &s, f, &placed);
+        reactions = obstacle_friction(&mut script, &mut warnings, inp, &s, f, &placed);
     }
 
     // Body forces.
@@ -345,11 +380,14 @@ pub fn build_deck(inp: &ExportInput) -> Result<LammpsDeck, String> {
     }
 
     // Output.
+    let meta = fields
+        .map(|spec| super::lammps_fields::fields_output(&mut script, inp, &s, spec, &placed, &reactions))
+        .transpose()?;
     let _ = writeln!(script, "\nthermo_style    custom step temp pe ke etotal press");
-    let _ = writeln!(script, "thermo_modify   temp sandbox_temp norm yes flush yes");
+    let _ = writeln!(script, "thermo_modify   temp sandbox_temp norm yes flush yes format float %.15g");
     let _ = writeln!(script, "thermo          {}", inp.thermo_every.max(1));
     let _ = writeln!(script, "run             {}", inp.steps);
-    Ok(LammpsDeck { input: script, data, warnings })
+    Ok(LammpsDeck { input: script, data, warnings, fields: meta })
 }
 
 /// Atoms closer than the 9-3 cap (sigma/2) to a wall or obstacle.
@@ -607,12 +645,17 @@ fn rotated_block(script: &mut String, c: [f64; 2], half: [f64; 2], angle: f64, z
     format!("{} rotate v_{var} {} {} 0 0 0 1", box_of(half), num(c[0]), num(c[1]))
 }
 
-/// Writes the deck into `dir` (created if needed), each file atomically. Returns the paths.
+/// Writes the deck into `dir` (created if needed), each file atomically, with `fields.json`
+/// when the deck writes fields. Returns the paths of the input and data files.
 pub fn write_deck(dir: &Path, deck: &LammpsDeck) -> std::io::Result<[PathBuf; 2]> {
     std::fs::create_dir_all(dir)?;
     let input = dir.join(INPUT_FILE);
     let data = dir.join(DATA_FILE);
     write_atomic(&data, deck.data.as_bytes())?;
+    if let Some(meta) = &deck.fields {
+        let text = serde_json::to_string_pretty(meta).map_err(std::io::Error::other)?;
+        write_atomic(&dir.join(super::lammps_fields::META_FILE), text.as_bytes())?;
+    }
     write_atomic(&input, deck.input.as_bytes())?;
     Ok([input, data])
 }

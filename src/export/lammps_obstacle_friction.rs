@@ -31,7 +31,6 @@ pub(super) struct FrictionCircle {
 /// What the friction lines define for the obstacle forces: per circle, its shape index and
 /// the compute whose vector (1, 2, 3) is the sum of the friction's deterministic part over
 /// the shell (the force on the atoms; its negative is the mean reaction on the body).
-#[allow(dead_code)]
 pub(super) struct FrictionReaction {
     pub shape: usize,
     pub compute: String,
