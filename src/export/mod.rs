@@ -5,5 +5,6 @@ pub mod lammps;
 pub mod lammps_fields;
 mod lammps_friction;
 mod lammps_obstacle_friction;
+mod lammps_obstacles;
 mod lammps_pair;
 pub mod lammps_tunnel;
