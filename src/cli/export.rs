@@ -1,12 +1,15 @@
 //! `argon-sandbox export-lammps [SCENE] --out DIR`: writes a LAMMPS input deck that reproduces
-//! the scene (see `export::lammps`), prints what did not map exactly as warnings.
+//! the scene (see `export::lammps`), with the flow fields and obstacle forces on argon-sandbox's
+//! grid when the scene has `fields` or `--fields` asks (`export::lammps_fields`), prints what
+//! did not map exactly as warnings and how to run the deck on one core, many MPI ranks or GPUs.
 
 use std::path::PathBuf;
 
 use anyhow::{Context, Result, bail};
 use clap::Args;
 
-use crate::export::lammps::{ExportInput, LammpsUnits, build_deck, write_deck};
+use crate::export::lammps::{ExportInput, LammpsUnits, build_deck_with_fields, write_deck};
+use crate::flow::FieldSpec;
 
 #[derive(Args, Debug, Clone)]
 pub struct ExportArgs {
@@ -25,9 +28,60 @@ pub struct ExportArgs {
     /// Thermo output interval of the deck.
     #[arg(long, default_value_t = 100)]
     pub thermo_every: u64,
+    /// Write flow fields on argon-sandbox's grid and the obstacles' forces from LAMMPS (for
+    /// `argon-sandbox lammps-fields`), with the scene's field settings or the defaults; on by
+    /// default when the scene has `fields`.
+    #[arg(long)]
+    pub fields: bool,
+    /// No field or force output in the deck, even when the scene has `fields`.
+    #[arg(long, conflicts_with = "fields")]
+    pub no_fields: bool,
+    /// Field bin edge in sigma (default: the scene's, else 2).
+    #[arg(long, value_name = "SIGMA")]
+    pub field_bin: Option<f64>,
+    /// Sample the fields every this many steps (default: the scene's, else 10).
+    #[arg(long, value_name = "STEPS")]
+    pub field_every: Option<u64>,
+    /// Average the fields over windows of this many tau (default: the scene's, else 50).
+    #[arg(long, value_name = "TAU")]
+    pub field_window: Option<f64>,
+    /// Bin the fields in 3D (layers along z) instead of through the depth.
+    #[arg(long)]
+    pub field_3d: bool,
     /// No summary on stderr (warnings are still printed).
     #[arg(long)]
     pub quiet: bool,
+}
+
+/// The deck's field settings: None with --no-fields or when neither the scene nor --fields
+/// asks for them; the flags override the scene's. A bad setting names its flag.
+fn field_spec(args: &ExportArgs, scene: Option<FieldSpec>) -> Result<Option<FieldSpec>> {
+    let flags = args.field_bin.is_some() || args.field_every.is_some() || args.field_window.is_some() || args.field_3d;
+    if args.no_fields {
+        if flags {
+            bail!("--no-fields leaves the fields out; drop --field-bin, --field-every, --field-window and --field-3d");
+        }
+        return Ok(None);
+    }
+    if !(args.fields || flags || scene.is_some()) {
+        return Ok(None);
+    }
+    let mut spec = scene.unwrap_or_default();
+    spec.bin = args.field_bin.unwrap_or(spec.bin);
+    spec.every = args.field_every.unwrap_or(spec.every);
+    spec.window_tau = args.field_window.unwrap_or(spec.window_tau);
+    spec.three_d |= args.field_3d;
+    Ok(Some(spec))
+}
+
+/// A field-setting error from the deck builder with the flag that sets it.
+fn field_flag(e: String) -> String {
+    for (field, flag) in [("bin", "--field-bin"), ("every", "--field-every"), ("window_tau", "--field-window")] {
+        if e.starts_with(&format!("fields: {field} = ")) {
+            return format!("invalid {flag}: {}", &e["fields: ".len()..]);
+        }
+    }
+    e
 }
 
 pub fn run(args: &ExportArgs) -> Result<()> {
@@ -39,17 +93,21 @@ pub fn run(args: &ExportArgs) -> Result<()> {
         Some(p) => p.display().to_string(),
         None => "the built-in default scene".to_string(),
     };
-    let deck = build_deck(&ExportInput {
-        sim_box: &setup.sim_box,
-        params: &setup.params,
-        atoms: &setup.atoms,
-        shapes: &setup.shapes,
-        source: &source,
-        units: args.units,
-        steps: args.steps,
-        thermo_every: args.thermo_every,
-    })
-    .map_err(|e| anyhow::anyhow!("{source}: {e}"))?;
+    let spec = field_spec(args, setup.fields.clone())?;
+    let deck = build_deck_with_fields(
+        &ExportInput {
+            sim_box: &setup.sim_box,
+            params: &setup.params,
+            atoms: &setup.atoms,
+            shapes: &setup.shapes,
+            source: &source,
+            units: args.units,
+            steps: args.steps,
+            thermo_every: args.thermo_every,
+        },
+        spec.as_ref(),
+    )
+    .map_err(|e| anyhow::anyhow!("{source}: {}", field_flag(e)))?;
     let [input, data] =
         write_deck(&args.out, &deck).with_context(|| format!("writing the deck into {}", args.out.display()))?;
     for w in &deck.warnings {
@@ -57,13 +115,16 @@ pub fn run(args: &ExportArgs) -> Result<()> {
     }
     if !args.quiet {
         eprintln!(
-            "wrote {} and {} ({} atoms, {} units); run with: lmp -in {}",
+            "wrote {} and {} ({} atoms, {} units)",
             input.display(),
             data.display(),
             setup.atoms.len(),
             args.units.name(),
-            crate::export::lammps::INPUT_FILE
         );
+        eprintln!("run it in {} (the deck runs unchanged on any number of MPI ranks):", args.out.display());
+        for line in crate::export::lammps::how_to_run(deck.fields.is_some()) {
+            eprintln!("  {line}");
+        }
     }
     Ok(())
 }

@@ -1,11 +1,12 @@
 //! The command line: `run` (headless simulation with thermo and trajectory output),
-//! `bench` (throughput table), `record`, `export-lammps`, `eos` (equation-of-state sweep), `measure` (transport coefficients) and
+//! `bench` (throughput table), `record`, `export-lammps`, `lammps-fields` (a LAMMPS run's fields as `run --fields` writes them), `eos` (equation-of-state sweep), `measure` (transport coefficients) and
 //! `examples` (the built-in scenes, whose names work wherever a scene file does). Every error names the file, field or flag and the fix.
 
 pub mod bench;
 pub mod eos;
 pub mod examples;
 pub mod export;
+pub mod lammps_fields;
 pub mod measure;
 pub mod run;
 mod run_flags;
@@ -105,6 +106,9 @@ pub enum Command {
     Bench(bench::BenchArgs),
     /// Write a LAMMPS input deck (in.argon + data.argon) that reproduces a scene.
     ExportLammps(export::ExportArgs),
+    /// Turn an exported deck's LAMMPS output (fields.json, fields.chunks, forces.series) into the
+    /// .vti/.pvd and CSV files `run --fields` writes.
+    LammpsFields(lammps_fields::LammpsFieldsArgs),
     /// Equation of state: P(rho) and U/N(rho) at one temperature, in reduced LJ units.
     #[command(allow_negative_numbers = true)]
     Eos(eos::EosArgs),
@@ -161,6 +165,7 @@ pub fn main() -> std::process::ExitCode {
         Some(Command::Record(a)) => crate::record::run(a),
         Some(Command::Bench(a)) => bench::run(a),
         Some(Command::ExportLammps(a)) => export::run(a),
+        Some(Command::LammpsFields(a)) => lammps_fields::run(a),
         Some(Command::Eos(a)) => eos::run(a),
         Some(Command::Measure(a)) => measure::run(a),
         Some(Command::Examples(a)) => examples::run(a),

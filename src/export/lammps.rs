@@ -1,7 +1,8 @@
 //! A LAMMPS input deck (input script `in.argon` + data file `data.argon`) that reproduces a
 //! system: box and boundaries, atoms with velocities, `lj/cut` with the same cutoffs and shift
 //! (`lammps_pair.rs`: a `pair_coeff` with its cutoff per species pair),
-//! 9-3 walls (`fix wall/lj93`), obstacles (`region` + `fix wall/region lj93`), gravity and
+//! 9-3 walls (`fix wall/lj93`), obstacles (`lammps_obstacles.rs`: `region` + `fix wall/region
+//! lj93`), gravity and
 //! drive (`fix gravity`), the ensemble, dt and the temperature's degrees of freedom.
 //!
 //! Obstacles become regions, not frozen wall atoms: argon-sandbox's obstacles are smooth 9-3
@@ -11,8 +12,9 @@
 //! Segments and strokes become unions of cylinders and rotated blocks, polygons unions of thin
 //! edge walls: LAMMPS sums the contacts with the pieces of a union, which differs from the
 //! distance to the whole shape near joints and corners; those are flagged as warnings. What
-//! cannot map at all (the tether, the piston, the wind tunnel's inflow zone, atoms inside the
-//! linear wall cap, surface friction at obstacles) is a comment and a warning. Surface friction at the walls maps to `fix
+//! cannot map at all (the tether, the piston, atoms inside the linear wall cap, surface
+//! friction at obstacles other than circles) is a comment and a warning. The wind tunnel's
+//! inflow zone becomes a Langevin zone with the stream as bias (`lammps_tunnel.rs`). Surface friction at the walls maps to `fix
 //! langevin` on a dynamic group near each walled face with a `temp/partial` bias leaving out
 //! the normal axis (tangential only, as here; other random numbers).
 //!
@@ -24,6 +26,7 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use crate::analysis::degrees_of_freedom;
+use crate::flow::FieldSpec;
 use crate::io::atomic::write_atomic;
 use crate::physics::params::{SimParams, Thermostat};
 use crate::physics::sim_box::SimBox;
@@ -116,20 +119,39 @@ pub struct ExportInput<'a> {
     pub thermo_every: u64,
 }
 
-/// The two files, and what did not map exactly.
+/// The two files, and what did not map exactly; with field output, also its description
+/// (`fields.json`, see `lammps_fields.rs`).
 #[derive(Clone, Debug, PartialEq)]
 pub struct LammpsDeck {
     pub input: String,
     pub data: String,
     pub warnings: Vec<String>,
+    pub fields: Option<super::lammps_fields::FieldsMeta>,
 }
 
 /// File names inside the export folder.
 pub const INPUT_FILE: &str = "in.argon";
 pub const DATA_FILE: &str = "data.argon";
 
-/// Half-thickness (sigma) of the edge walls that stand in for a polygon's sides.
-const POLYGON_EDGE_RADIUS: f64 = 1e-3;
+/// How to run the deck: one core, MPI ranks, the GPU and KOKKOS packages (for the deck's
+/// header and the export's printout).
+pub fn how_to_run(fields: bool) -> Vec<String> {
+    let mut v = vec![
+        format!("lmp -in {INPUT_FILE}                               (one core)"),
+        format!("mpiexec -n N lmp -in {INPUT_FILE}                  (N MPI ranks: any N, e.g. one per core)"),
+        format!("mpiexec -n N lmp -sf gpu -pk gpu 1 -in {INPUT_FILE} (GPU package, one GPU shared by N ranks)"),
+        format!("mpiexec -n G lmp -k on g 1 -sf kk -in {INPUT_FILE}  (KOKKOS, one rank per GPU; -k on g 1 per rank)"),
+        "Fixes without a GPU or KOKKOS version (the variables of the friction, fix ave/chunk) run on the \
+         host there."
+            .to_string(),
+    ];
+    if fields {
+        v.push(
+            "then: argon-sandbox lammps-fields . --out fields (the .vti/.pvd and CSV files of `run --fields`)".into(),
+        );
+    }
+    v
+}
 
 /// Formats a number in shortest round-trip form.
 pub(super) fn num(x: f64) -> String {
@@ -138,6 +160,13 @@ pub(super) fn num(x: f64) -> String {
 
 /// Builds the deck. Fails only on states LAMMPS cannot take at all (no atoms, NaN).
 pub fn build_deck(inp: &ExportInput) -> Result<LammpsDeck, String> {
+    build_deck_with_fields(inp, None)
+}
+
+/// Builds the deck, with the flow fields of `fields` on argon-sandbox's grid and the obstacle
+/// forces written by LAMMPS when given (`lammps_fields.rs`). Fails on states LAMMPS cannot take
+/// at all (no atoms, NaN) and on a field spec the box cannot honour.
+pub fn build_deck_with_fields(inp: &ExportInput, fields: Option<&FieldSpec>) -> Result<LammpsDeck, String> {
     let a = inp.atoms;
     let n = a.len();
     if n == 0 {
@@ -193,7 +222,11 @@ pub fn build_deck(inp: &ExportInput) -> Result<LammpsDeck, String> {
     // Header and system.
     let _ =
         writeln!(script, "# LAMMPS input written by argon-sandbox {} from {}.", env!("CARGO_PKG_VERSION"), inp.source);
-    let _ = writeln!(script, "# Run it next to {DATA_FILE}: lmp -in {INPUT_FILE}");
+    let _ =
+        writeln!(script, "# Run it in the folder of {DATA_FILE}; the deck runs unchanged on any number of MPI ranks:");
+    for line in how_to_run(fields.is_some()) {
+        let _ = writeln!(script, "#   {line}");
+    }
     if inp.units != LammpsUnits::Lj {
         let _ = writeln!(
             script,
@@ -237,11 +270,15 @@ pub fn build_deck(inp: &ExportInput) -> Result<LammpsDeck, String> {
     }
 
     // Obstacles.
-    if !inp.shapes.is_empty() {
-        obstacles(&mut script, &mut warnings, inp, &s, &wall(&p.obstacle));
-    }
+    let placed = if inp.shapes.is_empty() {
+        Vec::new()
+    } else {
+        super::lammps_obstacles::obstacles(&mut script, &mut warnings, inp, &s, &wall(&p.obstacle))
+    };
+    let mut reactions = Vec::new();
     if let Some(f) = &p.surface_friction {
-        super::lammps_friction::surface_friction(&mut script, &mut warnings, inp, &s, f);
+        super::lammps_friction::surface_friction(&mut script, inp, &s, f);
+        reactions = super::lammps_obstacles::obstacle_friction(&mut script, &mut warnings, inp, &s, f, &placed);
     }
 
     // Body forces.
@@ -277,20 +314,6 @@ pub fn build_deck(inp: &ExportInput) -> Result<LammpsDeck, String> {
              top wall at the box top; rescale the box with fix press/berendsen or fix nph along y for a similar \
              constant-pressure run",
             piston.pressure
-        );
-        let _ = writeln!(script, "\n# Not exported: {msg}.");
-        warnings.push(msg);
-    }
-    if let Some(t) = &p.tunnel {
-        let (lo, hi) = t.bounds(b);
-        let msg = format!(
-            "the wind tunnel's inflow zone (atoms with {} <= x < {} get fresh Maxwell-Boltzmann velocities at the \
-             target temperature around a stream of {} along +x every step) is not exported: LAMMPS has no such fix; \
-             a dynamic group of that slab (region block + group dynamic every 1) under fix langevin with a short \
-             damping time, with the stream added by fix aveforce or fix flow/gauss on the same group, approximates it",
-            num(lo * s.length),
-            num(hi * s.length),
-            num(t.speed * s.velocity)
         );
         let _ = writeln!(script, "\n# Not exported: {msg}.");
         warnings.push(msg);
@@ -350,12 +373,30 @@ pub fn build_deck(inp: &ExportInput) -> Result<LammpsDeck, String> {
         }
     }
 
+    if let Some(t) = &p.tunnel {
+        super::lammps_tunnel::tunnel(&mut script, inp, &s, t);
+        if let Some(spin) = t.start_spin {
+            let msg = format!(
+                "the tunnel's start spin (the obstacles' surfaces moving at {:.3} U for the first {:.1} tau of a run) \
+                 is not exported: LAMMPS has no stock fix dragging toward a moving surface for a while; a deck \
+                 exported at the start sheds from thermal noise, later (in the vortex street about 180 tau later), \
+                 with the same Strouhal number and drag once shedding",
+                spin.spin, spin.time
+            );
+            let _ = writeln!(script, "\n# Not exported: {msg}.");
+            warnings.push(msg);
+        }
+    }
+
     // Output.
+    let meta = fields
+        .map(|spec| super::lammps_fields::fields_output(&mut script, inp, &s, spec, &placed, &reactions))
+        .transpose()?;
     let _ = writeln!(script, "\nthermo_style    custom step temp pe ke etotal press");
-    let _ = writeln!(script, "thermo_modify   temp sandbox_temp norm yes flush yes");
+    let _ = writeln!(script, "thermo_modify   temp sandbox_temp norm yes flush yes format float %.15g");
     let _ = writeln!(script, "thermo          {}", inp.thermo_every.max(1));
     let _ = writeln!(script, "run             {}", inp.steps);
-    Ok(LammpsDeck { input: script, data, warnings })
+    Ok(LammpsDeck { input: script, data, warnings, fields: meta })
 }
 
 /// Atoms closer than the 9-3 cap (sigma/2) to a wall or obstacle.
@@ -374,11 +415,11 @@ fn capped_atoms(inp: &ExportInput) -> usize {
         .count()
 }
 
-/// Regions and `fix wall/region` for every shape (and the periodic images near the box).
 /// The temperature compute a rescaling thermostat fix uses: the deck's `sandbox_temp`, or
 /// relative to the flow a `compute temp/profile` over the same x-y bins through the whole
 /// depth (`flow::Grid::for_thermostat`; LAMMPS bins the box as we do and weighs by mass),
-/// with 3 degrees of freedom out per bin. Ours are out per occupied bin only, so the mapping
+/// with 3 degrees of freedom out per bin (temp/profile takes them out itself: `extra/dof 0`).
+/// Ours are out per occupied bin only, so the mapping
 /// is approximate where bins stay empty: a warning says so.
 fn thermostat_temp(script: &mut String, warnings: &mut Vec<String>, b: &SimBox, relative_to_flow: bool) {
     if !relative_to_flow {
@@ -391,11 +432,13 @@ fn thermostat_temp(script: &mut String, warnings: &mut Vec<String>, b: &SimBox, 
         writeln!(script, "# relative_to_flow: the thermostat measures and rescales velocities relative to each bin's");
     let _ = writeln!(script, "# mean (mass-weighted) velocity, bins of about 2 sigma in x-y through the whole depth.");
     let _ = writeln!(script, "compute         flow_temp all temp/profile 1 1 1 xy {nx} {ny}");
-    let _ = writeln!(script, "compute_modify  flow_temp extra/dof {}", 3 * nx * ny);
+    // temp/profile removes 3 degrees of freedom per bin itself (LAMMPS 2025): no extra/dof on
+    // top (3 per bin twice read 9 % hot in the twin eddies and held the flow 9 % cold).
+    let _ = writeln!(script, "compute_modify  flow_temp extra/dof 0");
     let _ = writeln!(script, "fix_modify      thermostat temp flow_temp");
     let msg = format!(
         "relative_to_flow maps to compute temp/profile over the same {nx} x {ny} bins, whose degrees of freedom \
-         are 3N - 3 x {} (extra/dof, every bin); argon-sandbox removes 3 per occupied bin only, so where bins \
+         are 3N - 3 x {} (LAMMPS removes 3 in every bin); argon-sandbox removes 3 per occupied bin only, so where bins \
          stay empty (inside obstacles, vapour) LAMMPS's relative temperature reads slightly low and its thermostat \
          holds the thermal motion slightly hotter",
         nx * ny
@@ -404,161 +447,17 @@ fn thermostat_temp(script: &mut String, warnings: &mut Vec<String>, b: &SimBox, 
     warnings.push(msg);
 }
 
-fn obstacles(script: &mut String, warnings: &mut Vec<String>, inp: &ExportInput, s: &Scale, coeffs: &str) {
-    let b = inp.sim_box;
-    let len = b.length();
-    let lo = b.lo;
-    // Regions span z well beyond the box, so their z faces never touch an atom.
-    let zspan = (len[2] + 100.0) * s.length;
-    let (zlo, zhi) = (num(-zspan), num(len[2] * s.length + zspan));
-    let _ = writeln!(
-        script,
-        "\n# Obstacles: each shape a region (extruded through z) with a 9-3 LJ wall on its surface,\n\
-         # fix wall/region lj93, the potential argon-sandbox puts on the exact distance to the shape."
-    );
-    let reach = inp.params.obstacle.cutoff;
-    let mut approximate = Vec::new();
-    let mut id = 0usize;
-    for (si, shape) in inp.shapes.iter().enumerate() {
-        let (blo, bhi) = shape.bounds();
-        let shifts = |k: usize| -> Vec<f64> {
-            if !b.periodic[k] {
-                return vec![0.0];
-            }
-            let mut v = vec![0.0];
-            if blo[k] - reach < lo[k] {
-                v.push(len[k]);
-            }
-            if bhi[k] + reach > lo[k] + len[k] {
-                v.push(-len[k]);
-            }
-            v
-        };
-        for sx in shifts(0) {
-            for sy in shifts(1) {
-                let shape = shape.translated([sx - lo[0], sy - lo[1]]).scaled(s.length);
-                let name = format!("obs{id}");
-                id += 1;
-                let image = if sx != 0.0 || sy != 0.0 { " (periodic image)" } else { "" };
-                let _ = writeln!(script, "# obstacles[{si}]: {}{image}", shape.kind());
-                if !region(script, &name, &shape, &zlo, &zhi, s.length) && sx == 0.0 && sy == 0.0 {
-                    approximate.push(format!("obstacles[{si}] ({})", shape.kind()));
-                }
-                let _ = writeln!(script, "fix             {name} all wall/region {name} lj93 {coeffs}");
-                let _ = writeln!(script, "fix_modify      {name} energy yes virial yes");
-            }
-        }
-    }
-    if !approximate.is_empty() {
-        let msg = format!(
-            "{} become unions of LAMMPS regions; LAMMPS sums the wall contacts of the pieces, so near joints and corners \
-             the force differs from argon-sandbox's distance to the whole shape (circles and rectangles are exact)",
-            approximate.join(", ")
-        );
-        let _ = writeln!(script, "# Warning: {msg}.");
-        warnings.push(msg);
-    }
-}
-
-/// Writes the region(s) for one shape (already in LAMMPS units) as `name`, side out.
-/// Returns whether the region is exact.
-fn region(script: &mut String, name: &str, shape: &Shape, zlo: &str, zhi: &str, unit_length: f64) -> bool {
-    let mut parts: Vec<String> = Vec::new();
-    let mut piece = |script: &mut String, body: String| {
-        let pname = format!("{name}_{}", parts.len());
-        let _ = writeln!(script, "region          {pname} {body}");
-        parts.push(pname);
-    };
-    let cyl = |c: [f64; 2], r: f64| format!("cylinder z {} {} {} {zlo} {zhi} units box", num(c[0]), num(c[1]), num(r));
-    let bar = |script: &mut String, a: [f64; 2], bb: [f64; 2], r: f64| {
-        // A block along the segment a-b, half thickness r, rotated about its centre.
-        let (dx, dy) = (bb[0] - a[0], bb[1] - a[1]);
-        let l = (dx * dx + dy * dy).sqrt();
-        let c = [0.5 * (a[0] + bb[0]), 0.5 * (a[1] + bb[1])];
-        rotated_block(script, c, [0.5 * l, r], dy.atan2(dx), zlo, zhi)
-    };
-    let exact = match shape {
-        Shape::Circle { centre, radius } => {
-            let _ = writeln!(script, "region          {name} {} side out", cyl(*centre, *radius));
-            return true;
-        }
-        Shape::Rectangle { centre, half_size, angle_deg } => {
-            let body = rotated_block(script, *centre, *half_size, angle_deg.to_radians(), zlo, zhi);
-            let _ = writeln!(script, "region          {name} {body} side out");
-            return true;
-        }
-        Shape::Segment { a, b, thickness } => {
-            let r = 0.5 * thickness;
-            piece(script, cyl(*a, r));
-            piece(script, cyl(*b, r));
-            if a != b {
-                let body = bar(script, *a, *b, r);
-                piece(script, body);
-            }
-            false
-        }
-        Shape::Stroke { points, radius } => {
-            for q in points {
-                piece(script, cyl(*q, *radius));
-            }
-            for w in points.windows(2) {
-                if w[0] != w[1] {
-                    let body = bar(script, w[0], w[1], *radius);
-                    piece(script, body);
-                }
-            }
-            false
-        }
-        Shape::Polygon { points } => {
-            let r = POLYGON_EDGE_RADIUS * unit_length;
-            for q in points {
-                piece(script, cyl(*q, r));
-            }
-            for i in 0..points.len() {
-                let (p0, p1) = (points[i], points[(i + 1) % points.len()]);
-                if p0 != p1 {
-                    let body = bar(script, p0, p1, r);
-                    piece(script, body);
-                }
-            }
-            false
-        }
-    };
-    if parts.len() == 1 {
-        // A single piece (a stroke of one point): rename through a one-member union.
-        let _ = writeln!(script, "region          {name} union 1 {} side out", parts[0]);
-    } else {
-        let _ = writeln!(script, "region          {name} union {} {} side out", parts.len(), parts.join(" "));
-    }
-    exact
-}
-
-/// A block of half extents `half` centred at `c`, rotated by `angle` (radians, counter-clockwise
-/// about z). Axis-aligned blocks are written plainly; others through an angle variable.
-fn rotated_block(script: &mut String, c: [f64; 2], half: [f64; 2], angle: f64, zlo: &str, zhi: &str) -> String {
-    let box_of = |h: [f64; 2]| {
-        format!(
-            "block {} {} {} {} {zlo} {zhi} units box",
-            num(c[0] - h[0]),
-            num(c[0] + h[0]),
-            num(c[1] - h[1]),
-            num(c[1] + h[1])
-        )
-    };
-    if angle == 0.0 {
-        return box_of(half);
-    }
-    let var = format!("rot{}", script.matches("\nvariable        rot").count());
-    let _ = writeln!(script, "variable        {var} equal {}", num(angle));
-    format!("{} rotate v_{var} {} {} 0 0 0 1", box_of(half), num(c[0]), num(c[1]))
-}
-
-/// Writes the deck into `dir` (created if needed), each file atomically. Returns the paths.
+/// Writes the deck into `dir` (created if needed), each file atomically, with `fields.json`
+/// when the deck writes fields. Returns the paths of the input and data files.
 pub fn write_deck(dir: &Path, deck: &LammpsDeck) -> std::io::Result<[PathBuf; 2]> {
     std::fs::create_dir_all(dir)?;
     let input = dir.join(INPUT_FILE);
     let data = dir.join(DATA_FILE);
     write_atomic(&data, deck.data.as_bytes())?;
+    if let Some(meta) = &deck.fields {
+        let text = serde_json::to_string_pretty(meta).map_err(std::io::Error::other)?;
+        write_atomic(&dir.join(super::lammps_fields::META_FILE), text.as_bytes())?;
+    }
     write_atomic(&input, deck.input.as_bytes())?;
     Ok([input, data])
 }
@@ -604,7 +503,7 @@ mod tests {
         };
         let on = deck(true);
         assert!(on.input.contains("compute         flow_temp all temp/profile 1 1 1 xy 7 5\n"), "{}", on.input);
-        assert!(on.input.contains("compute_modify  flow_temp extra/dof 105\n"), "{}", on.input);
+        assert!(on.input.contains("compute_modify  flow_temp extra/dof 0\n"), "{}", on.input);
         assert!(on.input.contains("fix_modify      thermostat temp flow_temp\n"), "{}", on.input);
         assert!(on.warnings.iter().any(|w| w.contains("temp/profile")), "{:?}", on.warnings);
         let off = deck(false);
@@ -649,21 +548,46 @@ mod tests {
     }
 
     #[test]
-    fn the_tunnel_is_flagged_as_not_exported() {
+    fn the_start_spin_is_flagged_as_not_exported() {
+        use crate::physics::tunnel::{StartSpin, Tunnel};
+        let b = SimBox::new([12.0, 6.0, 6.0], [true; 3]);
+        let atoms = AtomState { positions: vec![[3.0, 3.0, 3.0]], velocities: vec![[0.0; 3]], types: vec![0] };
+        let spin = Some(StartSpin { spin: 1.0, time: 35.0 });
+        let p = SimParams { tunnel: Some(Tunnel { speed: 0.5, zone: 3.0, start_spin: spin }), ..SimParams::default() };
+        let deck = lj_deck(&b, &p, &atoms);
+        assert!(
+            deck.warnings.iter().any(|w| w.contains("start spin") && w.contains("35.0 tau")),
+            "{:?}",
+            deck.warnings
+        );
+        assert!(deck.input.contains("# Not exported: the tunnel's start spin"));
+        let p = SimParams { tunnel: Some(Tunnel { start_spin: None, ..p.tunnel.unwrap() }), ..p };
+        assert!(!lj_deck(&b, &p, &atoms).warnings.iter().any(|w| w.contains("start spin")));
+    }
+
+    #[test]
+    fn the_tunnel_becomes_a_langevin_zone_with_the_stream_as_bias() {
         let b = SimBox::new([12.0, 6.0, 6.0], [true; 3]);
         let p = SimParams {
             tunnel: Some(crate::physics::tunnel::Tunnel { speed: 0.5, zone: 3.0, start_spin: None }),
+            thermostat: Thermostat::Csvr { tau: 1.0, relative_to_flow: true },
             ..SimParams::default()
         };
         let atoms = AtomState { positions: vec![[3.0, 3.0, 3.0]], velocities: vec![[0.0; 3]], types: vec![0] };
         let deck = lj_deck(&b, &p, &atoms);
-        assert!(
-            deck.warnings.iter().any(|w| w.contains("inflow zone") && w.contains("0 <= x < 3")),
-            "{:?}",
-            deck.warnings
-        );
-        assert!(deck.input.contains("# Not exported: the wind tunnel's inflow zone"), "{}", deck.input);
-        let plain = lj_deck(&b, &SimParams::default(), &atoms);
-        assert!(!plain.input.contains("inflow zone"));
+        assert!(!deck.warnings.iter().any(|w| w.contains("inflow zone")), "{:?}", deck.warnings);
+        let damp = num(10.0 * p.dt);
+        for line in [
+            "region          tunnel_zone block INF 3.0 INF INF INF INF units box\n".to_string(),
+            "group           tunnel_zone dynamic all region tunnel_zone every 1\n".to_string(),
+            "compute         tunnel_stream tunnel_zone temp/ramp vx 0.5 0.5 y 0.0 6.0 units box\n".to_string(),
+            format!("fix             tunnel tunnel_zone langevin 1.0 1.0 {damp} 4\n"),
+            "fix_modify      tunnel temp tunnel_stream\n".to_string(),
+        ] {
+            assert!(deck.input.contains(&line), "no {line} in {}", deck.input);
+        }
+        assert!(deck.input.find("fix             tunnel") > deck.input.find("fix             thermostat"));
+        let plain = lj_deck(&b, &SimParams { tunnel: None, ..p }, &atoms);
+        assert!(!plain.input.contains("tunnel"));
     }
 }

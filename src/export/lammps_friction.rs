@@ -1,8 +1,8 @@
 //! The LAMMPS deck's surface friction (`physics::friction`, no-slip walls), beside
 //! `lammps.rs`: per walled axis, `fix langevin` on a dynamic group of the atoms near either
 //! face, with a `temp/partial` bias that leaves out the normal axis, so only the tangential
-//! components are thermostatted, as here. Obstacles have no such form and stay smooth in the
-//! deck (a warning). Text generation only.
+//! components are thermostatted, as here. The obstacles' friction is
+//! `lammps_obstacle_friction.rs`. Text generation only.
 
 use std::fmt::Write as _;
 
@@ -11,10 +11,9 @@ use super::lammps::{ExportInput, Scale, num};
 /// Surface friction (no-slip walls): per walled axis, a dynamic group of the atoms within
 /// `range` of either face and `fix langevin` on it with a `temp/partial` bias that leaves out
 /// the normal axis, so LAMMPS thermostats only the tangential components (it zeroes the
-/// random force on a component the bias removed). Obstacles have no such form: a warning.
+/// random force on a component the bias removed).
 pub(super) fn surface_friction(
     script: &mut String,
-    warnings: &mut Vec<String>,
     inp: &ExportInput,
     s: &Scale,
     f: &crate::physics::friction::SurfaceFriction,
@@ -23,6 +22,9 @@ pub(super) fn surface_friction(
     let t = num(p.temperature * s.temperature);
     let damp = num(f.damp * s.time);
     let seed = (p.seed % 900_000_000) + 2;
+    if b.periodic.iter().all(|&q| q) {
+        return;
+    }
     let _ = writeln!(
         script,
         "\n# Surface friction (no-slip walls): Langevin on the velocity tangential to each walled face,\n\
@@ -56,12 +58,5 @@ pub(super) fn surface_friction(
         let _ = writeln!(script, "compute         fric_{axis}_t fric_{axis} temp/partial {}", flags.join(" "));
         let _ = writeln!(script, "fix             fric_{axis} fric_{axis} langevin {t} {t} {damp} {}", seed + k as u64);
         let _ = writeln!(script, "fix_modify      fric_{axis} temp fric_{axis}_t");
-    }
-    if !inp.shapes.is_empty() {
-        let msg = "surface friction at the obstacles is not exported: LAMMPS's fix langevin has no form tangential \
-                   to a curved surface, so the obstacles are smooth (perfect-slip) in the deck"
-            .to_string();
-        let _ = writeln!(script, "# Not exported: {msg}.");
-        warnings.push(msg);
     }
 }

@@ -1,5 +1,5 @@
 //! File formats: extended XYZ trajectories and initial states, LAMMPS text dumps (both behind
-//! `trajectory.rs`), thermo CSV logs, VTK image data of flow fields (`vtk.rs`), and atomic (crash-safe) writes. Readers reject bad input with the file, line and
+//! `trajectory.rs`), LAMMPS `fix ave/chunk` and `fix ave/time` output (`lammps_ave.rs`), thermo CSV logs, VTK image data of flow fields (`vtk.rs`), and atomic (crash-safe) writes. Readers reject bad input with the file, line and
 //! field; nothing here panics on input.
 //!
 //! Owns file layouts only: it converts between files and plain data (`SimBox`, slices of
@@ -9,6 +9,7 @@ pub mod atomic;
 pub mod error;
 pub mod extxyz;
 pub mod forces;
+pub mod lammps_ave;
 pub mod lammps_dump;
 pub mod thermo;
 pub mod trajectory;
