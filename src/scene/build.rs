@@ -117,7 +117,7 @@ impl Scene {
             placer.velocities[i] = Some(v);
         }
         let velocities = placer.velocities.into_iter().map(|v| v.unwrap_or([0.0; 3])).collect();
-        let atoms = AtomState { positions: placer.positions, velocities, types };
+        let atoms = AtomState { positions: placer.positions, velocities, types, ..Default::default() };
         let (step, time) = self.resume.map_or((0, 0.0), |r| (r.step, r.time));
         let piston = self.resume.and_then(|r| r.piston);
         Ok(SimSetup {

@@ -107,6 +107,7 @@ pub fn with_init(base: Option<SimSetup>, path: &Path) -> Result<InitSetup> {
         positions: frame.positions,
         velocities: frame.velocities.unwrap_or_else(|| vec![[0.0; 3]; n]),
         types,
+        dye: frame.dye.unwrap_or_default(),
     };
     Ok(InitSetup { setup, needs_velocities, assumed_lj })
 }
