@@ -9,6 +9,7 @@ use argon_sandbox::physics::dye::{Dye, DyeRake};
 use argon_sandbox::physics::init::LatticeKind;
 use argon_sandbox::physics::params::{Algorithm, SimParams};
 use argon_sandbox::physics::real::Precision;
+use argon_sandbox::sim::cpu::CpuBackend;
 use argon_sandbox::sim::cuda::CudaBackend;
 use argon_sandbox::sim::gpu::GpuBackend;
 use argon_sandbox::sim::{AtomSelection, AtomState, Backend, BackendChoice, open_backend};
@@ -163,4 +164,121 @@ fn backend_switch_cpu_to_cpu_keeps_tags_and_the_devices_refuse_them() {
     if let Err(e) = CudaBackend::new(b, params, &clear, None) {
         assert!(!e.to_string().contains("dye"), "{e}");
     }
+}
+
+/// A periodic fluid scene (or a tunnel) with `dye` sources, built.
+fn scene(size: [f64; 3], extra: &str, dye: &str) -> Result<argon_sandbox::scene::SimSetup, String> {
+    let text = format!(
+        "(version: 1, box: (size: ({}, {}, {}), boundaries: (Periodic, Periodic, Periodic)), temperature_k: 120.0, \
+         atoms: [Lattice(kind: Fcc, density: 0.7)], integrator: (dt: 0.005, skin: 0.3), precision: Double, \
+         seed: 5, {extra} dye: [{dye}])",
+        size[0], size[1], size[2]
+    );
+    let s = argon_sandbox::scene::Scene::from_str(&text, "test.ron").map_err(|e| e.to_string())?;
+    s.build().map_err(|e| e.to_string())
+}
+
+#[test]
+fn scene_sources_are_checked_by_field_and_numbered_in_order() {
+    let size = [20.0, 12.0, 5.0];
+    for (dye, words) in [
+        ("Region(min: (5.0, 3.0), max: (5.0, 8.0))", ["dye[0]", "empty"]),
+        (
+            "Rake(a: (1.0, 1.0), b: (1.0, 9.0)), Region(min: (5.0, 3.0), max: (25.0, 8.0))",
+            ["dye[1]", "outside the tank"],
+        ),
+        ("Rake(a: (1.0, -2.0), b: (1.0, 9.0))", ["dye[0]", "outside the tank"]),
+        ("Rake(a: (4.0, 4.0), b: (4.0, 4.0))", ["dye[0]", "zero length"]),
+    ] {
+        let e = scene(size, "", dye).err().expect("refused");
+        assert!(words.iter().all(|w| e.contains(w)), "{dye}: {e}");
+        assert!(e.contains("test.ron:1:"), "located: {e}");
+    }
+    let many = vec!["Rake(a: (1.0, 1.0), b: (1.0, 9.0))"; 65_536].join(", ");
+    let e = scene(size, "", &many).err().expect("refused");
+    assert!(e.contains("dye[65535]") && e.contains("at most 65535"), "{}", &e[..e.len().min(300)]);
+    let s = scene(size, "", "Rake(a: (1.0, 1.0), b: (1.0, 9.0)), Region(min: (5.0, 3.0), max: (9.0, 8.0))").unwrap();
+    let inside = |p: &[f64; 3]| p[0] >= 5.0 && p[0] < 9.0 && p[1] >= 3.0 && p[1] < 8.0;
+    for (p, &d) in s.atoms.positions.iter().zip(&s.atoms.dye) {
+        assert_eq!(d, if inside(p) { 2 } else { 0 }, "{p:?}");
+    }
+    assert_eq!(argon_sandbox::scene::dye::rakes(&s.dye), vec![DyeRake { a: [1.0, 1.0], b: [1.0, 9.0], tag: 1 }]);
+}
+
+#[test]
+fn a_rake_in_a_uniform_stream_draws_a_straight_streak_downstream() {
+    let (xr, y0, y1, u) = (4.0, 12.0, 18.0, 1.0);
+    let setup = scene([26.0, 30.0, 5.0], "", &format!("Rake(a: ({xr}, {y0}), b: ({xr}, {y1}))")).unwrap();
+    let b = setup.sim_box;
+    let l = b.length();
+    let mut atoms = setup.atoms.clone();
+    // The whole fluid moves at u along x: a uniform stream (NVE keeps it).
+    for v in atoms.velocities.iter_mut() {
+        v[0] += u;
+    }
+    let mut sim = CpuBackend::new(b, setup.params.clone(), &atoms, None).unwrap();
+    sim.set_dye_rakes(&argon_sandbox::scene::dye::rakes(&setup.dye)).unwrap();
+    // y displacements, summed over short legs (no leg wraps more than half the box).
+    let (steps, leg) = (3000, 100);
+    let mut last = atoms.positions.clone();
+    let mut dy = vec![0.0; atoms.len()];
+    for _ in 0..steps / leg {
+        sim.advance(leg).unwrap();
+        let now = sim.copy_state().unwrap().atoms.positions;
+        for (i, (p, q)) in now.iter().zip(&last).enumerate() {
+            let d = p[1] - q[1];
+            dy[i] += d - l[1] * (d / l[1]).round();
+        }
+        last = now;
+    }
+    let t = steps as f64 * setup.params.dt;
+    let d_y = dy.iter().map(|d| d * d).sum::<f64>() / dy.len() as f64 / (2.0 * t);
+    assert!(d_y > 0.0);
+    // The bound below must leave room in the box to fail.
+    assert!(y0 - 4.0 * (2.0 * d_y * t).sqrt() - 0.5 > 2.0 && y1 + 4.0 * (2.0 * d_y * t).sqrt() + 0.5 < l[1] - 2.0);
+    let end = sim.copy_state().unwrap();
+    let spread = (2.0 * d_y * t).sqrt();
+    let tagged: Vec<&[f64; 3]> =
+        end.atoms.positions.iter().zip(&end.atoms.dye).filter(|(_, d)| **d == 1).map(|(p, _)| p).collect();
+    // As many atoms as the stream carries through the rake (number density x u t x height x
+    // depth), plus those thermal motion carried across and back near the rake.
+    let rho = end.atoms.len() as f64 / b.volume();
+    let flux = rho * u * t * (y1 - y0) * l[2];
+    let n = tagged.len() as f64;
+    let ys = tagged.iter().map(|p| p[1]);
+    let (lo, hi) = (ys.clone().fold(f64::MAX, f64::min), ys.fold(f64::MIN, f64::max));
+    eprintln!("{n} tagged, {flux:.0} carried; y {lo:.2}..{hi:.2}; D_y {d_y:.3}, spread {spread:.2}");
+    assert!(n > 0.95 * flux && n < 1.4 * flux, "{n} tagged, {flux:.0} carried through");
+    for p in &tagged {
+        // Downstream of the rake (x measured from it, with the wrap), no further than the
+        // stream went, to a few sigma of thermal motion.
+        let x = (p[0] - xr).rem_euclid(l[0]);
+        let x = if x > l[0] - 3.0 { x - l[0] } else { x };
+        assert!(x > -3.0 && x < u * t + 3.0, "tagged atom at x {:.2}: not downstream ({})", p[0], u * t);
+        // Within the rake's y extent to the diffusion spread (4 standard deviations).
+        assert!(p[1] > y0 - 4.0 * spread - 0.5 && p[1] < y1 + 4.0 * spread + 0.5, "y {:.2} (spread {spread:.2})", p[1]);
+    }
+    // The streak is straight: its mean y is the rake's middle, to its spread's error.
+    let mean_y = tagged.iter().map(|p| p[1]).sum::<f64>() / n;
+    assert!((mean_y - 0.5 * (y0 + y1)).abs() < 0.5, "mean y {mean_y:.2}");
+}
+
+#[test]
+fn the_tunnels_inflow_zone_clears_tags() {
+    let setup = scene(
+        [24.0, 10.0, 5.0],
+        "tunnel: (speed: 1.0, zone: 4.0), thermostat: Csvr(tau: 1.0, relative_to_flow: true),",
+        "Region(min: (0.0, 0.0), max: (24.0, 10.0))",
+    )
+    .unwrap();
+    assert!(setup.atoms.dye.iter().all(|&d| d == 1), "the region covers the tank");
+    let mut sim = CpuBackend::new(setup.sim_box, setup.params.clone(), &setup.atoms, None).unwrap();
+    sim.advance(600).unwrap();
+    let end = sim.copy_state().unwrap();
+    let in_zone = |p: &[f64; 3]| p[0] < 4.0;
+    let (zone, rest): (Vec<_>, Vec<_>) = end.atoms.positions.iter().zip(&end.atoms.dye).partition(|(p, _)| in_zone(p));
+    assert!(zone.iter().all(|(_, d)| **d == 0), "an atom in the zone kept its tag");
+    let cleared = rest.iter().filter(|(_, d)| **d == 0).count();
+    let kept = rest.iter().filter(|(_, d)| **d == 1).count();
+    assert!(cleared > 0 && kept > 0, "{cleared} cleared, {kept} kept downstream");
 }

@@ -92,6 +92,7 @@ pub fn with_init(base: Option<SimSetup>, path: &Path) -> Result<InitSetup> {
         time: 0.0,
         piston: None::<PistonState>,
         fields: None,
+        dye: Vec::new(),
     });
     let (frame, assumed_lj) = read_init(path)?;
     setup.sim_box = frame.sim_box;
