@@ -166,7 +166,7 @@ pub(super) fn dye_boxes(args: &RunArgs, sim_box: &SimBox, scene_sources: usize) 
         };
         check_number(scene_sources + k + 1).map_err(bad)?;
         let region = DyeRegion { min: [x[0], y[0]], max: [x[1], y[1]] };
-        region.validate(sim_box).map_err(|e| bad(format!("{e} (positions in sigma here)")))?;
+        region.validate(sim_box).map_err(|e| bad(format!("{e} (lengths in sigma here; the flag takes {unit})")))?;
         out.push(DyeSource::Region { min: region.min, max: region.max });
     }
     Ok(out)

@@ -150,6 +150,15 @@ impl DyeRake {
     }
 }
 
+impl DyeRake {
+    /// Whether `p` (x, y) lies within `reach` of the rake's bounding box: a move of at most
+    /// `reach` ending at `p` can cross the rake only then (a cheap test before [`DyeRake::crossed`]).
+    #[inline]
+    pub fn near(&self, p: [f64; 2], reach: f64) -> bool {
+        (0..2).all(|k| p[k] >= self.a[k].min(self.b[k]) - reach && p[k] <= self.a[k].max(self.b[k]) + reach)
+    }
+}
+
 /// The tag of an atom that moved from `p0` to `p1` (x, y) past `rakes`: the last rake
 /// crossed, else `old`.
 pub fn after_move(rakes: &[DyeRake], p0: [f64; 2], p1: [f64; 2], old: Dye) -> Dye {
