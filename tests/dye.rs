@@ -190,12 +190,12 @@ fn scene_sources_are_checked_by_field_and_numbered_in_order() {
         ("Rake(a: (1.0, -2.0), b: (1.0, 9.0))", ["dye[0]", "outside the tank"]),
         ("Rake(a: (4.0, 4.0), b: (4.0, 4.0))", ["dye[0]", "zero length"]),
     ] {
-        let e = scene(size, "", dye).err().expect("refused");
+        let e = scene(size, "", dye).expect_err("refused");
         assert!(words.iter().all(|w| e.contains(w)), "{dye}: {e}");
         assert!(e.contains("test.ron:1:"), "located: {e}");
     }
     let many = vec!["Rake(a: (1.0, 1.0), b: (1.0, 9.0))"; 65_536].join(", ");
-    let e = scene(size, "", &many).err().expect("refused");
+    let e = scene(size, "", &many).expect_err("refused");
     assert!(e.contains("dye[65535]") && e.contains("at most 65535"), "{}", &e[..e.len().min(300)]);
     let s = scene(size, "", "Rake(a: (1.0, 1.0), b: (1.0, 9.0)), Region(min: (5.0, 3.0), max: (9.0, 8.0))").unwrap();
     let inside = |p: &[f64; 3]| p[0] >= 5.0 && p[0] < 9.0 && p[1] >= 3.0 && p[1] < 8.0;

@@ -76,7 +76,7 @@ impl DyeRegion {
     /// what to change.
     pub fn validate(&self, sim_box: &SimBox) -> Result<(), String> {
         for k in 0..2 {
-            if !(self.min[k] < self.max[k]) {
+            if self.min[k] >= self.max[k] {
                 return Err(format!(
                     "the box is empty: its {} range {}..{} needs min < max; give the lower edge first",
                     AXES[k],
