@@ -237,7 +237,8 @@ fn gravity_makes_the_bottom_denser() {
         ..SimParams::default()
     };
     let vel = maxwell_boltzmann(&vec![1.0; n], 1.0, 3.0 * n as f64, 4, 0);
-    let mut sim = cpu(b, params, &AtomState { positions: pos, velocities: vel, types: vec![0; n] });
+    let mut sim =
+        cpu(b, params, &AtomState { positions: pos, velocities: vel, types: vec![0; n], ..Default::default() });
     let bins = 24;
     let slab = 12.0 * 12.0;
     let quarter = |h: &Histogram| -> (f64, f64) {
@@ -269,7 +270,8 @@ fn degrees_of_freedom() {
         let pos = gas_positions(&b, [1.0; 3], [9.0; 3], n, 1.0, &[], 3);
         assert_eq!(pos.len(), n);
         let vel = maxwell_boltzmann(&vec![1.0; n], 1.0, 3.0 * n as f64, 8, 0);
-        let mut sim = cpu(b, params, &AtomState { positions: pos, velocities: vel, types: vec![0; n] });
+        let mut sim =
+            cpu(b, params, &AtomState { positions: pos, velocities: vel, types: vec![0; n], ..Default::default() });
         let t = measure(&mut sim);
         // The temperature uses exactly these degrees of freedom.
         assert!(rel(t.temperature, 2.0 * t.kinetic_energy / t.dof) < 1e-14);

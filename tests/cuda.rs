@@ -418,7 +418,15 @@ fn lammps_trajectory_through_the_cli_on_the_gpu() {
 fn lammps_state() -> (SimBox, AtomState) {
     let f = read_extxyz(&validation_dir().join("lammps_fcc4000_T1.44_initial.extxyz")).unwrap();
     let n = f.positions.len();
-    (f.sim_box, AtomState { positions: f.positions, velocities: f.velocities.unwrap(), types: vec![0; n] })
+    (
+        f.sim_box,
+        AtomState {
+            positions: f.positions,
+            velocities: f.velocities.unwrap(),
+            types: vec![0; n],
+            ..Default::default()
+        },
+    )
 }
 
 /// Advances 153 steps in uneven chunks (segments start off the telemetry grid and graphs get

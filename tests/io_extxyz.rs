@@ -51,6 +51,7 @@ fn multi_frame_round_trip_is_bit_identical() {
         time,
         units: "lj",
         masses: None,
+        dye: None,
     };
     let mut w = ExtXyzWriter::create(&path).unwrap();
     w.write_frame(&frame(0, 0.0, Some(&vel))).unwrap();
@@ -108,6 +109,7 @@ fn single_frame_and_refused_frames() {
         time: 0.015,
         units: "lj",
         masses: None,
+        dye: None,
     };
     write_extxyz(&path, &good).unwrap();
     let text = std::fs::read_to_string(&path).unwrap();
@@ -331,6 +333,7 @@ fn ase_momenta_columns_are_written_and_skipped_on_reading() {
         time: 0.5,
         units: "metal",
         masses: Some(&[39.948, 83.798]),
+        dye: None,
     };
     write_extxyz(&path, &frame).unwrap();
     let text = std::fs::read_to_string(&path).unwrap();

@@ -28,7 +28,7 @@ const LAYERS: &[&[&str]] = &[
 const PHYSICS: &[&[&str]] = &[
     &["real", "jzg", "cutoff"],
     &["sim_box", "wall", "friction"],
-    &["obstacles", "piston", "init", "tunnel"],
+    &["obstacles", "piston", "init", "tunnel", "dye"],
     &["params"],
     &["species", "lj"],
 ];

@@ -55,7 +55,7 @@ fn pairs_between_the_cutoffs() -> (SimBox, AtomState, Vec<(f64, f64, f64)>) {
     let sp = ne_ar_kr_xe();
     let cases = [(0u32, 0u32, 2.2), (3, 3, 2.9), (2, 3, 2.8), (0, 1, 2.3)];
     let b = SimBox::new([24.0, 8.0, 8.0], [true; 3]);
-    let mut atoms = AtomState { positions: vec![], velocities: vec![], types: vec![] };
+    let mut atoms = AtomState { positions: vec![], velocities: vec![], types: vec![], ..Default::default() };
     let mut hand = vec![];
     for (c, &(ti, tj, r)) in cases.iter().enumerate() {
         let x = 1.0 + 6.0 * c as f64;

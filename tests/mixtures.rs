@@ -104,7 +104,7 @@ fn handful() -> (SimBox, AtomState) {
         [-0.4, 0.2, -0.3],
     ];
     let types = vec![0, 1, 1, 0, 1, 0, 1, 0];
-    (b, AtomState { positions, velocities, types })
+    (b, AtomState { positions, velocities, types, ..Default::default() })
 }
 
 /// One absolute cut-off, 2.5 sigma_Ar, for every pair, as the hand computation and

@@ -38,7 +38,7 @@ fn lammps_state() -> (SimBox, AtomState) {
     assert_eq!(n, 4000);
     assert!(frame.sim_box.fully_periodic());
     let velocities = frame.velocities.expect("the file has velocities");
-    (frame.sim_box, AtomState { positions: frame.positions, velocities, types: vec![0; n] })
+    (frame.sim_box, AtomState { positions: frame.positions, velocities, types: vec![0; n], ..Default::default() })
 }
 
 fn nve_params(precision: Precision, telemetry_every: u64) -> SimParams {

@@ -37,7 +37,7 @@ fn slab() -> (SimBox, AtomState) {
     }
     let n = pos.len();
     let v = maxwell_boltzmann(&vec![1.0; n], 0.85, 3.0 * n as f64 - 3.0, 5, 0);
-    (b, AtomState { positions: pos, velocities: v, types: vec![0; n] })
+    (b, AtomState { positions: pos, velocities: v, types: vec![0; n], ..Default::default() })
 }
 
 /// Mean of g over the bins in [r0, r1).

@@ -238,6 +238,7 @@ fn precision_switch_keeps_state() {
             positions: to_f32(&s0.atoms.positions),
             velocities: to_f32(&s0.atoms.velocities),
             types: s0.atoms.types.clone(),
+            ..Default::default()
         },
         ..s0.clone()
     };

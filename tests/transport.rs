@@ -50,7 +50,7 @@ fn lanes() -> (SimBox, AtomState) {
         }
     }
     let n = pos.len();
-    (b, AtomState { positions: pos, velocities: vel, types: vec![0; n] })
+    (b, AtomState { positions: pos, velocities: vel, types: vec![0; n], ..Default::default() })
 }
 
 #[test]
@@ -164,6 +164,7 @@ fn two_atoms_stress_matches_the_formula() {
         positions: vec![[9.6, 5.0, 5.0], [0.6, 5.5, 5.3]],
         velocities: vec![[0.3, -0.2, 0.1], [-0.3, 0.2, -0.1]],
         types: vec![0, 0],
+        ..Default::default()
     };
     let mut sim = CpuBackend::new(b, double(Algorithm::AllPairsGlobal), &atoms, None).unwrap();
     sim.set_transport(Some(TransportSpec { msd: None, vacf: None, stress_every: 1 })).unwrap();

@@ -121,7 +121,12 @@ fn lammps_trajectory_in_single_precision() {
     let rows = r["nve_trajectory_fcc4000"]["rows"].as_array().unwrap();
     let f = read_extxyz(&validation_dir().join("lammps_fcc4000_T1.44_initial.extxyz")).unwrap();
     let n = f.positions.len();
-    let atoms = AtomState { positions: f.positions, velocities: f.velocities.unwrap(), types: vec![0; n] };
+    let atoms = AtomState {
+        positions: f.positions,
+        velocities: f.velocities.unwrap(),
+        types: vec![0; n],
+        ..Default::default()
+    };
     let p = SimParams { telemetry_every: 50, ..single(Algorithm::Neighbors) };
     let mut g = GpuBackend::new(f.sim_box, p, &atoms, None).unwrap();
     let mut got = vec![g.measure().unwrap()];

@@ -308,7 +308,12 @@ fn trajectories_match_the_cpu_cell_list() {
     let rows = r["nve_trajectory_fcc4000"]["rows"].as_array().unwrap();
     let f = read_extxyz(&common::validation_dir().join("lammps_fcc4000_T1.44_initial.extxyz")).unwrap();
     let n = f.positions.len();
-    let atoms = AtomState { positions: f.positions, velocities: f.velocities.unwrap(), types: vec![0; n] };
+    let atoms = AtomState {
+        positions: f.positions,
+        velocities: f.velocities.unwrap(),
+        types: vec![0; n],
+        ..Default::default()
+    };
     let got = assert_trajectory_matches_the_cpu("in.lj", f.sim_box, &SimParams::default(), &atoms);
     assert_eq!(got.len(), rows.len());
     for (t, want) in got.iter().zip(rows) {

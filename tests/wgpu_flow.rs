@@ -77,6 +77,7 @@ fn tank() -> (SimBox, AtomState, Arc<ObstacleField>) {
         positions: pick(&atoms.positions),
         velocities: pick(&atoms.velocities),
         types: vec![0; keep.iter().filter(|k| **k).count()],
+        ..Default::default()
     };
     (b, atoms, field)
 }

@@ -107,7 +107,7 @@ fn two_cells_a_side() -> (SimBox, AtomState) {
         sites.iter().map(|p| b.wrap(std::array::from_fn(|k| p[k] + 0.1 * (2.0 * rng.uniform() - 1.0)))).collect();
     let n = positions.len();
     let velocities = maxwell_boltzmann(&vec![1.0; n], 1.44, 3.0 * n as f64 - 3.0, 47, 0);
-    (b, AtomState { positions, velocities, types: vec![0; n] })
+    (b, AtomState { positions, velocities, types: vec![0; n], ..Default::default() })
 }
 
 /// The systems of tests/wgpu_backend.rs: a periodic liquid, a tank with walls, gravity and a
@@ -183,7 +183,12 @@ fn lammps_trajectory_in_double_and_mixed() {
     let rows = r["nve_trajectory_fcc4000"]["rows"].as_array().unwrap();
     let f = read_extxyz(&validation_dir().join("lammps_fcc4000_T1.44_initial.extxyz")).unwrap();
     let n = f.positions.len();
-    let atoms = AtomState { positions: f.positions, velocities: f.velocities.unwrap(), types: vec![0; n] };
+    let atoms = AtomState {
+        positions: f.positions,
+        velocities: f.velocities.unwrap(),
+        types: vec![0; n],
+        ..Default::default()
+    };
     for (precision, bound) in [(Precision::Double, 1e-10), (Precision::Mixed, 1e-4)] {
         let p = SimParams { algorithm: Algorithm::Neighbors, precision, telemetry_every: 50, ..SimParams::default() };
         let mut g = GpuBackend::on_device(dev.clone(), f.sim_box, p, &atoms, None).unwrap();
@@ -272,7 +277,12 @@ fn double_nve_conserves_energy_as_the_cpu() {
     let Some(dev) = f64_device() else { return };
     let f = read_extxyz(&validation_dir().join("lammps_fcc4000_T1.44_initial.extxyz")).unwrap();
     let n = f.positions.len();
-    let atoms = AtomState { positions: f.positions, velocities: f.velocities.unwrap(), types: vec![0; n] };
+    let atoms = AtomState {
+        positions: f.positions,
+        velocities: f.velocities.unwrap(),
+        types: vec![0; n],
+        ..Default::default()
+    };
     let b = f.sim_box;
     let p = SimParams {
         precision: Precision::Double,

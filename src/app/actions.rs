@@ -378,7 +378,7 @@ impl App {
         let mass = self.params.species.get(species as usize).map_or(1.0, |s| s.mass);
         let sd = (self.params.temperature.max(0.0) / mass).sqrt();
         let velocities = placed.iter().map(|_| [sd * rng.normal(), sd * rng.normal(), sd * rng.normal()]).collect();
-        AtomState { types: vec![species; placed.len()], positions: placed, velocities }
+        AtomState { types: vec![species; placed.len()], positions: placed, velocities, ..Default::default() }
     }
 
     pub fn undo(&mut self) {

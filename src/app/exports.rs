@@ -45,6 +45,7 @@ impl App {
                 time: s.time,
                 units: "lj",
                 masses: masses.as_deref(),
+                dye: s.atoms.has_dye().then_some(&s.atoms.dye[..]),
             };
             write_extxyz(&path, &frame).map_err(|e| format!("{}: {e}", path.display()))?;
             Ok(format!("wrote {} atoms to {}", s.atoms.len(), path.display()))

@@ -99,6 +99,12 @@ pub struct RunArgs {
     pub xyz: Option<PathBuf>,
     #[arg(long, default_value_t = 1000)]
     pub xyz_every: u64,
+    /// Tag the atoms inside this box with dye at step 0 (Å with --units argon, sigma with
+    /// --units lj; z through the depth): X0:X1,Y0:Y1. Repeatable: each box is a source of its
+    /// own, numbered after the scene's `dye` sources. Trajectories then carry a `dye` column.
+    /// CPU backend only.
+    #[arg(long, value_name = "X0:X1,Y0:Y1")]
+    pub dye_box: Vec<String>,
     /// LAMMPS dump trajectory (id type x y z vx vy vz), a frame at step 0 and every --dump-every steps.
     #[arg(long)]
     pub dump: Option<PathBuf>,
@@ -238,7 +244,7 @@ pub fn run(args: &RunArgs) -> Result<()> {
         }
         None => (scene::load_setup(args.scene.as_deref())?, false),
     };
-    let SimSetup { sim_box, mut params, mut atoms, shapes, step, time, piston, fields } = setup;
+    let SimSetup { sim_box, mut params, mut atoms, shapes, step, time, piston, fields, mut dye } = setup;
     let start = (step, time, piston);
     apply_flags(args, &mut params)?;
     params.validate(&sim_box).map_err(param_flag)?;
@@ -250,10 +256,18 @@ pub fn run(args: &RunArgs) -> Result<()> {
         let dof = analysis::degrees_of_freedom(atoms.len(), &sim_box, &params, field.is_some());
         atoms.velocities = maxwell_boltzmann(&masses, params.temperature, dof, params.seed, 0);
     }
+    let boxes = super::run_flags::dye_boxes(args, &sim_box, dye.len())?;
+    scene::dye::tag_regions(&boxes, dye.len(), &mut atoms);
+    dye.extend(boxes);
+    let dye_note = (!dye.is_empty()).then(|| {
+        let tagged = atoms.dye.iter().filter(|&&d| d != 0).count();
+        format!("dye: {} sources, {tagged} atoms tagged at the start", dye.len())
+    });
 
     let tunnel_note = tunnel_note(&params, &sim_box, &atoms.types);
     let (mut sim, why) = open_backend(args.backend, sim_box, params.clone(), &atoms, field)?;
     start_at(sim.as_mut(), start.0, start.1, start.2)?;
+    sim.set_dye_rakes(&scene::dye::rakes(&dye))?;
     drop(atoms);
     let mut field_files = match (&field_spec, &args.fields) {
         (Some(spec), Some(dir)) => {
@@ -283,6 +297,9 @@ pub fn run(args: &RunArgs) -> Result<()> {
             params.thermostat.name(),
             params.dt
         );
+        if let Some(line) = &dye_note {
+            eprintln!("{line}");
+        }
         if let Some((line, warning)) = &tunnel_note {
             eprintln!("{line}");
             if let Some(w) = warning {

@@ -6,7 +6,11 @@ use anyhow::{Result, anyhow, bail};
 
 use super::run::{Ensemble, RunArgs};
 use crate::physics::cutoff::Cutoff;
+use crate::physics::dye::{DyeRegion, check_number};
 use crate::physics::params::{ParamError, SimParams, Thermostat};
+use crate::physics::sim_box::SimBox;
+use crate::scene::DyeSource;
+use crate::sim::BackendChoice;
 use crate::sim::hmc;
 use crate::units::{self, UnitSystem};
 
@@ -129,4 +133,41 @@ pub(super) fn apply_flags(args: &RunArgs, params: &mut SimParams) -> Result<()> 
     }
     params.telemetry_every = if args.thermo.is_some() { args.thermo_every } else { args.thermo_every.max(100) };
     Ok(())
+}
+
+/// The `--dye-box X0:X1,Y0:Y1` flags as region sources (lengths in the flags' unit), each
+/// checked against the tank and numbered after the scene's `scene_sources`. Refused on the
+/// CUDA and wgpu backends, which do not carry dye tags yet.
+pub(super) fn dye_boxes(args: &RunArgs, sim_box: &SimBox, scene_sources: usize) -> Result<Vec<DyeSource>> {
+    if args.dye_box.is_empty() {
+        return Ok(Vec::new());
+    }
+    if matches!(args.backend, BackendChoice::Cuda | BackendChoice::Wgpu) {
+        bail!(
+            "--dye-box needs the CPU backend: the {:?} backend does not carry dye tags yet; use --backend cpu (or auto)",
+            args.backend
+        );
+    }
+    let u = FlagUnits(args.units);
+    let unit = match args.units {
+        UnitSystem::Argon => "Å with --units argon",
+        UnitSystem::Lj => "sigma with --units lj",
+    };
+    let mut out = Vec::new();
+    for (k, text) in args.dye_box.iter().enumerate() {
+        let bad = |why: String| anyhow!("invalid --dye-box {text:?}: {why}");
+        let ranges: Vec<&str> = text.split(',').collect();
+        let parse = |r: &str| -> Option<[f64; 2]> {
+            let (a, b) = r.split_once(':')?;
+            Some([u.length(a.trim().parse().ok()?), u.length(b.trim().parse().ok()?)])
+        };
+        let (Some(x), Some(y), 2) = (parse(ranges[0]), ranges.get(1).and_then(|r| parse(r)), ranges.len()) else {
+            return Err(bad(format!("write X0:X1,Y0:Y1, four numbers ({unit}), e.g. --dye-box 10:20,5:15")));
+        };
+        check_number(scene_sources + k + 1).map_err(bad)?;
+        let region = DyeRegion { min: [x[0], y[0]], max: [x[1], y[1]] };
+        region.validate(sim_box).map_err(|e| bad(format!("{e} (lengths in sigma here; the flag takes {unit})")))?;
+        out.push(DyeSource::Region { min: region.min, max: region.max });
+    }
+    Ok(out)
 }

@@ -252,7 +252,7 @@ pub fn run_sweep(
         let (sim_box, positions) = lattice_box(LatticeKind::Fcc, rho, [k; 3]);
         let seed = spec.seed.wrapping_add(i as u64);
         let velocities = maxwell_boltzmann(&vec![1.0; n], spec.temperature, 3.0 * n as f64 - 3.0, seed, 0);
-        let atoms = AtomState { positions, velocities, types: vec![0; n] };
+        let atoms = AtomState { positions, velocities, types: vec![0; n], ..Default::default() };
         let params = SimParams {
             dt: spec.dt,
             cutoff: Cutoff::Absolute(spec.cutoff),

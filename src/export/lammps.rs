@@ -496,7 +496,12 @@ mod tests {
     #[test]
     fn relative_to_flow_becomes_temp_profile_over_the_same_bins() {
         let b = SimBox::new([13.0, 9.0, 5.0], [true, false, true]);
-        let atoms = AtomState { positions: vec![[1.0, 2.0, 3.0]], velocities: vec![[0.1; 3]], types: vec![0] };
+        let atoms = AtomState {
+            positions: vec![[1.0, 2.0, 3.0]],
+            velocities: vec![[0.1; 3]],
+            types: vec![0],
+            ..Default::default()
+        };
         let deck = |relative_to_flow: bool| {
             let p = SimParams { thermostat: Thermostat::Csvr { tau: 1.0, relative_to_flow }, ..SimParams::default() };
             lj_deck(&b, &p, &atoms)
@@ -541,7 +546,12 @@ mod tests {
         let b = SimBox::new([6.0, 10.0, 6.0], [true, false, true]);
         let p =
             SimParams { piston: Some(crate::physics::piston::PistonParams::at_pressure(1.5)), ..SimParams::default() };
-        let atoms = AtomState { positions: vec![[3.0, 5.0, 3.0]], velocities: vec![[0.0; 3]], types: vec![0] };
+        let atoms = AtomState {
+            positions: vec![[3.0, 5.0, 3.0]],
+            velocities: vec![[0.0; 3]],
+            types: vec![0],
+            ..Default::default()
+        };
         let deck = lj_deck(&b, &p, &atoms);
         assert!(deck.warnings.iter().any(|w| w.contains("piston") && w.contains("1.5000")), "{:?}", deck.warnings);
         assert!(deck.input.contains("# Not exported: the piston"));
@@ -573,7 +583,12 @@ mod tests {
             thermostat: Thermostat::Csvr { tau: 1.0, relative_to_flow: true },
             ..SimParams::default()
         };
-        let atoms = AtomState { positions: vec![[3.0, 3.0, 3.0]], velocities: vec![[0.0; 3]], types: vec![0] };
+        let atoms = AtomState {
+            positions: vec![[3.0, 3.0, 3.0]],
+            velocities: vec![[0.0; 3]],
+            types: vec![0],
+            ..Default::default()
+        };
         let deck = lj_deck(&b, &p, &atoms);
         assert!(!deck.warnings.iter().any(|w| w.contains("inflow zone")), "{:?}", deck.warnings);
         let damp = num(10.0 * p.dt);

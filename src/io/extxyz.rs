@@ -25,6 +25,9 @@
 //! OVITO keeps `masses` and `momenta` as custom properties. ASE ignores `Origin` (kept in
 //! `atoms.info`), so its cell starts at 0. The reader accepts `velo`, `vel`, `velocity` and
 //! `velocities` and skips other columns (`masses`, `momenta` among them).
+//!
+//! Dye tags (`physics::dye`) travel as a last integer column, `dye:I:1`, when the frame has
+//! them; the reader gives them back ([`XyzFrame::dye`]), and files without one read as before.
 
 mod comment;
 mod read;
@@ -54,6 +57,8 @@ pub struct XyzFrame {
     pub step: Option<u64>,
     /// The `Time=` key.
     pub time: Option<f64>,
+    /// Present when the file has a `dye:I:1` column (tags 0..=65535, see `physics::dye`).
+    pub dye: Option<Vec<crate::physics::dye::Dye>>,
 }
 
 /// One frame to write, borrowed from the caller's state.
@@ -74,6 +79,9 @@ pub struct FrameRef<'a> {
     /// Mass of each species (indexed by type) in the frame's mass unit (u for `metal`,
     /// reduced for `lj`): with velocities, adds ASE's `masses` and `momenta` columns.
     pub masses: Option<&'a [f64]>,
+    /// Each atom's dye tag: written as a last `dye:I:1` column (0 untagged, else the source's
+    /// number), which OVITO and ASE read as an integer property.
+    pub dye: Option<&'a [crate::physics::dye::Dye]>,
 }
 
 /// ASE's unit of time in picoseconds: Å sqrt(u / eV) = 10.1805 fs (`1 / ase.units.fs / 1000`).

@@ -85,6 +85,7 @@ mod tests {
             time: 0.0,
             units: "lj",
             masses: None,
+            dye: None,
         };
         let mut w = LammpsDumpWriter::create(&path).unwrap();
         w.write_frame(&frame(0, Some(&[[0.1, -0.2, 0.3], [1e-7, 0.0, -4.0]]))).unwrap();

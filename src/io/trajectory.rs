@@ -110,6 +110,7 @@ impl TrajectoryWriter {
             time: snap.time * time,
             units: tag,
             masses: Some(&self.masses),
+            dye: snap.atoms.has_dye().then_some(&snap.atoms.dye[..]),
         };
         match &mut self.sink {
             Sink::Xyz(w) => w.write_frame(&frame)?,

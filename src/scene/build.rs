@@ -117,8 +117,11 @@ impl Scene {
             placer.velocities[i] = Some(v);
         }
         let velocities = placer.velocities.into_iter().map(|v| v.unwrap_or([0.0; 3])).collect();
-        let atoms = AtomState { positions: placer.positions, velocities, types };
+        let mut atoms = AtomState { positions: placer.positions, velocities, types, ..Default::default() };
         let (step, time) = self.resume.map_or((0, 0.0), |r| (r.step, r.time));
+        if self.resume.is_none() {
+            super::dye::tag_regions(&self.dye, 0, &mut atoms);
+        }
         let piston = self.resume.and_then(|r| r.piston);
         Ok(SimSetup {
             sim_box,
@@ -129,6 +132,7 @@ impl Scene {
             time,
             piston,
             fields: self.fields.clone(),
+            dye: self.dye.clone(),
         })
     }
 

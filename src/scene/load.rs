@@ -92,6 +92,7 @@ pub fn with_init(base: Option<SimSetup>, path: &Path) -> Result<InitSetup> {
         time: 0.0,
         piston: None::<PistonState>,
         fields: None,
+        dye: Vec::new(),
     });
     let (frame, assumed_lj) = read_init(path)?;
     setup.sim_box = frame.sim_box;
@@ -107,6 +108,7 @@ pub fn with_init(base: Option<SimSetup>, path: &Path) -> Result<InitSetup> {
         positions: frame.positions,
         velocities: frame.velocities.unwrap_or_else(|| vec![[0.0; 3]; n]),
         types,
+        dye: frame.dye.unwrap_or_default(),
     };
     Ok(InitSetup { setup, needs_velocities, assumed_lj })
 }

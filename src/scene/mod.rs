@@ -17,6 +17,7 @@
 //! - `grid.rs`: the cell grid behind overlap checks. `error.rs`: [`SceneError`].
 
 mod build;
+pub mod dye;
 mod error;
 mod grid;
 mod load;
@@ -29,6 +30,7 @@ mod validate_shapes;
 mod validate_species;
 
 pub use build::{EXPLICIT_SEPARATION, GAS_SEPARATION, LATTICE_SEPARATION, SURFACE_CLEARANCE};
+pub use dye::DyeSource;
 pub use error::{Location, SceneError};
 pub use grid::find_close_pair;
 pub use load::{InitSetup, default_scene, load, load_setup, preset_named, preset_scene, with_init};
@@ -124,6 +126,9 @@ pub struct Scene {
     /// Where a saved running state continues (written by "save with current atoms").
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub resume: Option<Resume>,
+    /// Dye sources (`dye.rs`), numbered from 1 in order: regions tag at step 0, rakes every step.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub dye: Vec<DyeSource>,
 }
 
 /// The step and simulated time a saved running state continues from, so thermostat noise
@@ -360,4 +365,7 @@ pub struct SimSetup {
     pub piston: Option<PistonState>,
     /// Flow fields to sample (the scene's `fields`), if any.
     pub fields: Option<FieldSpec>,
+    /// The scene's dye sources (its regions already tagged in `atoms.dye` at step 0; its rakes,
+    /// [`dye::rakes`], for [`crate::sim::Backend::set_dye_rakes`]).
+    pub dye: Vec<DyeSource>,
 }

@@ -118,6 +118,7 @@ pub(crate) fn check(scene: &Scene) -> Result<(), Problem> {
     check_tunnel_speed(scene, &params, &sim_box, atoms)?;
     check_start_spin(scene)?;
     super::validate_shapes::check_obstacles(&scene.obstacles, &sim_box)?;
+    super::dye::check(&scene.dye, &sim_box)?;
     if let Some(f) = &scene.fields {
         f.validate(&sim_box, scene.integrator.dt)
             .map_err(|e| Problem::invalid(path(&["fields", e.field]), e.to_string()))?;

@@ -37,12 +37,16 @@ fn retain(atoms: &mut AtomState, keep: &[bool]) -> usize {
             atoms.positions[k] = atoms.positions[i];
             atoms.velocities[k] = atoms.velocities[i];
             atoms.types[k] = atoms.types[i];
+            if atoms.has_dye() {
+                atoms.dye[k] = atoms.dye[i];
+            }
             k += 1;
         }
     }
     atoms.positions.truncate(k);
     atoms.velocities.truncate(k);
     atoms.types.truncate(k);
+    atoms.dye.truncate(k);
     before - k
 }
 

@@ -276,6 +276,7 @@ mod tests {
                 positions: vec![[0.0; 3]; n],
                 velocities: vec![[0.0; 3]; n],
                 types: (0..n as u32).map(|i| i % 2).collect(),
+                ..Default::default()
             },
             step: 0,
             time: 0.0,

@@ -26,6 +26,7 @@ pub use select::{BackendChoice, auto_prefers_wgpu, fallback_for, open_backend, o
 
 use std::sync::Arc;
 
+use crate::physics::dye::Dye;
 use crate::physics::obstacles::ObstacleField;
 use crate::physics::params::{ParamError, SimParams};
 use crate::physics::piston::{PistonState, PistonTelemetry};
@@ -41,13 +42,18 @@ pub enum PairSearch {
     AllPairs,
 }
 
-/// Positions, velocities and species of every atom, in canonical order, on the host (f64).
+/// Positions, velocities, species and dye tags of every atom, in canonical order, on the host
+/// (f64).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct AtomState {
     pub positions: Vec<[f64; 3]>,
     pub velocities: Vec<[f64; 3]>,
     /// Index into [`SimParams::species`].
     pub types: Vec<u32>,
+    /// Dye tags ([`crate::physics::dye`]): empty when no atom has ever been tagged, else one
+    /// per atom (0 untagged, else the source's number). Build with `..Default::default()`
+    /// where there is no dye; [`AtomState::dye_mut`] fills in zeros when tagging starts.
+    pub dye: Vec<Dye>,
 }
 
 impl AtomState {
@@ -59,11 +65,41 @@ impl AtomState {
         self.positions.is_empty()
     }
 
-    /// Appends all atoms of `other`.
+    /// Appends all atoms of `other` (untagged where one side has no dye and the other has).
     pub fn extend(&mut self, other: &AtomState) {
+        if self.has_dye() || other.has_dye() {
+            self.dye_mut();
+            match other.has_dye() {
+                true => self.dye.extend_from_slice(&other.dye),
+                false => self.dye.resize(self.dye.len() + other.len(), 0),
+            }
+        }
         self.positions.extend_from_slice(&other.positions);
         self.velocities.extend_from_slice(&other.velocities);
         self.types.extend_from_slice(&other.types);
+    }
+
+    /// Whether the dye column is present (it may still hold only zeros).
+    pub fn has_dye(&self) -> bool {
+        !self.dye.is_empty()
+    }
+
+    /// Whether any atom carries a tag.
+    pub fn any_dyed(&self) -> bool {
+        self.dye.iter().any(|&d| d != 0)
+    }
+
+    /// Atom `i`'s tag (0 when there is no dye column).
+    pub fn dye_of(&self, i: usize) -> Dye {
+        self.dye.get(i).copied().unwrap_or(0)
+    }
+
+    /// The dye column, one tag per atom, made (all zeros) when absent.
+    pub fn dye_mut(&mut self) -> &mut Vec<Dye> {
+        if self.dye.len() != self.len() {
+            self.dye.resize(self.len(), 0);
+        }
+        &mut self.dye
     }
 }
 
@@ -300,6 +336,12 @@ pub fn check_atoms(atoms: &AtomState, params: &SimParams) -> Result<(), SimError
             atoms.types.len()
         )));
     }
+    if atoms.has_dye() && atoms.dye.len() != n {
+        return Err(SimError::Invalid(format!(
+            "atom arrays differ in length: {n} positions, {} dye tags",
+            atoms.dye.len()
+        )));
+    }
     if n > u32::MAX as usize / 2 {
         return Err(SimError::Invalid(format!("{n} atoms is more than this program supports (2^31)")));
     }
@@ -317,6 +359,18 @@ pub fn check_atoms(atoms: &AtomState, params: &SimParams) -> Result<(), SimError
         }
     }
     Ok(())
+}
+
+/// Refuses tagged atoms on a backend that does not carry dye yet (`kind`: CUDA, wgpu), so
+/// that tags are never lost silently across a backend switch, restore or edit.
+pub(crate) fn refuse_dye(atoms: &AtomState, kind: &str) -> Result<(), SimError> {
+    let tagged = atoms.dye.iter().filter(|&&d| d != 0).count();
+    if tagged == 0 {
+        return Ok(());
+    }
+    Err(SimError::Invalid(format!(
+        "the {kind} backend does not carry dye tags yet and {tagged} atoms are tagged: use the CPU backend (--backend cpu), which does"
+    )))
 }
 
 /// Refuses a tunnel faster than sound in a system of atoms of species `types` in `sim_box`
@@ -410,6 +464,18 @@ pub trait Backend: Send {
     /// thermostat integrates plain NVE here), producing telemetry every
     /// `params.telemetry_every` steps (step numbers divisible by it).
     fn advance_md(&mut self, steps: u64) -> Result<(), SimError>;
+    /// Tags atoms crossing `rakes` every step from now on (empty: none), on top of the tags
+    /// the atoms carry ([`AtomState::dye`]). Only the CPU backend runs rakes; the others
+    /// refuse any.
+    fn set_dye_rakes(&mut self, rakes: &[crate::physics::dye::DyeRake]) -> Result<(), SimError> {
+        match rakes.is_empty() {
+            true => Ok(()),
+            false => Err(SimError::Invalid(format!(
+                "the {} backend does not run dye rakes yet; use the CPU backend (--backend cpu)",
+                self.info().kind
+            ))),
+        }
+    }
     /// Starts sampling flow fields every `spec.every` steps in windows of `spec.window_tau`
     /// (`Some`, dropping any open window) or stops (`None`). The sums stay where the atoms
     /// live (on the device on CUDA); only finished windows cross to the caller.

@@ -71,7 +71,12 @@ pub fn atoms_on_top_of_each_other(open: Open, b0: SimBox, p: SimParams, atoms: &
     let mut b = open(b0, p, atoms);
     let before = settle(b.as_mut());
     let x = before.atoms.positions[0];
-    let extra = AtomState { positions: vec![[x[0] + 0.05, x[1], x[2]]], velocities: vec![[0.0; 3]], types: vec![0] };
+    let extra = AtomState {
+        positions: vec![[x[0] + 0.05, x[1], x[2]]],
+        velocities: vec![[0.0; 3]],
+        types: vec![0],
+        ..Default::default()
+    };
     b.add_atoms(&extra).unwrap();
     expect_blowup(b.advance(50), "", "overlapping atoms");
     // The rollback also takes the added atom back out.
@@ -83,13 +88,14 @@ pub fn atoms_on_top_of_each_other(open: Open, b0: SimBox, p: SimParams, atoms: &
 pub fn atom_leaving_the_tank(open: Open, b0: SimBox, p: SimParams) {
     let len = b0.length();
     let positions = vec![[2.0, 0.5 * len[1], 0.5 * len[2]], [0.7 * len[0], 0.5 * len[1], 0.5 * len[2]]];
-    let atoms = AtomState { positions, velocities: vec![[0.0; 3], [0.0; 3]], types: vec![0; 2] };
+    let atoms = AtomState { positions, velocities: vec![[0.0; 3], [0.0; 3]], types: vec![0; 2], ..Default::default() };
     let mut b = open(b0, p, &atoms);
     let before = settle(b.as_mut());
     let fast = AtomState {
         positions: vec![[1.5, 0.3 * len[1], 0.3 * len[2]]],
         velocities: vec![[-80.0, 0.0, 0.0]],
         types: vec![0],
+        ..Default::default()
     };
     b.add_atoms(&fast).unwrap();
     expect_blowup(b.advance(200), "left the closed tank", "atom through a wall");

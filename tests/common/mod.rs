@@ -31,7 +31,7 @@ pub fn reference() -> serde_json::Value {
 
 pub fn at_rest(positions: Vec<[f64; 3]>) -> AtomState {
     let n = positions.len();
-    AtomState { positions, velocities: vec![[0.0; 3]; n], types: vec![0; n] }
+    AtomState { positions, velocities: vec![[0.0; 3]; n], types: vec![0; n], ..Default::default() }
 }
 
 /// A lattice with Maxwell-Boltzmann velocities at `t`.
@@ -39,7 +39,7 @@ pub fn lattice_system(kind: LatticeKind, density: f64, cells: [usize; 3], t: f64
     let (b, pos) = lattice_box(kind, density, cells);
     let n = pos.len();
     let v = maxwell_boltzmann(&vec![1.0; n], t, 3.0 * n as f64 - 3.0, seed, 0);
-    (b, AtomState { positions: pos, velocities: v, types: vec![0; n] })
+    (b, AtomState { positions: pos, velocities: v, types: vec![0; n], ..Default::default() })
 }
 
 pub fn cpu(b: SimBox, params: SimParams, atoms: &AtomState) -> CpuBackend {
@@ -83,7 +83,7 @@ pub fn jiggled_fluid(
         .collect();
     let n = pos.len();
     let v = maxwell_boltzmann(&vec![1.0; n], 1.2, 3.0 * n as f64, seed, 0);
-    (b, AtomState { positions: pos, velocities: v, types: vec![0; n] })
+    (b, AtomState { positions: pos, velocities: v, types: vec![0; n], ..Default::default() })
 }
 
 #[allow(unused_imports)]

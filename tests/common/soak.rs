@@ -120,7 +120,8 @@ pub fn soak(b: &mut dyn Backend, b0: SimBox, base: SimParams, wall: Duration, se
                     }
                 }
                 let k = positions.len();
-                let added = AtomState { velocities: vec![[0.0; 3]; k], types: vec![0; k], positions };
+                let added =
+                    AtomState { velocities: vec![[0.0; 3]; k], types: vec![0; k], positions, ..Default::default() };
                 b.add_atoms(&added).unwrap();
             }
             _ => {

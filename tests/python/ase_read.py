@@ -1,8 +1,9 @@
 """Reads an extended XYZ trajectory with ASE and prints what ASE got, as JSON.
 
 Usage: python ase_read.py FILE
-Prints [{positions, velo, velocities, masses, cell, pbc, symbols, step}, ...], one entry per
-frame: `velo` the column as ASE keeps it, `velocities` what `get_velocities()` gives.
+Prints [{positions, velo, velocities, masses, cell, pbc, symbols, step, dye}, ...], one entry
+per frame: `velo` the column as ASE keeps it, `velocities` what `get_velocities()` gives, `dye`
+the integer dye column (None without one) with its dtype's kind ("i" for integers).
 """
 import json
 import sys
@@ -21,5 +22,7 @@ for a in frames:
         "pbc": [bool(x) for x in a.get_pbc()],
         "symbols": a.get_chemical_symbols(),
         "step": int(a.info["Step"]),
+        "dye": a.arrays["dye"].tolist() if "dye" in a.arrays else None,
+        "dye_kind": a.arrays["dye"].dtype.kind if "dye" in a.arrays else None,
     })
 print(json.dumps(out))

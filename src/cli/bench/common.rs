@@ -141,7 +141,7 @@ pub fn in_lj_system(n: usize) -> (SimBox, AtomState) {
     let (b, pos) = lattice_box(LatticeKind::Fcc, 0.8442, [cells; 3]);
     let n = pos.len();
     let vel = maxwell_boltzmann(&vec![1.0; n], 1.44, 3.0 * n as f64 - 3.0, 87287, 0);
-    (b, AtomState { positions: pos, velocities: vel, types: vec![0; n] })
+    (b, AtomState { positions: pos, velocities: vel, types: vec![0; n], ..Default::default() })
 }
 
 pub fn median(mut v: Vec<f64>) -> f64 {

@@ -72,6 +72,7 @@ enum Role {
     Species,
     Pos(usize),
     Vel(usize),
+    Dye,
     Skip,
 }
 
@@ -88,6 +89,7 @@ struct Header {
     properties: String,
     roles: Vec<Role>,
     has_vel: bool,
+    has_dye: bool,
     units: Option<String>,
     step: Option<u64>,
     time: Option<f64>,
@@ -130,6 +132,7 @@ fn parse<R: BufRead>(reader: R, src: &str, byte_len: u64) -> Result<XyzFrame, Xy
         units: header.units.clone(),
         step: header.step,
         time: header.time,
+        dye: header.has_dye.then(|| Vec::with_capacity(cap)),
     };
     for i in 0..count {
         let Some((line, text)) = lines.next(src)? else {
@@ -285,6 +288,7 @@ fn parse_header(text: &str, src: &str, line: u64) -> Result<Header, XyzError> {
         props,
         properties: properties.to_owned(),
         has_vel: roles.contains(&Role::Vel(0)),
+        has_dye: roles.contains(&Role::Dye),
         roles,
         units: units.map(str::to_owned),
         step,
@@ -321,6 +325,7 @@ fn parse_properties(value: &str, src: &str, line: u64) -> Result<(Vec<Prop>, Vec
             "species" => (|_| Role::Species, "S:1", "species"),
             "pos" | "positions" => (Role::Pos, "R:3", "position"),
             "vel" | "velo" | "velocity" | "velocities" => (Role::Vel, "R:3", "velocity"),
+            "dye" => (|_| Role::Dye, "I:1", "dye"),
             _ => (|_| Role::Skip, "", ""),
         };
         if !want.is_empty() {
@@ -360,13 +365,19 @@ fn parse_atom(
             format!("has {n} columns but Properties={} declares {}", h.properties, h.roles.len()),
         ));
     }
-    let (mut species, mut pos, mut vel) = ("", [0.0; 3], [0.0; 3]);
+    let (mut species, mut pos, mut vel, mut dye) = ("", [0.0; 3], [0.0; 3], 0);
     for (col, word) in text.split_ascii_whitespace().enumerate() {
         let field = || format!("column {} ({})", col + 1, h.label(col));
         match h.roles.get(col) {
             Some(Role::Species) => species = word,
             Some(&Role::Pos(k)) => pos[k] = parse_finite(word).map_err(|p| XyzError::parse(src, line, field(), p))?,
             Some(&Role::Vel(k)) => vel[k] = parse_finite(word).map_err(|p| XyzError::parse(src, line, field(), p))?,
+            Some(Role::Dye) => {
+                dye = word.parse::<crate::physics::dye::Dye>().map_err(|_| {
+                    XyzError::parse(src, line, field(), format!("{word:?} is not a dye tag"))
+                        .with_fix("write 0 (untagged) or a source number from 1 to 65535")
+                })?
+            }
             _ => {}
         }
     }
@@ -390,6 +401,9 @@ fn parse_atom(
     frame.positions.push(pos);
     if let Some(v) = frame.velocities.as_mut() {
         v.push(vel);
+    }
+    if let Some(d) = frame.dye.as_mut() {
+        d.push(dye);
     }
     Ok(())
 }

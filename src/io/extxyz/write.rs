@@ -47,7 +47,8 @@ impl ExtXyzWriter {
         // ASE's velocities: masses and momenta, momenta per ASE time unit for `metal`.
         let ase = f.velocities.and(f.masses).map(|m| (m, if f.units == "metal" { super::ASE_TIME_PS } else { 1.0 }));
         let mom = if ase.is_some() { ":masses:R:1:momenta:R:3" } else { "" };
-        write!(w, " Properties=species:S:1:pos:R:3{vel}{mom}")?;
+        let dye = if f.dye.is_some() { ":dye:I:1" } else { "" };
+        write!(w, " Properties=species:S:1:pos:R:3{vel}{mom}{dye}")?;
         let tf = |p: bool| if p { 'T' } else { 'F' };
         write!(w, " pbc=\"{} {} {}\"", tf(b.periodic[0]), tf(b.periodic[1]), tf(b.periodic[2]))?;
         writeln!(w, " Time={:?} Step={} units={}", f.time, f.step, f.units)?;
@@ -61,6 +62,9 @@ impl ExtXyzWriter {
                     let p = v.map(|x| m * (x * per_ase_time));
                     write!(w, " {m:?} {:?} {:?} {:?}", p[0], p[1], p[2])?;
                 }
+            }
+            if let Some(d) = f.dye.and_then(|d| d.get(i)) {
+                write!(w, " {d}")?;
             }
             w.write_all(b"\n")?;
         }
@@ -85,6 +89,9 @@ fn check(f: &FrameRef) -> io::Result<()> {
     }
     if let Some(v) = f.velocities.filter(|v| v.len() != n) {
         return Err(invalid(format!("{} velocities for {n} positions", v.len())));
+    }
+    if let Some(d) = f.dye.filter(|d| d.len() != n) {
+        return Err(invalid(format!("{} dye tags for {n} positions", d.len())));
     }
     if let Some(m) = f.masses
         && (m.len() != f.species_names.len() || !m.iter().all(|x| x.is_finite() && *x > 0.0))

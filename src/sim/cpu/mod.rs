@@ -32,6 +32,7 @@ use super::{
 };
 use crate::analysis::{self, Histogram, RdfCounts, RdfRegion};
 use crate::flow::{FieldSpec, Fields};
+use crate::physics::dye::DyeRake;
 use crate::physics::obstacles::ObstacleField;
 use crate::physics::params::SimParams;
 use crate::physics::real::Precision;
@@ -82,9 +83,16 @@ pub struct CpuBackend {
     fields: Option<FieldSampler>,
     /// Transport sampling (`transport.rs`), while on.
     transport: Option<TransportSampler>,
+    /// Dye rakes applied every step (`state/dye.rs`).
+    rakes: Vec<DyeRake>,
 }
 
-fn make_ctx<'a>(params: &'a SimParams, field: Option<&'a ObstacleField>, engine: &Engine) -> Ctx<'a> {
+fn make_ctx<'a>(
+    params: &'a SimParams,
+    field: Option<&'a ObstacleField>,
+    rakes: &'a [DyeRake],
+    engine: &Engine,
+) -> Ctx<'a> {
     let (n, b) = with_sim!(engine, s => (s.n(), s.sim_box));
     Ctx {
         params,
@@ -92,6 +100,7 @@ fn make_ctx<'a>(params: &'a SimParams, field: Option<&'a ObstacleField>, engine:
         field,
         masses: params.species.iter().map(|s| s.mass).collect(),
         dof: analysis::degrees_of_freedom(n, &b, params, field.is_some()),
+        rakes,
     }
 }
 
@@ -153,6 +162,7 @@ impl CpuBackend {
             checkpoints: Default::default(),
             fields: None,
             transport: None,
+            rakes: Vec::new(),
         };
         with_sim!(&mut b.engine, s => s.sync_piston(&b.params));
         Ok(b)
@@ -258,7 +268,7 @@ impl Backend for CpuBackend {
     }
 
     fn advance_md(&mut self, steps: u64) -> Result<(), SimError> {
-        let ctx = make_ctx(&self.params, self.field.as_deref(), &self.engine);
+        let ctx = make_ctx(&self.params, self.field.as_deref(), &self.rakes, &self.engine);
         let engine = &mut self.engine;
         // The step loop runs on a pool thread, so that its parallel loops start without
         // handing work over from this thread and waking it again for each one.
@@ -302,6 +312,18 @@ impl Backend for CpuBackend {
         })
     }
 
+    fn set_dye_rakes(&mut self, rakes: &[DyeRake]) -> Result<(), SimError> {
+        if !rakes.is_empty() {
+            // The dye column exists from now on, so snapshots carry it even before a crossing.
+            with_sim!(&mut self.engine, s => {
+                let n = s.n();
+                s.dye.resize(n, 0)
+            });
+        }
+        self.rakes = rakes.to_vec();
+        Ok(())
+    }
+
     fn set_fields(&mut self, spec: Option<FieldSpec>) -> Result<(), SimError> {
         let b = with_sim!(&self.engine, s => s.sim_box);
         self.fields = spec.map(|spec| FieldSampler::new(spec, &b, self.params.dt)).transpose()?;
@@ -339,12 +361,12 @@ impl Backend for CpuBackend {
     }
 
     fn measure(&mut self) -> Result<Telemetry, SimError> {
-        let ctx = make_ctx(&self.params, self.field.as_deref(), &self.engine);
+        let ctx = make_ctx(&self.params, self.field.as_deref(), &self.rakes, &self.engine);
         Ok(with_sim!(&mut self.engine, s => s.measure(&ctx)))
     }
 
     fn forces(&mut self) -> Result<Vec<[f64; 3]>, SimError> {
-        let ctx = make_ctx(&self.params, self.field.as_deref(), &self.engine);
+        let ctx = make_ctx(&self.params, self.field.as_deref(), &self.rakes, &self.engine);
         Ok(with_sim!(&mut self.engine, s => s.forces(&ctx)))
     }
 

@@ -9,6 +9,7 @@
 //!   thermostat, and its momentum and energy bookkeeping;
 //! - `state/dispatch.rs`: the force pass through the chosen algorithm of `sim/cpu/forces.rs`;
 //! - `state/lists.rs`: neighbour-list upkeep (rebuild past skin/2 with spatial re-sorting);
+//! - `state/dye.rs`: dye rakes crossed in the drift and tags cleared in the tunnel's zone;
 //! - `state/piston.rs`: the piston (the top wall as a moving plane, `physics/piston.rs`),
 //!   stepped in lockstep with the atoms: its half kicks use the top wall's force sum from
 //!   the force pass.
@@ -17,6 +18,7 @@
 //! atom's canonical index, which is what leaves this type (snapshots, positions, RNG streams).
 
 mod dispatch;
+mod dye;
 mod lists;
 mod piston;
 mod step;
@@ -32,6 +34,7 @@ use super::forces::CellScratch;
 use super::kernels::{EnergyVirial, mode};
 use super::neighbors::NeighborList;
 use crate::analysis;
+use crate::physics::dye::Dye;
 use crate::physics::obstacles::ObstacleField;
 use crate::physics::params::{Algorithm, SimParams};
 use crate::physics::piston::{PistonState, PistonTelemetry};
@@ -48,6 +51,8 @@ pub struct Ctx<'a> {
     pub field: Option<&'a ObstacleField>,
     pub masses: Vec<f64>,
     pub dof: f64,
+    /// Dye rakes applied after every drift (`dye.rs`).
+    pub rakes: &'a [crate::physics::dye::DyeRake],
 }
 
 /// Atoms per chunk of the ordered parallel sums.
@@ -62,6 +67,9 @@ pub struct CpuSim<P: PrecisionMode> {
     pub pos: Vec<[P::State; 4]>,
     pub vel: Vec<[P::State; 3]>,
     pub types: Vec<u32>,
+    /// Each slot's dye tag (`physics::dye`), permuted with the others; empty when the state
+    /// has no dye column.
+    pub dye: Vec<Dye>,
     pub ids: Vec<u32>,
     pub step: u64,
     pub time: f64,
@@ -131,6 +139,7 @@ impl<P: PrecisionMode> CpuSim<P> {
             pos,
             vel: s.atoms.velocities.iter().map(st).collect(),
             types: s.atoms.types.clone(),
+            dye: s.atoms.dye.clone(),
             ids: (0..n as u32).collect(),
             step: s.step,
             time: s.time,
@@ -167,13 +176,18 @@ impl<P: PrecisionMode> CpuSim<P> {
 
     pub fn snapshot(&self) -> Snapshot {
         let n = self.n();
-        let mut atoms = AtomState { positions: vec![[0.0; 3]; n], velocities: vec![[0.0; 3]; n], types: vec![0; n] };
+        let dye = if self.dye.is_empty() { Vec::new() } else { vec![0; n] };
+        let mut atoms =
+            AtomState { positions: vec![[0.0; 3]; n], velocities: vec![[0.0; 3]; n], types: vec![0; n], dye };
         for s in 0..n {
             let i = self.ids[s] as usize;
             let p = self.pos[s];
             atoms.positions[i] = [p[0].f64(), p[1].f64(), p[2].f64()];
             atoms.velocities[i] = self.vel[s].map(|x| x.f64());
             atoms.types[i] = self.types[s];
+            if let Some(&d) = self.dye.get(s) {
+                atoms.dye[i] = d;
+            }
         }
         Snapshot { sim_box: self.sim_box, atoms, step: self.step, time: self.time, piston: self.piston }
     }

@@ -142,6 +142,7 @@ impl CudaBackend {
     ) -> Result<CudaBackend, SimError> {
         params.validate(&sim_box)?;
         check_atoms(atoms, &params)?;
+        crate::sim::refuse_dye(atoms, "CUDA")?;
         check_tunnel(&params, &sim_box, &atoms.types)?;
         let dev = device::open().map_err(SimError::Device)?;
         let module = launch::module(&dev, params.precision, params.block_size, params.species.len())?;
@@ -443,6 +444,7 @@ impl Backend for CudaBackend {
     fn add_atoms(&mut self, atoms: &AtomState) -> Result<(), SimError> {
         self.hmc.forget();
         check_atoms(atoms, &self.params)?;
+        crate::sim::refuse_dye(atoms, "CUDA")?;
         let mut snap = self.engine.snapshot(&self.dev)?;
         snap.atoms.extend(atoms);
         self.rebuild(&snap)?;
@@ -472,6 +474,7 @@ impl Backend for CudaBackend {
         self.hmc.forget();
         self.params.validate(&snapshot.sim_box)?;
         check_atoms(&snapshot.atoms, &self.params)?;
+        crate::sim::refuse_dye(&snapshot.atoms, "CUDA")?;
         check_tunnel(&self.params, &snapshot.sim_box, &snapshot.atoms.types)?;
         self.rebuild(snapshot)?;
         self.restart_transport()

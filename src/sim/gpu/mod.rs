@@ -133,6 +133,7 @@ impl GpuBackend {
     ) -> Result<GpuBackend, SimError> {
         params.validate(&sim_box)?;
         check_atoms(atoms, &params)?;
+        crate::sim::refuse_dye(atoms, "wgpu")?;
         check_tunnel(&params, &sim_box, &atoms.types)?;
         // What no device runs before opening one; the precision once it is open.
         if let Some(why) = unsupported(&params, None) {
@@ -467,6 +468,7 @@ impl Backend for GpuBackend {
     fn add_atoms(&mut self, atoms: &AtomState) -> Result<(), SimError> {
         self.hmc.forget();
         check_atoms(atoms, &self.params)?;
+        crate::sim::refuse_dye(atoms, "wgpu")?;
         let mut snap = self.snapshot_now()?;
         snap.atoms.extend(atoms);
         self.rebuild(&snap)
@@ -494,6 +496,7 @@ impl Backend for GpuBackend {
         self.hmc.forget();
         self.params.validate(&snapshot.sim_box)?;
         check_atoms(&snapshot.atoms, &self.params)?;
+        crate::sim::refuse_dye(&snapshot.atoms, "wgpu")?;
         if snapshot.piston.is_some() {
             return Err(SimError::Invalid(unsupported(&self.params, self.dev.f64_missing()).unwrap_or_else(|| {
                 "the wgpu backend does not run the piston yet: choose --backend cpu or cuda".into()

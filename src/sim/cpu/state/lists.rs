@@ -82,6 +82,7 @@ impl<P: PrecisionMode> CpuSim<P> {
             permute(&mut self.pos, order, scratch);
             permute(&mut self.vel, order, scratch);
             permute(&mut self.types, order, scratch);
+            permute(&mut self.dye, order, scratch);
             permute(&mut self.ids, order, scratch);
             self.sync_pos_f();
         }
@@ -102,6 +103,7 @@ impl<P: PrecisionMode> CpuSim<P> {
         permute(&mut self.pos, order, scratch);
         permute(&mut self.vel, order, scratch);
         permute(&mut self.types, order, scratch);
+        permute(&mut self.dye, order, scratch);
         permute(&mut self.ids, order, scratch);
         self.sync_pos_f();
         let pf = force_positions(&self.pos, &self.pos_f);

@@ -222,6 +222,7 @@ impl<P: PrecisionMode> CpuSim<P> {
                 self.forces_valid = false;
                 return Err(blow_up(next, moved));
             }
+            self.apply_rakes(ctx.rakes, ctx.params.dt);
             let stress = self.stress_every > 0 && next.is_multiple_of(self.stress_every);
             let sums = match (next.is_multiple_of(every), stress) {
                 (true, true) => Some(self.compute_forces::<{ mode::BOTH }>(ctx, next)),
@@ -240,6 +241,7 @@ impl<P: PrecisionMode> CpuSim<P> {
             self.piston_kick(ctx.params);
             self.thermostat(ctx, twice_ke, next);
             self.tunnel_zone(ctx, next);
+            self.clear_zone_dye(ctx.params);
             self.step = next;
             self.time += ctx.params.dt;
             if let Some(sums) = sums {

@@ -17,7 +17,12 @@ use crate::sim::{AtomState, SimError, Snapshot};
 /// reals (x, y, z, type / 0) and their u32 canonical ids.
 pub(super) fn canonical(n: usize, s: usize, pos: &[u8], vel: &[u8], ids: &[u8]) -> AtomState {
     let (pos, vel) = (unpack(pos, s), unpack(vel, s));
-    let mut atoms = AtomState { positions: vec![[0.0; 3]; n], velocities: vec![[0.0; 3]; n], types: vec![0; n] };
+    let mut atoms = AtomState {
+        positions: vec![[0.0; 3]; n],
+        velocities: vec![[0.0; 3]; n],
+        types: vec![0; n],
+        ..Default::default()
+    };
     for (k, id) in ids.chunks_exact(4).enumerate().take(n) {
         let i = u32::from_le_bytes([id[0], id[1], id[2], id[3]]) as usize;
         atoms.positions[i] = [pos[4 * k], pos[4 * k + 1], pos[4 * k + 2]];

@@ -81,7 +81,12 @@ impl DeviceState {
     /// The atoms in canonical order (by id).
     pub fn atoms(&self) -> AtomState {
         let n = self.ids.len();
-        let mut a = AtomState { positions: vec![[0.0; 3]; n], velocities: vec![[0.0; 3]; n], types: vec![0; n] };
+        let mut a = AtomState {
+            positions: vec![[0.0; 3]; n],
+            velocities: vec![[0.0; 3]; n],
+            types: vec![0; n],
+            ..Default::default()
+        };
         for (slot, &id) in self.ids.iter().enumerate() {
             let i = id as usize;
             a.positions[i] = self.pos[slot];
@@ -113,6 +118,7 @@ mod tests {
             positions: vec![[0.1, 2.5, -3.25], [7.0, 1e-3, 4.4]],
             velocities: vec![[1.0, -0.3, 0.7], [0.0, 2.0, -1.5]],
             types: vec![0, 3],
+            ..Default::default()
         };
         let ids = bytemuck::cast_slice(&[0u32, 1]).to_vec();
         for precision in Precision::ALL {
