@@ -561,7 +561,12 @@ mod tests {
     fn the_start_spin_is_flagged_as_not_exported() {
         use crate::physics::tunnel::{StartSpin, Tunnel};
         let b = SimBox::new([12.0, 6.0, 6.0], [true; 3]);
-        let atoms = AtomState { positions: vec![[3.0, 3.0, 3.0]], velocities: vec![[0.0; 3]], types: vec![0] };
+        let atoms = AtomState {
+            positions: vec![[3.0, 3.0, 3.0]],
+            velocities: vec![[0.0; 3]],
+            types: vec![0],
+            ..Default::default()
+        };
         let spin = Some(StartSpin { spin: 1.0, time: 35.0 });
         let p = SimParams { tunnel: Some(Tunnel { speed: 0.5, zone: 3.0, start_spin: spin }), ..SimParams::default() };
         let deck = lj_deck(&b, &p, &atoms);
