@@ -30,8 +30,6 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::physics::params::SimParams;
-
 /// The counter slot of the obstacle surface (the wall faces take 0 to 5).
 pub const OBSTACLE_SURFACE: u64 = 6;
 /// Noise counters per step: `step * SURFACES_PER_STEP + surface`.
@@ -76,14 +74,6 @@ impl Friction {
         Friction { gamma, range: s.range, noise: (2.0 * gamma * t / dt).sqrt(), seed, step, spin: 0.0 }
     }
 
-    /// The friction of `params` for the force pass of `step`, with the start spin's surface
-    /// speed at that step; None without surface friction.
-    pub fn of(params: &SimParams, step: u64) -> Option<Friction> {
-        let s = params.surface_friction.as_ref()?;
-        let f = Friction::new(s, params.temperature, params.dt, params.seed, step);
-        Some(Friction { spin: Spin::of(params).at(step), ..f })
-    }
-
     /// The Philox counter of `surface` (0-5 wall faces, 6 obstacles) at this step.
     #[inline]
     pub fn counter(&self, surface: u64) -> u64 {
@@ -101,17 +91,6 @@ pub struct Spin {
 }
 
 impl Spin {
-    /// The start spin of `params` (its tunnel's, with its time step).
-    pub fn of(params: &SimParams) -> Spin {
-        let Some(t) = params.tunnel.filter(|_| params.surface_friction.is_some()) else { return Spin::default() };
-        let Some(s) = t.start_spin else { return Spin::default() };
-        let speed = s.spin * t.speed;
-        if speed == 0.0 || !speed.is_finite() {
-            return Spin::default();
-        }
-        Spin { speed, until: s.end_step(params.dt) }
-    }
-
     /// The surface speed at the force pass of `step`.
     #[inline]
     pub fn at(&self, step: u64) -> f64 {
@@ -233,6 +212,7 @@ mod tests {
     /// friction or a tunnel, and the step the spin ends is the first with step * dt >= time.
     #[test]
     fn the_spin_lasts_its_stated_time() {
+        use crate::physics::params::SimParams;
         use crate::physics::tunnel::{StartSpin, Tunnel};
         let spin = StartSpin { spin: 1.5, time: 0.1 };
         let p = SimParams {
@@ -243,11 +223,11 @@ mod tests {
         };
         // 20 * 0.005 rounds to 0.1 (>= time); 19 * 0.005 = 0.095 < 0.1.
         assert_eq!(spin.end_step(0.005), 20);
-        let s = Spin::of(&p);
+        let s = p.start_spin();
         assert_eq!(s, Spin { speed: 3.0, until: 20 });
         assert_eq!((s.at(0), s.at(19), s.at(20), s.at(1 << 40)), (3.0, 3.0, 0.0, 0.0));
-        assert_eq!(Friction::of(&p, 19).unwrap().spin, 3.0);
-        assert_eq!(Friction::of(&p, 20).unwrap().spin, 0.0);
+        assert_eq!(p.friction_at(19).unwrap().spin, 3.0);
+        assert_eq!(p.friction_at(20).unwrap().spin, 0.0);
         for dt in [0.004, 0.003, 0.007, 0.001] {
             for time in [35.0, 0.1, 1.0 / 3.0, 1e-6] {
                 let e = StartSpin { spin: 1.0, time }.end_step(dt);
@@ -255,9 +235,9 @@ mod tests {
             }
         }
         assert_eq!(StartSpin { spin: 1.0, time: 35.0 }.end_step(0.004), 8750);
-        assert_eq!(Spin::of(&SimParams { surface_friction: None, ..p.clone() }), Spin::default());
+        assert_eq!(SimParams { surface_friction: None, ..p.clone() }.start_spin(), Spin::default());
         let no_spin = Some(Tunnel { start_spin: None, ..p.tunnel.unwrap() });
-        assert_eq!(Spin::of(&SimParams { tunnel: no_spin, ..p.clone() }), Spin::default());
-        assert_eq!(Friction::of(&SimParams { tunnel: no_spin, ..p.clone() }, 0).unwrap().spin, 0.0);
+        assert_eq!(SimParams { tunnel: no_spin, ..p.clone() }.start_spin(), Spin::default());
+        assert_eq!(SimParams { tunnel: no_spin, ..p.clone() }.friction_at(0).unwrap().spin, 0.0);
     }
 }

@@ -400,6 +400,27 @@ fn validate_piston(p: &PistonParams, sim_box: &SimBox, thermostat: &Thermostat) 
 }
 
 impl SimParams {
+    /// The surface friction of the force pass of `step`, with the start spin's surface speed
+    /// at that step (`friction::Spin`); None without surface friction.
+    pub fn friction_at(&self, step: u64) -> Option<crate::physics::friction::Friction> {
+        let s = self.surface_friction.as_ref()?;
+        let f = crate::physics::friction::Friction::new(s, self.temperature, self.dt, self.seed, step);
+        Some(crate::physics::friction::Friction { spin: self.start_spin().at(step), ..f })
+    }
+
+    /// The tunnel's start spin as the backends run it (its surface speed and end step with this
+    /// time step); none without a tunnel spin, surface friction or with a zero speed.
+    pub fn start_spin(&self) -> crate::physics::friction::Spin {
+        use crate::physics::friction::Spin;
+        let Some(t) = self.tunnel.filter(|_| self.surface_friction.is_some()) else { return Spin::default() };
+        let Some(s) = t.start_spin else { return Spin::default() };
+        let speed = s.spin * t.speed;
+        if speed == 0.0 || !speed.is_finite() {
+            return Spin::default();
+        }
+        Spin { speed, until: s.end_step(self.dt) }
+    }
+
     /// The surface friction's damping time and range, and that the thermostat allows it.
     fn validate_friction(&self, s: &SurfaceFriction) -> Result<(), ParamError> {
         check(

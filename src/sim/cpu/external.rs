@@ -89,7 +89,7 @@ impl<'a, F: Real> External<'a, F> {
             drive_potential: !b.periodic[0],
             sim_box: *b,
             tether: params.tether,
-            friction: Friction::of(params, step),
+            friction: params.friction_at(step),
         }
     }
 

@@ -290,7 +290,7 @@ impl Consts {
             c.friction_gamma = f.gamma;
             c.friction_range = f.range;
             c.friction_noise = f.noise;
-            let spin = crate::physics::friction::Spin::of(p);
+            let spin = p.start_spin();
             c.friction_spin = spin.speed;
             c.friction_spin_until = spin.until;
         }

@@ -8,7 +8,7 @@
 
 use super::block::Block;
 use crate::flow::Grid;
-use crate::physics::friction::{Friction, Spin};
+use crate::physics::friction::Friction;
 use crate::physics::obstacles::ObstacleField;
 use crate::physics::params::{SimParams, Thermostat};
 use crate::physics::real::Precision;
@@ -183,7 +183,7 @@ pub fn flow_block(
         f.fr_range = s.range;
         f.fr_gamma = fr.gamma;
         f.fr_noise = fr.noise;
-        let spin = Spin::of(params);
+        let spin = params.start_spin();
         f.fr_spin = spin.speed;
         f.spin_until = [spin.until as u32, (spin.until >> 32) as u32];
     }
