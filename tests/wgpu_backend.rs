@@ -23,18 +23,7 @@ use argon_sandbox::sim::gpu::GpuBackend;
 use argon_sandbox::sim::{AtomState, Backend};
 use common::{jiggled_fluid, reference, rel, validation_dir};
 
-/// True when wgpu opens an adapter; otherwise says `skipped: no wgpu adapter` (a failure
-/// under ARGON_REQUIRE_RENDER=1).
-fn adapter() -> bool {
-    match argon_sandbox::sim::gpu::device::open() {
-        Ok(_) => true,
-        Err(e) => {
-            assert!(std::env::var_os("ARGON_REQUIRE_RENDER").is_none(), "ARGON_REQUIRE_RENDER is set: {e}");
-            eprintln!("skipped: no wgpu adapter ({e})");
-            false
-        }
-    }
-}
+use common::wgpu_adapter as adapter;
 
 fn single(algorithm: Algorithm) -> SimParams {
     SimParams { algorithm, precision: Precision::Single, ..SimParams::default() }
