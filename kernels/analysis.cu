@@ -32,6 +32,7 @@ extern "C" __global__ void __launch_bounds__(BLOCK) publish(Consts c, Bufs b, in
     if (colour == 0) s = sqrt(v2);
     else if (colour == 1) s = 0.5 * b.masses[type_of(x.w)] * v2;
     else if (colour == 2) s = (double)x.y;
+    else if (colour == 4) s = 0.0;  // dye: this backend carries no tags yet (it refuses them)
     else s = (double)type_of(x.w);
     b.out[b.ids[i]] = make_float4((float)x.x, (float)x.y, (float)x.z, (float)s);
 }

@@ -2,7 +2,7 @@
 // (x, y, z, colour scalar) as four f32 at its canonical index ids[i], into a buffer the
 // renderer reads on the same device, or a scratch buffer read back for the host. The colour
 // scalars are CUDA's `publish` (kernels/analysis.cu) and the CPU's (sim/cpu/observe.rs):
-// 0 speed, 1 kinetic energy, 2 height, 3 species, in f32 whatever the state's precision.
+// 0 speed, 1 kinetic energy, 2 height, 3 species, 4 dye, in f32 whatever the state's precision.
 // Compiled after common.wgsl (whose group 0 it reads) in a module of its own; its outputs are
 // a group of their own (1), bound only here, so the simulation's kernels keep their bindings.
 
@@ -36,6 +36,10 @@ fn publish(@builtin(global_invocation_id) gid: vec3<u32>) {
         }
         case 2u: {
             s = f32(x.y);
+        }
+        case 4u: {
+            // Dye: the wgpu backend carries no tags yet (it refuses them), so all untagged.
+            s = 0.0;
         }
         default: {
             s = f32(t);

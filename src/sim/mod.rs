@@ -261,6 +261,8 @@ pub enum ColourScalar {
     Height,
     /// The species index.
     Species,
+    /// The dye tag (0 untagged, else the source's number; `AtomState::dye`).
+    Dye,
 }
 
 /// Where [`Backend::write_positions`] puts the `[x, y, z, colour]` f32 quadruples.

@@ -480,6 +480,6 @@ impl Backend for CpuBackend {
             }
         };
         let masses: Vec<f64> = self.params.species.iter().map(|s| s.mass).collect();
-        with_sim!(&self.engine, s => observe::publish(&s.pos, &s.vel, &s.types, &s.ids, &masses, colour, out))
+        with_sim!(&self.engine, s => observe::publish(&s.pos, &s.vel, &s.types, &s.ids, &s.dye, &masses, colour, out))
     }
 }

@@ -134,6 +134,7 @@ pub fn publish<S: Real>(
     vel: &[[S; 3]],
     types: &[u32],
     ids: &[u32],
+    dye: &[u16],
     masses: &[f64],
     colour: ColourScalar,
     out: &mut [[f32; 4]],
@@ -150,6 +151,7 @@ pub fn publish<S: Real>(
             ColourScalar::KineticEnergy => 0.5 * masses[types[s] as usize] * v2,
             ColourScalar::Height => p[1].f64(),
             ColourScalar::Species => types[s] as f64,
+            ColourScalar::Dye => dye.get(s).copied().unwrap_or(0) as f64,
         };
         out[ids[s] as usize] = [p[0].f64() as f32, p[1].f64() as f32, p[2].f64() as f32, c as f32];
     }

@@ -108,6 +108,7 @@ fn colour_code(colour: ColourScalar) -> i32 {
         ColourScalar::KineticEnergy => 1,
         ColourScalar::Height => 2,
         ColourScalar::Species => 3,
+        ColourScalar::Dye => 4,
     }
 }
 

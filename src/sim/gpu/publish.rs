@@ -35,13 +35,14 @@ struct Args {
     pad: [u32; 2],
 }
 
-/// The scalar code the kernel switches on (0 speed, 1 kinetic energy, 2 height, 3 species).
+/// The scalar code the kernel switches on (0 speed, 1 kinetic energy, 2 height, 3 species, 4 dye).
 fn colour_code(c: ColourScalar) -> u32 {
     match c {
         ColourScalar::Speed => 0,
         ColourScalar::KineticEnergy => 1,
         ColourScalar::Height => 2,
         ColourScalar::Species => 3,
+        ColourScalar::Dye => 4,
     }
 }
 
