@@ -246,6 +246,15 @@ fn a_wind_tunnel_set_live_is_saved_with_the_scene() {
     h.app.save_scene(saved.clone());
     h.app.wait_for_tasks();
     assert_eq!(Scene::load(&saved).unwrap().tunnel, Some(tunnel));
+    // Its LAMMPS deck writes the flow fields on the app's grid, with the Flow view off too.
+    assert!(!h.app.settings.view.flow.on);
+    let deck = dir.join("deck");
+    h.app.request_export_lammps(deck.clone());
+    assert!(h.run_until(Duration::from_secs(30), |a| deck.join("in.argon").exists() && a.tasks.is_empty()));
+    h.app.wait_for_tasks();
+    let input = std::fs::read_to_string(deck.join("in.argon")).unwrap();
+    assert!(input.contains("ave/chunk") && deck.join("fields.json").exists(), "no fields in the deck:\n{input}");
+    assert!(h.app.messages.iter().any(|m| m.text.contains("lammps-fields")), "{:?}", h.app.messages);
     let _ = std::fs::remove_dir_all(&dir);
 }
 

@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use super::App;
 use super::commands::{SimCommand, SnapshotPurpose, TrajectorySpec};
 use super::force_plots::force_history_csv;
-use crate::export::lammps::{ExportInput, build_deck, write_deck};
+use crate::export::lammps::{ExportInput, build_deck_with_fields, write_deck};
 use crate::io::atomic::write_atomic;
 use crate::io::extxyz::{FrameRef, write_extxyz};
 use crate::io::thermo::thermo_csv;
@@ -68,12 +68,19 @@ impl App {
         let params = self.status.as_ref().map_or_else(|| self.params.clone(), |s| s.params.clone());
         let shapes = self.shapes.clone();
         let units = self.settings.lammps_units;
+        // The deck writes the flow fields on the app's grid (for `argon-sandbox lammps-fields`)
+        // with the sampling the Flow view runs, or, for a flow scene (a tunnel or obstacles)
+        // with the view off, with the sampling the view would run.
+        let fields =
+            self.flow.sampling().cloned().or_else(|| {
+                (params.tunnel.is_some() || !shapes.is_empty()).then(|| self.settings.flow_sampling.clone())
+            });
         let source = match &self.scene_path {
             Some(p) => format!("the app (scene {}, step {})", p.display(), snapshot.step),
             None => format!("the app (step {})", snapshot.step),
         };
         self.spawn_task("exporting the LAMMPS deck", move || {
-            let deck = build_deck(&ExportInput {
+            let deck = build_deck_with_fields(&ExportInput {
                 sim_box: &snapshot.sim_box,
                 params: &params,
                 atoms: &snapshot.atoms,
@@ -82,9 +89,15 @@ impl App {
                 units,
                 steps: 10_000,
                 thermo_every: 100,
-            })?;
+            }, fields.as_ref())?;
             write_deck(&dir, &deck).map_err(|e| format!("{}: {e}", dir.display()))?;
             let mut msg = format!("wrote in.argon and data.argon ({} units) to {}", units.name(), dir.display());
+            if deck.fields.is_some() {
+                msg.push_str(&format!(
+                    ", with the flow fields and obstacle forces (after the LAMMPS run: argon-sandbox lammps-fields {} --out fields)",
+                    dir.display()
+                ));
+            }
             for w in &deck.warnings {
                 msg.push_str(&format!("; warning: {w}"));
             }
