@@ -480,6 +480,13 @@ impl Backend for CpuBackend {
             }
         };
         let masses: Vec<f64> = self.params.species.iter().map(|s| s.mass).collect();
-        with_sim!(&self.engine, s => observe::publish(&s.pos, &s.vel, &s.types, &s.ids, &s.dye, &masses, colour, out))
+        with_sim!(&self.engine, s => observe::publish(
+            &s.pos,
+            &s.vel,
+            observe::SlotTags { types: &s.types, ids: &s.ids, dye: &s.dye },
+            &masses,
+            colour,
+            out
+        ))
     }
 }

@@ -128,17 +128,23 @@ pub fn pair_counts(
     Ok(RdfCounts { counts: hist, centres })
 }
 
+/// Per slot: the species, the canonical index and the dye tag (empty: none), for [`publish`].
+pub struct SlotTags<'a> {
+    pub types: &'a [u32],
+    pub ids: &'a [u32],
+    pub dye: &'a [u16],
+}
+
 /// Writes `[x, y, z, colour]` by canonical index.
 pub fn publish<S: Real>(
     pos: &[[S; 4]],
     vel: &[[S; 3]],
-    types: &[u32],
-    ids: &[u32],
-    dye: &[u16],
+    tags: SlotTags<'_>,
     masses: &[f64],
     colour: ColourScalar,
     out: &mut [[f32; 4]],
 ) -> Result<(), SimError> {
+    let SlotTags { types, ids, dye } = tags;
     if out.len() < pos.len() {
         return Err(SimError::Invalid(format!("position buffer holds {} atoms, need {}", out.len(), pos.len())));
     }
