@@ -1,9 +1,11 @@
 //! Instant replay in the running app: the stored frames are bit for bit the frames the view
 //! drew; "resume from here" re-runs the original trajectory bit for bit (the CPU backend, with
 //! a parameter change on the way re-applied at its step); the budget holds what was stored,
-//! thinned when frames are large; "save the last N seconds" writes one PNG per 1/30 s.
-//! The first three run without a GPU (the egui_kittest harness); saving needs a wgpu adapter
-//! (`skipped: no GPU adapter` without one, a failure when ARGON_REQUIRE_RENDER=1).
+//! thinned when frames are large; "save the last N seconds" writes one PNG per 1/30 s; with
+//! the wgpu backend on the renderer's device (lavapipe here) the frames are device copies of
+//! the slots drawn, bit for bit. The first two run without a GPU (the egui_kittest harness);
+//! the others need a wgpu adapter (`skipped: no GPU adapter` without one, a failure when
+//! ARGON_REQUIRE_RENDER=1).
 
 mod app_common;
 
@@ -206,4 +208,66 @@ fn saving_the_last_second_writes_thirty_one_png_frames() {
         .count();
     assert_eq!(pngs, 31);
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn gpu_frames_are_copied_on_the_device_and_equal_the_drawn_slots() {
+    use argon_sandbox::app::AppOptions;
+    use argon_sandbox::app::headless::Headless;
+    use argon_sandbox::app::replay::gpu::read_back;
+    use argon_sandbox::app::settings::Settings;
+    let settings = Settings { show_plots: false, ..Settings::default() };
+    let opts = AppOptions {
+        backend: Some(BackendChoice::Wgpu),
+        settings: Some(settings),
+        atoms: Some(1000),
+        ..Default::default()
+    };
+    let mut h = match Headless::start(opts, [480, 320]) {
+        Ok(h) => h,
+        Err(e) => {
+            assert!(std::env::var_os("ARGON_REQUIRE_RENDER").is_none(), "ARGON_REQUIRE_RENDER is set: {e}");
+            println!("skipped: no GPU adapter ({e})");
+            return;
+        }
+    };
+    let zero = |a: &App| a.status.as_ref().is_some_and(|s| s.position_path == "zero-copy (same device)");
+    if !h.run_until(Duration::from_secs(60), zero) {
+        println!(
+            "skipped: the wgpu backend does not run zero-copy here ({:?})",
+            h.app.status.as_ref().map(|s| s.why.clone())
+        );
+        return;
+    }
+    let (device, queue) = (h.gpu.device.clone(), h.gpu.queue.clone());
+    let mut drawn = Frames::new();
+    let end = Instant::now() + Duration::from_secs(120);
+    let gpu_frames = |a: &App| a.replay.ring.iter().filter(|f| matches!(f.positions, StoredPositions::Gpu(..))).count();
+    while gpu_frames(&h.app) < 30 {
+        assert!(Instant::now() < end, "GPU frames were not stored: {:?}", h.app.last_error());
+        h.frame();
+        let i = h.app.interop.as_ref().expect("zero-copy buffers");
+        if let Some(f) = i.slots.displayed() {
+            drawn
+                .entry(f.step)
+                .or_insert_with(|| read_back(&device, &queue, &i.buffers[f.slot], f.n_atoms as u32).unwrap());
+        }
+    }
+    let mut compared = 0;
+    for f in h.app.replay.ring.iter() {
+        // Frames drawn by host staging before zero-copy started are host frames.
+        let StoredPositions::Gpu(buffer, n) = &f.positions else { continue };
+        let stored = read_back(&device, &queue, buffer, *n).unwrap();
+        if let Some(original) = drawn.get(&f.step) {
+            assert!(bit_equal(&stored, original), "the stored frame at step {} differs from the slot drawn", f.step);
+            compared += 1;
+        }
+    }
+    assert!(compared >= 20, "only {compared} stored frames were compared");
+    // Scrubbing points the view at the ring's buffer.
+    let last = h.app.replay.ring.len() - 1;
+    h.app.replay_seek(last);
+    let atoms = h.app.status.as_ref().unwrap().n_atoms as u32;
+    let (_, _, external) = h.app.view_data();
+    assert!(external.is_some_and(|(seq, _, n)| seq >= argon_sandbox::app::replay::REPLAY_SEQ && n == atoms));
 }
