@@ -149,6 +149,8 @@ pub enum SimCommand {
     /// The renderer's wgpu device: a wgpu backend runs there from now on (a running one moves
     /// onto it), so its positions can be drawn where they are.
     UseDevice(std::sync::Arc<crate::sim::gpu::device::SimDevice>),
+    /// Instant replay: keep keyframes or not, resume from a stored frame.
+    Replay(crate::app::replay::states::ReplayCommand),
     Shutdown,
 }
 
@@ -235,4 +237,6 @@ pub enum SimReport {
     },
     /// Transport sampling was refused or failed (the backend's reason) and is off.
     TransportOff(String),
+    /// Instant replay: keyframes, parameter changes, the outcome of a resume.
+    Replay(crate::app::replay::states::ReplayReport),
 }

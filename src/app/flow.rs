@@ -101,6 +101,7 @@ impl App {
                 self.flow.wake.push(&f, centre, diameter);
             }
             self.probe.push(f.clone());
+            self.replay_flow(f.clone());
             self.flow.fields = Some(f);
             self.flow.windows += 1;
         }
@@ -117,7 +118,9 @@ impl App {
     pub fn flow_geometry(&mut self) -> (u64, FlowGeometry) {
         let view = self.settings.view.flow;
         let z = self.flow_plane_z();
-        let key = self.flow.fields.as_ref().map(|f| (Arc::as_ptr(f) as usize, view, z.to_bits(), self.geometry.0));
+        // While the timeline shows a stored frame, the window shown with it.
+        let fields = self.replay_window().unwrap_or_else(|| self.flow.fields.clone());
+        let key = fields.as_ref().map(|f| (Arc::as_ptr(f) as usize, view, z.to_bits(), self.geometry.0));
         if let Some((k, rx)) = &self.flow.pending {
             match rx.try_recv() {
                 Ok(mesh) => {
@@ -134,7 +137,7 @@ impl App {
         }
         // Only the window changed, and its predecessor is on screen: build in the background.
         let same_choices = |a: &MeshKey, b: &MeshKey| (a.1, a.2, a.3) == (b.1, b.2, b.3);
-        if let (Some(k), Some(built), Some(f)) = (key, self.flow.built_from, self.flow.fields.clone())
+        if let (Some(k), Some(built), Some(f)) = (key, self.flow.built_from, fields.clone())
             && view.on
             && self.flow.mesh.1.is_some()
             && same_choices(&k, &built)
@@ -155,7 +158,7 @@ impl App {
             }
         }
         self.flow.pending = None;
-        let mesh = match &self.flow.fields {
+        let mesh = match &fields {
             Some(f) if view.on => Some(Arc::new(flow_layer::build(f, &view, z, &self.shapes))),
             _ => None,
         };

@@ -12,6 +12,7 @@
 //! - `measure.rs`: the Measure panel's transport measurement of the running simulation
 //!   (`measure_files.rs`: its text and CSV).
 //! - `capture.rs`: screenshots and recordings; `painter.rs`: egui + the view on a wgpu target.
+//! - `replay/`: instant replay (the recent past kept within a budget, the timeline's actions).
 //!
 //! Must not touch backend internals (only `sim::Backend` through the thread) or GPU code
 //! beyond handing the renderer a `ViewCallback`.
@@ -31,6 +32,7 @@ pub mod measure_files;
 pub mod painter;
 pub mod plots;
 pub mod probe;
+pub mod replay;
 pub mod settings;
 pub mod sim_thread;
 pub mod species;
@@ -232,6 +234,8 @@ pub struct App {
     pub measure: measure::MeasureState,
     /// The examples gallery (opened by itself on the first launch).
     pub gallery: gallery::GalleryState,
+    /// Instant replay: the recent past and the timeline's state.
+    pub replay: replay::Replay,
 }
 
 /// Analysis (g(r), histograms) is refreshed this often while the plots show.
@@ -357,6 +361,7 @@ impl App {
             probe: probe::ProbeState::default(),
             measure: measure::MeasureState::default(),
             gallery: gallery::GalleryState::default(),
+            replay: replay::Replay::default(),
         };
         app.sync_flow_sampling();
         app.adopt_scene_view(app.scene.fields.clone(), app.scene.steps_per_frame);
@@ -406,6 +411,9 @@ impl App {
                 self.retiring_frames.push(old);
             }
             self.frame_seq += 1;
+            if f.display {
+                self.replay_host_frame(f.step);
+            }
         }
         // Frames the renderer may still hold go back to the simulation once it lets go: freeing
         // pinned memory here would stall the UI (it synchronises the GPU).
@@ -482,11 +490,13 @@ impl App {
             SimReport::TransportStarted { step, why } => self.transport_started(step, why),
             SimReport::Transport { since, samples } => self.transport_arrived(since, *samples),
             SimReport::TransportOff(why) => self.transport_off(why),
+            SimReport::Replay(r) => self.replay_report(r),
             SimReport::NeedSlots(n) => {
                 self.need_slots = n;
                 self.interop_failed = false;
             }
             SimReport::Loaded(scene) => {
+                self.replay_clear();
                 self.shapes = scene.obstacles.clone();
                 self.flow.wake.clear();
                 let was_mixture = self.params.species.len() > 1;
@@ -608,7 +618,7 @@ impl App {
                 external = Some((f.seq, i.buffers[f.slot].clone(), f.n_atoms as u32));
             }
         }
-        (self.frame.clone().map(|f| (self.frame_seq, f)), self.geometry.clone(), external)
+        self.replay_view((self.frame.clone().map(|f| (self.frame_seq, f)), self.geometry.clone(), external))
     }
 
     /// Hands the renderer's device to the simulation thread: a wgpu backend runs there from
@@ -623,6 +633,7 @@ impl App {
     /// Vulkan external memory; the wgpu backend on this device through plain buffers of it).
     pub fn gpu_frame(&mut self, device: &wgpu::Device) {
         self.gpu_frame += 1;
+        self.replay.gpu.set_device(device);
         self.retired.retain(|(t, _)| t.elapsed() < Duration::from_secs(2));
         let Some(s) = &self.status else { return };
         let same = s.info.kind == "wgpu" && s.on_render_device;
@@ -678,8 +689,10 @@ impl App {
         }
     }
 
-    /// Called after the frame's GPU work was submitted: frees its slot when the GPU is done.
-    pub fn frame_submitted(&self, queue: &wgpu::Queue) {
+    /// Called after the frame's GPU work was submitted: stores it for the replay, frees its
+    /// slot when the GPU is done.
+    pub fn frame_submitted(&mut self, queue: &wgpu::Queue) {
+        self.replay_submitted(queue);
         if let Some(i) = &self.interop {
             let (slots, frame) = (i.slots.clone(), self.gpu_frame);
             queue.on_submitted_work_done(move || slots.frame_completed(frame));
@@ -694,6 +707,7 @@ impl App {
     /// Draws one frame of the whole app into `ui`.
     pub fn ui(&mut self, ui: &mut egui::Ui) {
         self.poll();
+        self.replay_tick();
         self.update_ramp();
         crate::ui::shortcuts(self, ui.ctx());
         crate::ui::app_ui(self, ui);
@@ -757,6 +771,9 @@ impl App {
 impl Drop for App {
     fn drop(&mut self) {
         self.capture.stop_recording();
+        if let Some(mut job) = self.replay.save.take() {
+            let _ = job.wait();
+        }
         for (_, t) in self.tasks.drain(..) {
             let _ = t.join();
         }

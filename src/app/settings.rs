@@ -73,6 +73,8 @@ pub struct Settings {
     pub flow_sampling: crate::flow::FieldSpec,
     /// The examples gallery was offered once (it opens by itself only on the first launch).
     pub examples_offered: bool,
+    /// Memory instant replay may keep, MiB (capped by half the memory available; 0: off).
+    pub replay_budget_mb: u64,
 }
 
 impl Default for Settings {
@@ -104,6 +106,7 @@ impl Default for Settings {
             lammps_units: LammpsUnits::Lj,
             flow_sampling: crate::app::flow::live_sampling(),
             examples_offered: false,
+            replay_budget_mb: crate::app::replay::DEFAULT_BUDGET_MB,
         }
     }
 }

@@ -16,13 +16,15 @@
 //!   it refuses;
 //! - `fields.rs`: flow-field sampling settings and sending finished windows;
 //! - `transport.rs`: transport sampling for a measurement, restarted by edits, and sending
-//!   its records.
+//!   its records;
+//! - `replay.rs`: keyframes and parameter changes for instant replay, and resuming from them.
 
 mod fields;
 mod gpu;
 mod handle_commands;
 pub mod pacing;
 mod publish;
+mod replay;
 mod safety;
 mod transport;
 
@@ -99,6 +101,7 @@ impl SimHandle {
             transport: None,
             transport_since: 0,
             gpu,
+            replay: Default::default(),
         };
         let _ = tx.send(SimCommand::Load { scene: Box::new(scene), backend });
         let join = std::thread::Builder::new()
@@ -186,6 +189,8 @@ struct Worker {
     transport_since: u64,
     /// The renderer's device, where a wgpu backend runs (its positions then drawn zero-copy).
     gpu: Option<Arc<SimDevice>>,
+    /// Keyframes and parameter changes for instant replay.
+    replay: replay::Keeper,
 }
 
 /// Obstacle grid spacing (sigma): DESIGN.md asks for at most 0.1.
@@ -261,6 +266,7 @@ impl Worker {
     /// Advances `steps`, publishes the frame, sends telemetry. A blow-up rolls back to the
     /// last checkpoint and pauses; a failed GPU hands over to the CPU; either is reported.
     fn chunk(&mut self, steps: u64) {
+        self.keep_replay_state();
         let result = self.advance_recording(steps);
         let Some(b) = self.backend.as_mut() else { return };
         let telemetry: Vec<_> = b
@@ -274,6 +280,7 @@ impl Worker {
         self.rate_steps += steps;
         if let Err(e) = result {
             self.running = false;
+            self.replay_dirty();
             match e {
                 SimError::BlowUp { .. } => {
                     self.roll_back(&e);

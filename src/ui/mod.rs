@@ -3,7 +3,8 @@
 //!
 //! Layout: controls on the left (Simulation, Temperature, Forces, Piston and pressure, Tools,
 //! Flow, Display, Recording, Equation of state, Measure), plots on the right, the status bar at the bottom,
-//! the 3D view in the middle, the help overlay on F1. H hides everything but the view.
+//! the 3D view in the middle with the replay timeline along its bottom edge (`timeline.rs`),
+//! the help overlay on F1. H hides everything but the view.
 
 pub mod display;
 pub mod eos;
@@ -19,6 +20,7 @@ pub mod recording;
 pub mod simulation;
 pub mod status;
 pub mod temperature;
+pub mod timeline;
 pub mod tools;
 pub mod tunnel;
 pub mod view;
@@ -30,7 +32,7 @@ use egui::{Key, KeyboardShortcut, Modifiers};
 use crate::app::App;
 
 /// The keys and what they do (shown in the help overlay).
-pub const SHORTCUTS: [(&str, &str); 13] = [
+pub const SHORTCUTS: [(&str, &str); 16] = [
     ("Space", "play / pause"),
     (".", "single step"),
     ("P", "screenshot"),
@@ -44,6 +46,9 @@ pub const SHORTCUTS: [(&str, &str); 13] = [
     ("Delete", "remove the selected shape"),
     ("Enter / Esc", "close / cancel a polygon"),
     ("F1", "this help"),
+    ("Left / Right", "replay: a frame back / forward"),
+    ("K", "replay: play / pause (the simulation runs on)"),
+    ("Home / End", "replay: the oldest frame / live"),
 ];
 
 /// Applies keyboard shortcuts (not while typing in a field) and dropped files.
@@ -106,6 +111,7 @@ pub fn shortcuts(app: &mut App, ctx: &egui::Context) {
         let a = app.tools.key_escape();
         app.tool_actions(a);
     }
+    timeline::keys(app, ctx);
 }
 
 /// Lays out one frame: panels (unless hidden), the view, the help overlay and messages.
@@ -131,6 +137,7 @@ pub fn app_ui(app: &mut App, ui: &mut egui::Ui) {
         }
     }
     egui::CentralPanel::default().frame(egui::Frame::NONE).show(ui, |ui| view::view_ui(app, ui));
+    timeline::timeline_ui(app, ui.ctx());
     if app.help_open {
         help::help_ui(app, ui.ctx());
     }

@@ -13,7 +13,7 @@ use crate::units::UnitSystem;
 
 use super::fields::count_field;
 
-fn output_dir(app: &App) -> PathBuf {
+pub(crate) fn output_dir(app: &App) -> PathBuf {
     app.settings.output_dir.clone().unwrap_or_else(|| std::env::current_dir().unwrap_or_else(|_| PathBuf::from(".")))
 }
 

@@ -14,6 +14,7 @@ use crate::sim::{AtomState, Backend, BackendChoice, CaughtAtoms, SimError, fallb
 
 impl Worker {
     pub(super) fn apply(&mut self, cmd: SimCommand) -> Flow {
+        self.replay_before(&cmd);
         match cmd {
             SimCommand::Shutdown => return Flow::Stop,
             SimCommand::Run(on) => {
@@ -67,6 +68,7 @@ impl Worker {
             SimCommand::UseDevice(dev) => self.use_device(dev),
             SimCommand::Fields(spec) => self.set_fields(spec),
             SimCommand::Transport(spec) => self.set_transport(spec),
+            SimCommand::Replay(c) => self.replay_command(c),
             other => {
                 // Something the wgpu backend does not run yet moves the system to one that does.
                 self.leave_wgpu_for(&other);
@@ -83,6 +85,7 @@ impl Worker {
                     }
                     Err(e) => self.report(SimReport::Error(e.to_string())),
                 }
+                self.replay_after();
                 self.publish();
                 self.maybe_status(true);
             }

@@ -69,6 +69,11 @@ pub struct BenchArgs {
     /// fields sampled every 10 steps over windows of 5 tau).
     #[arg(long, requires = "interactive")]
     pub flow_view: bool,
+    /// With --interactive: instant replay `on` (the app's default budget: every drawn frame
+    /// copied into the replay's ring, full states kept at intervals) or `off`, to measure what
+    /// keeping the replay costs the app's steps per frame.
+    #[arg(long, value_name = "on|off", default_value = "on", value_parser = ["on", "off"])]
+    pub replay: String,
     /// With --interactive: a fixed pace of this many MD steps per displayed frame; absent, the
     /// app's default pace (the display keeps its rate, the simulation fills the rest).
     #[arg(long)]

@@ -35,6 +35,8 @@ pub struct InteractiveResult {
     pub device_bytes_per_atom: Option<f64>,
     /// With --flow-view: flow-field windows the app received while timing.
     pub flow_windows: u64,
+    /// Instant replay: what it holds when timing ends ("off" when its budget is 0).
+    pub replay: String,
 }
 
 pub fn run(args: &BenchArgs) -> Result<()> {
@@ -60,6 +62,7 @@ pub fn run(args: &BenchArgs) -> Result<()> {
             println!("{}", serde_json::to_string(&r)?);
         } else {
             let flow = if args.flow_view { format!(" / flow view: {} windows", r.flow_windows) } else { String::new() };
+            let flow = format!("{flow} / replay: {}", r.replay);
             println!(
                 "{:>9} {:>5} {:>9} {:>7.1} {:>9.2} {:>8.1} {:>10.0} {:>12.3e} {:>8}  {} / {} / {}{flow}",
                 r.n_atoms,
@@ -87,6 +90,9 @@ fn measure(args: &BenchArgs, n: usize, size: [u32; 2]) -> Result<InteractiveResu
     }
     if let Some(every) = args.field_every {
         settings.flow_sampling.every = every;
+    }
+    if args.replay == "off" {
+        settings.replay_budget_mb = 0;
     }
     let backend = args.backend.first().copied();
     let atoms = (n != 0).then_some(n);
@@ -165,7 +171,25 @@ fn measure(args: &BenchArgs, n: usize, size: [u32; 2]) -> Result<InteractiveResu
         position_path: status.position_path.to_string(),
         device_bytes_per_atom: status.device_bytes.map(|b| b as f64 / status.n_atoms.max(1) as f64),
         flow_windows: h.app.flow.windows - windows0,
+        replay: replay_text(&h.app),
     })
+}
+
+/// What the replay holds, and what its last full state cost the simulation thread.
+fn replay_text(app: &crate::app::App) -> String {
+    if app.replay_budget() == 0 {
+        return "off".into();
+    }
+    let r = &app.replay;
+    let took = r.states.last_took().map_or(0.0, |t| t.as_secs_f64() * 1e3);
+    format!(
+        "{:.1} s in {} frames (every {} drawn, {:.0} MiB), {} states, last took {took:.1} ms",
+        r.seconds(),
+        r.ring.len(),
+        r.ring.every.max(1),
+        r.ring.bytes() as f64 / (1 << 20) as f64,
+        r.states.keyframes()
+    )
 }
 
 /// `bench --publish`: the per-frame cost of getting positions from the CUDA backend to the
