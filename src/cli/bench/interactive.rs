@@ -37,6 +37,9 @@ pub struct InteractiveResult {
     pub flow_windows: u64,
     /// Instant replay: what it holds when timing ends ("off" when its budget is 0).
     pub replay: String,
+    /// Seconds from starting the app with the scene to its first drawn frame (the device
+    /// opened, the system built, the kernels compiled, the first steps run and drawn).
+    pub open_s: f64,
 }
 
 pub fn run(args: &BenchArgs) -> Result<()> {
@@ -62,7 +65,7 @@ pub fn run(args: &BenchArgs) -> Result<()> {
             println!("{}", serde_json::to_string(&r)?);
         } else {
             let flow = if args.flow_view { format!(" / flow view: {} windows", r.flow_windows) } else { String::new() };
-            let flow = format!("{flow} / replay: {}", r.replay);
+            let flow = format!("{flow} / replay: {} / opened in {:.1} s", r.replay, r.open_s);
             println!(
                 "{:>9} {:>5} {:>9} {:>7.1} {:>9.2} {:>8.1} {:>10.0} {:>12.3e} {:>8}  {} / {} / {}{flow}",
                 r.n_atoms,
@@ -99,10 +102,12 @@ fn measure(args: &BenchArgs, n: usize, size: [u32; 2]) -> Result<InteractiveResu
     let scene = args.scene.clone().filter(|p| p != std::path::Path::new("default"));
     // The device first, so a wgpu backend starts on it (drawn zero-copy, as in the window).
     let options = AppOptions { scene, atoms, backend, settings: Some(settings), ..Default::default() };
+    let opening = Instant::now();
     let mut h = Headless::start(options, size)?;
     let renderer = h.gpu.describe();
     // Wait for the system to be built and its first frame drawn.
     let loaded = h.run_until(Duration::from_secs(900), |a| a.status.is_some() && a.frame.is_some());
+    let open_s = opening.elapsed().as_secs_f64();
     if !loaded {
         return Err(anyhow!("the simulation did not start: {}", h.app.last_error().unwrap_or("timed out")));
     }
@@ -172,6 +177,7 @@ fn measure(args: &BenchArgs, n: usize, size: [u32; 2]) -> Result<InteractiveResu
         device_bytes_per_atom: status.device_bytes.map(|b| b as f64 / status.n_atoms.max(1) as f64),
         flow_windows: h.app.flow.windows - windows0,
         replay: replay_text(&h.app),
+        open_s,
     })
 }
 
