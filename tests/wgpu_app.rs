@@ -85,7 +85,13 @@ fn publish_on_the_renderers_device_equals_the_host_copy_bit_for_bit() {
     let n = b.n_atoms();
     let state = b.copy_state().unwrap();
     let buffer = argon_sandbox::interop::Interop::same_device(&g.device, n + 5).buffers[1].clone();
-    for colour in [ColourScalar::Speed, ColourScalar::KineticEnergy, ColourScalar::Height, ColourScalar::Species, ColourScalar::Dye] {
+    for colour in [
+        ColourScalar::Speed,
+        ColourScalar::KineticEnergy,
+        ColourScalar::Height,
+        ColourScalar::Species,
+        ColourScalar::Dye,
+    ] {
         b.write_positions(PositionTarget::Buffer { buffer: &buffer, len: n + 5 }, colour).unwrap();
         let shown = read_buffer(&g, &buffer, (n * 16) as u64);
         let mut host = vec![[f32::NAN; 4]; n];
