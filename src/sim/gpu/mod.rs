@@ -602,12 +602,10 @@ impl Backend for GpuBackend {
         // The publish kernel on the device either way, so the host and the zero-copy buffer
         // hold the same bits.
         let publisher = Self::publisher(&mut self.publisher, &self.dev, &self.pipes, self.ntypes)?;
-        let (system, dye) = (self.engine.system_bind_group(), self.engine.dye_words());
+        let system = (self.engine.system_bind_group(), self.engine.dye_words());
         match target {
-            PositionTarget::Host(out) => publisher.to_host(&self.dev, system, dye, n, colour, out),
-            PositionTarget::Buffer { buffer, len } => {
-                publisher.to_buffer(&self.dev, system, dye, buffer, len, n, colour)
-            }
+            PositionTarget::Host(out) => publisher.to_host(&self.dev, system, n, colour, out),
+            PositionTarget::Buffer { buffer, len } => publisher.to_buffer(&self.dev, system, buffer, len, n, colour),
             PositionTarget::Device { .. } => Err(SimError::Invalid(
                 "the wgpu backend cannot write into CUDA device memory; use a host buffer".into(),
             )),

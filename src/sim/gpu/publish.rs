@@ -29,6 +29,9 @@ pub struct Publisher {
     no_dye: wgpu::Buffer,
 }
 
+/// The system a publish reads: the engine's bind group 0 and its dye tags (where it has them).
+pub type System<'a> = (&'a wgpu::BindGroup, Option<&'a wgpu::Buffer>);
+
 /// The kernel's arguments (publish.wgsl `PublishArgs`).
 #[repr(C)]
 #[derive(Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
@@ -84,8 +87,7 @@ impl Publisher {
     fn submit(
         &self,
         dev: &SimDevice,
-        system: &wgpu::BindGroup,
-        dye: Option<&wgpu::Buffer>,
+        (system, dye): System<'_>,
         out: &wgpu::Buffer,
         n: usize,
         colour: ColourScalar,
@@ -128,8 +130,7 @@ impl Publisher {
     pub fn to_buffer(
         &self,
         dev: &SimDevice,
-        system: &wgpu::BindGroup,
-        dye: Option<&wgpu::Buffer>,
+        (system, dye): System<'_>,
         out: &wgpu::Buffer,
         len: usize,
         n: usize,
@@ -145,7 +146,7 @@ impl Publisher {
             return Err(SimError::Invalid("the position buffer is not a storage buffer".into()));
         }
         if n > 0 {
-            self.submit(dev, system, dye, out, n, colour)?;
+            self.submit(dev, (system, dye), out, n, colour)?;
         }
         Ok(())
     }
@@ -155,8 +156,7 @@ impl Publisher {
     pub fn to_host(
         &mut self,
         dev: &SimDevice,
-        system: &wgpu::BindGroup,
-        dye: Option<&wgpu::Buffer>,
+        (system, dye): System<'_>,
         n: usize,
         colour: ColourScalar,
         out: &mut [[f32; 4]],
@@ -178,7 +178,7 @@ impl Publisher {
             }),
         };
         let read = self
-            .submit(dev, system, dye, &scratch, n, colour)
+            .submit(dev, (system, dye), &scratch, n, colour)
             .and_then(|()| dev.read_back(dev.device.create_command_encoder(&Default::default()), &[(&scratch, bytes)]));
         self.scratch = Some(scratch);
         out[..n].copy_from_slice(bytemuck::cast_slice(&read?[0]));
