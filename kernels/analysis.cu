@@ -21,8 +21,9 @@ extern "C" __global__ void __launch_bounds__(BLOCK) hist_height(Consts c, Bufs b
     atomicAdd(&b.hist[k], 1ull);
 }
 
-// Colour: 0 speed, 1 kinetic energy, 2 height, 3 species.
-extern "C" __global__ void __launch_bounds__(BLOCK) publish(Consts c, Bufs b, int colour) {
+// Colour: 0 speed, 1 kinetic energy, 2 height, 3 species, 4 dye (the tag at the canonical
+// index, kernels/dye.cu; `dye` null without a dye column: all untagged).
+extern "C" __global__ void __launch_bounds__(BLOCK) publish(Consts c, Bufs b, int colour, const unsigned short* dye) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= c.n) return;
     real_s4 x = b.pos[i];
@@ -32,7 +33,7 @@ extern "C" __global__ void __launch_bounds__(BLOCK) publish(Consts c, Bufs b, in
     if (colour == 0) s = sqrt(v2);
     else if (colour == 1) s = 0.5 * b.masses[type_of(x.w)] * v2;
     else if (colour == 2) s = (double)x.y;
-    else if (colour == 4) s = 0.0;  // dye: this backend carries no tags yet (it refuses them)
+    else if (colour == 4) s = dye ? (double)dye[b.ids[i]] : 0.0;
     else s = (double)type_of(x.w);
     b.out[b.ids[i]] = make_float4((float)x.x, (float)x.y, (float)x.z, (float)s);
 }

@@ -8,7 +8,8 @@
 //! against the CPU (every precision and algorithm, re-sorted atoms, an index past the atom
 //! count); obstacle and surface-friction forces between list rebuilds (the flagged passes)
 //! against the CPU; the wind tunnel's inflow zone and its start spin against the CPU; the seed paper's sum
-//! |v_GPU - v_CPU| after one step; live switches; analysis; published positions.
+//! |v_GPU - v_CPU| after one step; live switches; analysis; published positions; dye tags and
+//! rakes (`common::dye`).
 
 mod common;
 
@@ -999,4 +1000,64 @@ fn soak_with_random_live_changes() {
     let r = common::soak::soak(&mut b, b0, params, std::time::Duration::from_secs(seconds), 8, true);
     println!("{r:?}");
     assert!(r.changes >= 20 && r.min_atoms < r.max_atoms, "{r:?}");
+}
+
+// Dye (issue 47): the device backends' dye checks (tests/common/dye.rs) on CUDA, in mixed
+// precision (the app's default) with step graphs and fused steps as they run by default,
+// and kernel by kernel without fused steps.
+
+fn cuda_box(b: SimBox, params: SimParams, atoms: &AtomState) -> Box<dyn Backend> {
+    Box::new(CudaBackend::new(b, params, atoms, None).expect("CUDA backend"))
+}
+
+fn cuda_plain(b: SimBox, params: SimParams, atoms: &AtomState) -> Box<dyn Backend> {
+    let mut s = CudaBackend::new(b, params, atoms, None).expect("CUDA backend");
+    s.set_step_graphs(false);
+    s.set_fused_steps(false);
+    Box::new(s)
+}
+
+fn mixed() -> SimParams {
+    SimParams { precision: Precision::Mixed, ..SimParams::default() }
+}
+
+#[test]
+fn dye_tags_follow_their_atoms_through_re_sorting() {
+    if gpu() {
+        common::dye::tags_follow_their_atoms_through_re_sorting(&cuda_box, &mixed());
+        let single = SimParams { precision: Precision::Single, ..SimParams::default() };
+        common::dye::tags_follow_their_atoms_through_re_sorting(&cuda_plain, &single);
+    }
+}
+
+#[test]
+fn dye_add_remove_rollback_and_a_switch_keep_each_atoms_tag() {
+    if gpu() {
+        common::dye::add_remove_rollback_and_a_switch_keep_each_atoms_tag(&cuda_box, &mixed());
+        common::dye::a_checkpoint_without_dye_clears_tags_rakes_made_since(&cuda_box, &mixed());
+    }
+}
+
+#[test]
+fn dye_published_scalar_is_each_atoms_tag() {
+    if gpu() {
+        common::dye::the_published_dye_scalar_is_each_atoms_tag(&cuda_box, &mixed());
+    }
+}
+
+#[test]
+fn dye_rakes_tag_the_cpus_atoms_while_the_trajectories_agree() {
+    if gpu() {
+        // Graphs with fused steps (the rake after a fused pass's drift) and kernel by kernel.
+        common::dye::rakes_tag_the_cpus_atoms_while_the_trajectories_agree(&cuda_box);
+        common::dye::rakes_tag_the_cpus_atoms_while_the_trajectories_agree(&cuda_plain);
+    }
+}
+
+#[test]
+fn dye_rake_streak_and_tunnel_zone_as_on_the_cpu() {
+    if gpu() {
+        common::dye::a_rake_in_a_uniform_stream_draws_the_cpus_straight_streak(&cuda_box, &mixed());
+        common::dye::the_tunnels_inflow_zone_clears_tags(&cuda_box, "Mixed");
+    }
 }

@@ -9,12 +9,14 @@
 struct PublishArgs {
     colour: u32,
     n: u32,
-    pad0: u32,
+    // 1: the system has dye tags in `publish_dye` (dye.wgsl's words by canonical index).
+    dye: u32,
     pad1: u32,
 }
 
 @group(1) @binding(1) var<storage, read_write> published: array<vec4<f32>>;
 @group(1) @binding(2) var<uniform> publish_args: PublishArgs;
+@group(1) @binding(3) var<storage, read> publish_dye: array<u32>;
 
 @compute @workgroup_size(WG)
 fn publish(@builtin(global_invocation_id) gid: vec3<u32>) {
@@ -38,8 +40,12 @@ fn publish(@builtin(global_invocation_id) gid: vec3<u32>) {
             s = f32(x.y);
         }
         case 4u: {
-            // Dye: the wgpu backend carries no tags yet (it refuses them), so all untagged.
+            // Dye: the atom's tag (0 without a dye column).
             s = 0.0;
+            if publish_args.dye != 0u {
+                let c = ids[i];
+                s = f32((publish_dye[c >> 1u] >> (16u * (c & 1u))) & 0xffffu);
+            }
         }
         default: {
             s = f32(t);

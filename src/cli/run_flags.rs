@@ -10,7 +10,6 @@ use crate::physics::dye::{DyeRegion, check_number};
 use crate::physics::params::{ParamError, SimParams, Thermostat};
 use crate::physics::sim_box::SimBox;
 use crate::scene::DyeSource;
-use crate::sim::BackendChoice;
 use crate::sim::hmc;
 use crate::units::{self, UnitSystem};
 
@@ -136,17 +135,10 @@ pub(super) fn apply_flags(args: &RunArgs, params: &mut SimParams) -> Result<()> 
 }
 
 /// The `--dye-box X0:X1,Y0:Y1` flags as region sources (lengths in the flags' unit), each
-/// checked against the tank and numbered after the scene's `scene_sources`. Refused on the
-/// CUDA and wgpu backends, which do not carry dye tags yet.
+/// checked against the tank and numbered after the scene's `scene_sources`.
 pub(super) fn dye_boxes(args: &RunArgs, sim_box: &SimBox, scene_sources: usize) -> Result<Vec<DyeSource>> {
     if args.dye_box.is_empty() {
         return Ok(Vec::new());
-    }
-    if matches!(args.backend, BackendChoice::Cuda | BackendChoice::Wgpu) {
-        bail!(
-            "--dye-box needs the CPU backend: the {:?} backend does not carry dye tags yet; use --backend cpu (or auto)",
-            args.backend
-        );
     }
     let u = FlagUnits(args.units);
     let unit = match args.units {

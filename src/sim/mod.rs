@@ -363,18 +363,6 @@ pub fn check_atoms(atoms: &AtomState, params: &SimParams) -> Result<(), SimError
     Ok(())
 }
 
-/// Refuses tagged atoms on a backend that does not carry dye yet (`kind`: CUDA, wgpu), so
-/// that tags are never lost silently across a backend switch, restore or edit.
-pub(crate) fn refuse_dye(atoms: &AtomState, kind: &str) -> Result<(), SimError> {
-    let tagged = atoms.dye.iter().filter(|&&d| d != 0).count();
-    if tagged == 0 {
-        return Ok(());
-    }
-    Err(SimError::Invalid(format!(
-        "the {kind} backend does not carry dye tags yet and {tagged} atoms are tagged: use the CPU backend (--backend cpu), which does"
-    )))
-}
-
 /// Refuses a tunnel faster than sound in a system of atoms of species `types` in `sim_box`
 /// (see [`SimParams::validate_tunnel_speed`]); nothing to check without a tunnel.
 pub(crate) fn check_tunnel(params: &SimParams, sim_box: &SimBox, types: &[u32]) -> Result<(), SimError> {
@@ -467,8 +455,9 @@ pub trait Backend: Send {
     /// `params.telemetry_every` steps (step numbers divisible by it).
     fn advance_md(&mut self, steps: u64) -> Result<(), SimError>;
     /// Tags atoms crossing `rakes` every step from now on (empty: none), on top of the tags
-    /// the atoms carry ([`AtomState::dye`]). Only the CPU backend runs rakes; the others
-    /// refuse any.
+    /// the atoms carry ([`AtomState::dye`]). The CPU, CUDA and wgpu backends run rakes (on
+    /// the device, no host traffic per step); the default refuses any, for a backend that
+    /// does not.
     fn set_dye_rakes(&mut self, rakes: &[crate::physics::dye::DyeRake]) -> Result<(), SimError> {
         match rakes.is_empty() {
             true => Ok(()),

@@ -1,7 +1,7 @@
 //! Choosing a backend: `auto` takes CUDA when a device is usable, else the wgpu backend on
 //! a hardware GPU (never a software adapter such as lavapipe, slower than the CPU) when it
 //! runs what is asked (mixed and double precision only where the adapter has 64-bit floats),
-//! else the CPU (at once where the atoms carry dye, which only the CPU runs yet); and says which and why the others were not taken, so
+//! else the CPU; and says which and why the others were not taken, so
 //! the CLI and app make this choice in one place. The app hands its renderer's device in
 //! (`open_backend_on`), so a wgpu backend runs where its positions are drawn.
 
@@ -72,10 +72,6 @@ pub fn open_backend_on(
         BackendChoice::Cpu => {
             Ok((Box::new(CpuBackend::new(sim_box, params, atoms, field)?), "CPU backend, as asked".into()))
         }
-        BackendChoice::Auto if atoms.has_dye() => {
-            let b = CpuBackend::new(sim_box, params, atoms, field)?;
-            Ok((Box::new(b), "CPU backend: the atoms carry dye, which only the CPU backend runs yet".into()))
-        }
         BackendChoice::Auto => {
             let cuda = match CudaBackend::new(sim_box, params.clone(), atoms, field.clone()) {
                 Ok(b) => {
@@ -117,10 +113,6 @@ pub fn fallback_for(
     atoms: &AtomState,
     field: Option<Arc<ObstacleField>>,
 ) -> Result<(Box<dyn Backend>, String), SimError> {
-    if atoms.has_dye() {
-        let b = CpuBackend::new(sim_box, params, atoms, field)?;
-        return Ok((Box::new(b), "CPU backend: the atoms carry dye, which only the CPU backend runs yet".into()));
-    }
     match CudaBackend::new(sim_box, params.clone(), atoms, field.clone()) {
         Ok(b) => {
             let why = format!("CUDA backend: {} is usable", b.info().device);

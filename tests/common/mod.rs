@@ -3,6 +3,7 @@
 
 pub mod blowup;
 pub mod cpu_paths;
+pub mod dye;
 pub mod mixture;
 pub mod python;
 pub mod soak;

@@ -99,6 +99,12 @@ pub struct BenchArgs {
     /// to measure what it costs.
     #[arg(long, value_enum, value_name = "QUANTITY", conflicts_with_all = ["render", "interactive", "publish", "rdf"])]
     pub transport: Option<crate::cli::measure::Quantity>,
+    /// Add dye to what is measured (issue 47): a region tagging the quarter of the atoms in
+    /// x from lo + 0.5 L to lo + 0.75 L at step 0, and a rake across the whole height at
+    /// x = lo + 0.25 L tagging every atom crossing it, so that a run with and without gives
+    /// the cost of dye on each backend.
+    #[arg(long, conflicts_with_all = ["render", "interactive", "publish", "rdf"])]
+    pub dye: bool,
     /// Neighbour-list skins to measure (sigma; default: in.lj's 0.3, or the scene's own).
     #[arg(long, num_args = 1.., value_name = "SIGMA", conflicts_with_all = ["render", "interactive", "publish", "rdf"])]
     pub skin: Option<Vec<f64>>,
@@ -175,4 +181,20 @@ fn status_kb(key: &str) -> Option<f64> {
     let s = std::fs::read_to_string("/proc/self/status").ok()?;
     let line = s.lines().find(|l| l.starts_with(key))?;
     line.split_whitespace().nth(1)?.parse().ok()
+}
+
+/// `bench --dye`: tags the atoms in x from lo + 0.5 L to lo + 0.75 L with source 1 and
+/// returns the rake (source 2) across the whole height at x = lo + 0.25 L.
+pub fn bench_dye(
+    sim_box: &crate::physics::sim_box::SimBox,
+    atoms: &mut crate::sim::AtomState,
+) -> crate::physics::dye::DyeRake {
+    use crate::physics::dye::{DyeRake, DyeRegion};
+    let (lo, l) = (sim_box.lo, sim_box.length());
+    let region = DyeRegion { min: [lo[0] + 0.5 * l[0], lo[1]], max: [lo[0] + 0.75 * l[0], sim_box.hi[1]] };
+    let positions = std::mem::take(&mut atoms.positions);
+    region.tag(&positions, atoms.dye_mut(), 1);
+    atoms.positions = positions;
+    let x = lo[0] + 0.25 * l[0];
+    DyeRake { a: [x, lo[1]], b: [x, sim_box.hi[1]], tag: 2 }
 }

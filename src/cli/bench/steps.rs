@@ -11,6 +11,9 @@
 //! and SIMD level) and how it found the pairs (`Backend::pair_search`: on the CPU,
 //! the cluster-pair list or the per-atom neighbour list).
 //!
+//! With `--dye`, the dye a fluids demo adds (`common::bench_dye`: a tagged quarter of the
+//! atoms and a rake across the box), so a run with and without gives its cost.
+//!
 //! And what the system costs in memory per atom: on the device, the bytes of the backend's
 //! arrays after the timed steps (`Backend::device_bytes`: state, lists, cells, scratch,
 //! backups; CUDA only), and on the host, the peak resident memory of building, uploading and
@@ -23,7 +26,7 @@ use anyhow::{Context, Result};
 use clap::ValueEnum;
 
 use super::common::{
-    BenchArgs, in_lj_params, in_lj_system, median, peak_rss_mb, reset_peak_rss, rss_bytes, scene_setup,
+    BenchArgs, bench_dye, in_lj_params, in_lj_system, median, peak_rss_mb, reset_peak_rss, rss_bytes, scene_setup,
 };
 use crate::cli::measure::Quantity;
 use crate::flow::FieldSpec;
@@ -97,6 +100,10 @@ pub fn run(args: &BenchArgs) -> Result<()> {
                             }
                         };
                         let params = SimParams { skin: skin.unwrap_or(params.skin), ..params };
+                        let (mut atoms, mut rakes) = (atoms, Vec::new());
+                        if args.dye {
+                            rakes.push(bench_dye(&sim_box, &mut atoms));
+                        }
                         params.validate(&sim_box).map_err(|e| anyhow::anyhow!("--skin: {e}"))?;
                         let n = atoms.len();
                         // A case the wgpu backend does not run (mixed or double precision on an
@@ -127,6 +134,7 @@ pub fn run(args: &BenchArgs) -> Result<()> {
                         let (mut sim, _why) = open_backend(backend, sim_box, params, &atoms, field)
                             .with_context(|| format!("opening the {backend:?} backend"))?;
                         drop(atoms);
+                        sim.set_dye_rakes(&rakes).context("--dye")?;
                         if let Some(every) = args.field_every {
                             let spec = FieldSpec { every, ..FieldSpec::default() };
                             sim.set_fields(Some(spec)).context("--field-every")?;
@@ -187,6 +195,7 @@ pub fn run(args: &BenchArgs) -> Result<()> {
                                 "field_every": args.field_every,
                                 "transport": transport,
                                 "skin": used_skin,
+                                "dye": args.dye,
                                 "device_bytes_per_atom": dev_bytes,
                                 "host_bytes_per_atom": host_bytes,
                             });
@@ -212,6 +221,9 @@ pub fn run(args: &BenchArgs) -> Result<()> {
                             );
                             if let Some(q) = &transport {
                                 println!("  (measuring {q} while timing)");
+                            }
+                            if args.dye {
+                                println!("  (with dye: a quarter of the atoms tagged, a rake across the box)");
                             }
                         }
                     }

@@ -15,7 +15,8 @@
 //!   rollback checkpoints;
 //! - `telemetry`: telemetry records and the status flags the kernels raise;
 //! - `steps`: the kernel sequence of a time step and its launch (graphs or one by one);
-//! - `tunnel`: the wind tunnel's inflow zone at the end of a step and its bookkeeping.
+//! - `tunnel`: the wind tunnel's inflow zone at the end of a step and its bookkeeping;
+//! - `dye`: the dye tags by canonical index and the step's rakes (`kernels/dye.cu`).
 
 use std::sync::Arc;
 
@@ -29,6 +30,7 @@ use super::launch::{Launcher, Module, Over};
 mod arrays;
 mod bodies;
 pub(super) mod checkpoint;
+mod dye;
 pub(super) mod fields;
 mod rdf;
 mod steps;
@@ -213,6 +215,8 @@ pub struct Engine {
     stress_every: u64,
     /// The MSD and VACF sampling nodes the step graphs add (`engine/transport.rs`).
     transport_nodes: Option<transport::TransportNodes>,
+    /// The dye tags and rakes, while the state has a dye column (`engine/dye.rs`).
+    dye: Option<dye::DeviceDye>,
 }
 
 impl Engine {
@@ -254,9 +258,11 @@ impl Engine {
             bodies: Default::default(),
             stress_every: 0,
             transport_nodes: None,
+            dye: None,
         };
         e.check_memory(dev, params)?;
         e.upload_state(dev, &snap.atoms)?;
+        e.upload_dye(dev, &snap.atoms.dye)?;
         e.configure(dev, params, field, dof)?;
         Ok(e)
     }
@@ -503,6 +509,7 @@ impl Engine {
             self.backup(dev)?;
             self.save_bodies(dev)?;
             self.save_tunnel(dev)?;
+            self.backup_dye(dev, false)?;
             if let Some((f, _)) = fields.as_mut() {
                 f.save(dev)?;
             }
@@ -562,6 +569,7 @@ impl Engine {
             self.restore_backup(dev)?;
             self.restore_bodies(dev)?;
             self.restore_tunnel(dev)?;
+            self.backup_dye(dev, true)?;
             if let Some((f, _)) = fields.as_mut() {
                 f.restore(dev)?;
             }

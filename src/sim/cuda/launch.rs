@@ -392,12 +392,15 @@ impl Launcher<'_> {
         self.config(Over::Atoms, 0).map_or(0, |c| c.grid_dim.0)
     }
 
-    pub fn publish(&self, colour: i32) -> Result<(), SimError> {
+    /// Positions and the colour scalar `colour` into `b.out`; `dye` the tags' device address
+    /// (by canonical index; 0: none, all untagged).
+    pub fn publish(&self, colour: i32, dye: u64) -> Result<(), SimError> {
         let name = "publish";
         let Some(cfg) = self.config(Over::Atoms, 0) else { return Ok(()) };
         let mut l = self.stream.launch_builder(self.func(name));
-        l.arg(self.c).arg(self.b).arg(&colour);
-        // SAFETY: (Consts, Bufs, int); b.out holds at least c.n float4s.
+        l.arg(self.c).arg(self.b).arg(&colour).arg(&dye);
+        // SAFETY: (Consts, Bufs, int, pointer); b.out holds at least c.n float4s, `dye` (when
+        // not 0) c.n u16 tags.
         unsafe { l.launch(cfg) }.map(|_| ()).map_err(err(name))
     }
 }

@@ -56,6 +56,8 @@ pub struct CudaBackend {
     fields: Option<(FieldSampler, DeviceFields)>,
     /// Transport sampling while on (MSD and VACF; the records stay on the device until taken).
     transport: Option<DeviceTransport>,
+    /// Dye rakes run every step (`Backend::set_dye_rakes`; kept across rebuilds).
+    rakes: Vec<crate::physics::dye::DyeRake>,
 }
 
 impl CudaBackend {
@@ -143,13 +145,13 @@ impl CudaBackend {
     ) -> Result<CudaBackend, SimError> {
         params.validate(&sim_box)?;
         check_atoms(atoms, &params)?;
-        crate::sim::refuse_dye(atoms, "CUDA")?;
         check_tunnel(&params, &sim_box, &atoms.types)?;
         let dev = device::open().map_err(SimError::Device)?;
         let module = launch::module(&dev, params.precision, params.block_size, params.species.len())?;
         let snap = Snapshot { sim_box, atoms: atoms.clone(), step: 0, time: 0.0, piston: None };
         let dof = dof_of(atoms.len(), &sim_box, &params, &field);
         let mut engine = Engine::new(&dev, module, &params, &snap, field.as_deref(), dof)?;
+        engine.set_dye(&dev, &[], params.tunnel.is_some())?;
         let step_graphs = std::env::var("ARGON_CUDA_GRAPHS").map(|v| v.trim() != "0").unwrap_or(true);
         engine.use_graphs = step_graphs;
         let fused_steps = std::env::var("ARGON_FUSED_STEPS").map(|v| v.trim() != "0").unwrap_or(true);
@@ -168,6 +170,7 @@ impl CudaBackend {
             fused_steps,
             fields: None,
             transport: None,
+            rakes: Vec::new(),
         })
     }
 
@@ -222,6 +225,7 @@ impl CudaBackend {
         self.engine.use_graphs = self.step_graphs;
         self.engine.fuse_steps = self.fused_steps;
         self.engine.fused_count = fused_count;
+        self.engine.set_dye(&self.dev, &self.rakes, p.tunnel.is_some())?;
         // A measurement of the pressure tensor goes on in the new engine (the caller restarts
         // the whole measurement where the atoms changed).
         if let Some(t) = self.transport.as_ref() {
@@ -322,13 +326,20 @@ impl Backend for CudaBackend {
             module.and_then(|m| {
                 self.engine.set_module(&self.dev, m)?;
                 let dof = self.dof();
-                self.engine.configure(&self.dev, &self.params, self.field.as_deref(), dof)
+                self.engine.configure(&self.dev, &self.params, self.field.as_deref(), dof)?;
+                self.engine.set_dye(&self.dev, &self.rakes, self.params.tunnel.is_some())
             })
         };
         if result.is_err() {
             self.params = old;
         }
         result
+    }
+
+    fn set_dye_rakes(&mut self, rakes: &[crate::physics::dye::DyeRake]) -> Result<(), SimError> {
+        self.engine.set_dye(&self.dev, rakes, self.params.tunnel.is_some())?;
+        self.rakes = rakes.to_vec();
+        Ok(())
     }
 
     fn advance_md(&mut self, steps: u64) -> Result<(), SimError> {
@@ -445,7 +456,6 @@ impl Backend for CudaBackend {
     fn add_atoms(&mut self, atoms: &AtomState) -> Result<(), SimError> {
         self.hmc.forget();
         check_atoms(atoms, &self.params)?;
-        crate::sim::refuse_dye(atoms, "CUDA")?;
         let mut snap = self.engine.snapshot(&self.dev)?;
         snap.atoms.extend(atoms);
         self.rebuild(&snap)?;
@@ -475,7 +485,6 @@ impl Backend for CudaBackend {
         self.hmc.forget();
         self.params.validate(&snapshot.sim_box)?;
         check_atoms(&snapshot.atoms, &self.params)?;
-        crate::sim::refuse_dye(&snapshot.atoms, "CUDA")?;
         check_tunnel(&self.params, &snapshot.sim_box, &snapshot.atoms.types)?;
         self.rebuild(snapshot)?;
         self.restart_transport()
@@ -495,7 +504,8 @@ impl Backend for CudaBackend {
     fn rollback(&mut self) -> Result<Option<u64>, SimError> {
         self.hmc.forget();
         let Some(cp) = self.checkpoints.back() else { return Ok(None) };
-        if cp.n == self.engine.n && cp.precision == self.engine.precision {
+        // (a checkpoint's tags need the dye column here: rakes made since add one, never drop it)
+        if cp.n == self.engine.n && cp.precision == self.engine.precision && (!cp.has_dye() || self.engine.has_dye()) {
             // The usual case: device to device.
             self.engine.roll_back_to(&self.dev, cp)?;
         } else {

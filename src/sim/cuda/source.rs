@@ -5,7 +5,7 @@
 use crate::physics::real::Precision;
 
 /// (file name, text) of every kernel source, in the order they are concatenated.
-const SOURCES: [(&str, &str); 24] = [
+const SOURCES: [(&str, &str); 25] = [
     ("common.cuh", include_str!("../../../kernels/common.cuh")),
     ("cells.cuh", include_str!("../../../kernels/cells.cuh")),
     ("lj.cuh", include_str!("../../../kernels/lj.cuh")),
@@ -30,6 +30,7 @@ const SOURCES: [(&str, &str); 24] = [
     ("tunnel.cu", include_str!("../../../kernels/tunnel.cu")),
     ("transport.cu", include_str!("../../../kernels/transport.cu")),
     ("stress.cu", include_str!("../../../kernels/stress.cu")),
+    ("dye.cu", include_str!("../../../kernels/dye.cu")),
 ];
 
 /// Every kernel entry point, for loading and for error messages.
@@ -70,7 +71,7 @@ pub const KERNELS: [&str; 30] = [
 pub const RDF_KERNELS: [&str; 3] = ["rdf_bin", "rdf_scatter", "rdf_cells"];
 
 /// Kernels beyond [`KERNELS`] (kept separate so the array length stays readable).
-pub const EXTRA_KERNELS: [&str; 28] = [
+pub const EXTRA_KERNELS: [&str; 29] = [
     "publish",
     "near_pass",
     "nlist_build_wide",
@@ -99,6 +100,7 @@ pub const EXTRA_KERNELS: [&str; 28] = [
     "transport_reduce",
     "stress_kinetic",
     "stress_finish",
+    "dye_step",
 ];
 
 /// The conditional-node kernel (`kernels/graph.cu`), compiled as a module of its own.

@@ -6,13 +6,15 @@
 //! list (`Search::Cells`) the same kernels bin and sort the atoms every step, and
 //! `forces_cells` scans each atom's 27 neighbour cells (no list). Child modules:
 //! `buffers.rs` the device arrays and bind groups, `state.rs` the state's bytes in each
-//! precision, `transfer.rs` read-backs and checkpoints.
+//! precision, `transfer.rs` read-backs and checkpoints, `dye.rs` the dye tags and the step's
+//! rakes (`dye_step` after each drift, only while there is dye to update).
 
 use std::sync::Arc;
 
 use wgpu::util::DeviceExt;
 
 mod buffers;
+mod dye;
 mod flow;
 mod state;
 mod transfer;
@@ -20,6 +22,7 @@ mod transfer;
 use buffers::{Buffers, bind_group, storage, storage_init};
 
 pub use super::pipelines::Pipelines;
+pub use dye::DyeKernels;
 pub use flow::{DeviceObstacles, field_sums};
 pub use state::DeviceState;
 pub use transfer::DeviceCheckpoint;
@@ -114,6 +117,8 @@ pub struct Engine {
     /// The backup an advance is redone from after a list overflow: positions, velocities, ids,
     /// forces, and in mixed the f32 positions.
     bak: Vec<wgpu::Buffer>,
+    /// The dye tags by canonical index, while the state has a dye column (`dye.rs`).
+    dye: Option<dye::DeviceDye>,
     /// Kernel times under `ARGON_WGPU_PROFILE`.
     profile: std::cell::RefCell<Option<super::profile::Profile>>,
 }
@@ -246,6 +251,7 @@ impl Engine {
             bak.push(storage(d, "posf_bak", nb * 16));
         }
         let bind = bind_group(d, &pipes, &b);
+        let dye = atoms.has_dye().then(|| dye::DeviceDye::new(d, &atoms.dye, n));
         let profile = std::cell::RefCell::new(super::profile::Profile::new(&dev));
         Ok(Engine {
             dev,
@@ -262,6 +268,7 @@ impl Engine {
             builds: 0,
             forces_valid: false,
             bak,
+            dye,
             profile,
         })
     }
@@ -292,7 +299,7 @@ impl Engine {
         ];
         arrays.extend(&b.posf);
         arrays.extend(&self.bak);
-        arrays.iter().map(|x| x.size() as usize).sum()
+        arrays.iter().map(|x| x.size() as usize).sum::<usize>() + self.dye_bytes()
     }
 
     /// The arrays an advance backs up (`bak`'s sources, in its order).
@@ -452,6 +459,7 @@ impl Engine {
             enc.copy_buffer_to_buffer(src, 0, dst, 0, src.size());
         }
         self.flow_backup(&mut enc, false);
+        self.dye_backup(&mut enc, false);
         // Steps go to the GPU in command buffers of SUBMIT_STEPS, so it runs the first while
         // the host records the rest.
         let groups = self.consts.n_groups;
@@ -477,6 +485,8 @@ impl Engine {
                     pass.set_bind_group(0, &self.bind.0, &[(k as u64 * STEP_STRIDE) as u32]);
                     let fused = k > 1 && !totals(k - 1);
                     self.run(&mut pass, if fused { "kick_fused" } else { "kick_drift" }, groups);
+                    // Rakes and the tunnel zone's clearing on the drifted positions.
+                    self.encode_dye(&mut pass);
                     self.encode_forces(&mut pass, infos[k].ev != 0);
                     if totals(k) || k == last {
                         self.run(&mut pass, "kick_second", groups);
@@ -549,6 +559,7 @@ impl Engine {
                 enc.copy_buffer_to_buffer(src, 0, dst, 0, src.size());
             }
             self.flow_backup(&mut enc, true);
+            self.dye_backup(&mut enc, true);
             self.dev.queue.submit([enc.finish()]);
             self.grow_list(f.max_seen as usize)?;
             self.step = step0;

@@ -113,13 +113,13 @@ fn grid_words(g: &Grid) -> GridWords {
 
 /// The smallest f32 at or above `x`: an f32 coordinate c satisfies c < x (or c >= x) in f64
 /// exactly when it does against this, so the zone's edges select the CPU's atoms.
-fn f32_at_or_above(x: f64) -> f32 {
+pub(super) fn f32_at_or_above(x: f64) -> f32 {
     let f = x as f32;
     if (f as f64) < x { f.next_up() } else { f }
 }
 
 /// (hi, lo) of `x`: hi the nearest f32, lo the nearest f32 to the rest.
-fn split(x: f64) -> [f32; 2] {
+pub(super) fn split(x: f64) -> [f32; 2] {
     let hi = x as f32;
     [hi, (x - hi as f64) as f32]
 }

@@ -40,7 +40,7 @@ use std::collections::VecDeque;
 use std::sync::Arc;
 
 use self::device::SimDevice;
-use self::engine::{DeviceCheckpoint, DeviceObstacles, Engine, Pipelines, Record, Search};
+use self::engine::{DeviceCheckpoint, DeviceObstacles, DyeKernels, Engine, Pipelines, Record, Search};
 use super::{
     AtomSelection, AtomState, Backend, BackendInfo, CaughtAtoms, ColourScalar, PositionTarget, SimError, Snapshot,
     Telemetry, check_atoms, edit,
@@ -48,6 +48,7 @@ use super::{
 use crate::analysis::rdf::RdfCounts;
 use crate::analysis::{self, Histogram, RdfRegion};
 use crate::flow::{Accumulator, FieldSpec, Fields};
+use crate::physics::dye::DyeRake;
 use crate::physics::obstacles::ObstacleField;
 use crate::physics::params::{Algorithm, SimParams};
 use crate::physics::sim_box::SimBox;
@@ -74,6 +75,10 @@ pub struct GpuBackend {
     publisher: Option<publish::Publisher>,
     /// The histogram kernels, built at the first histogram (and again for new kernels).
     analyser: Option<histograms::Analyser>,
+    /// Dye rakes run every step (`Backend::set_dye_rakes`; kept across rebuilds).
+    rakes: Vec<DyeRake>,
+    /// The dye step's kernel, built when first needed (and again for new kernels).
+    dye_kernels: Option<Arc<DyeKernels>>,
 }
 
 /// The search the algorithm asks for in `b` (cells and lists fall back to all pairs in a box
@@ -133,7 +138,6 @@ impl GpuBackend {
     ) -> Result<GpuBackend, SimError> {
         params.validate(&sim_box)?;
         check_atoms(atoms, &params)?;
-        crate::sim::refuse_dye(atoms, "wgpu")?;
         check_tunnel(&params, &sim_box, &atoms.types)?;
         // What no device runs before opening one; the precision once it is open.
         if let Some(why) = unsupported(&params, None) {
@@ -154,6 +158,7 @@ impl GpuBackend {
         let mut engine =
             Engine::new(dev.clone(), pipes.clone(), sim_box, &params, atoms, dof, search_for(&params, &sim_box))?;
         engine.configure_flow(&params, obstacles.as_ref(), None)?;
+        let dye_kernels = Self::configure_dye(&mut engine, &params, &[], None, &pipes, params_species)?;
         Ok(GpuBackend {
             dev,
             pipes,
@@ -168,6 +173,8 @@ impl GpuBackend {
             fields: None,
             publisher: None,
             analyser: None,
+            rakes: Vec::new(),
+            dye_kernels,
         })
     }
 
@@ -243,6 +250,29 @@ impl GpuBackend {
         engine.configure_flow(params, obs, f)
     }
 
+    /// The dye step of `engine` for `rakes` and `params` (`Engine::configure_dye`), with the
+    /// kernel from `kernels` when it was built for `pipes`, else built now, only when the step
+    /// needs it; returns the kernel kept.
+    fn configure_dye(
+        engine: &mut Engine,
+        params: &SimParams,
+        rakes: &[DyeRake],
+        kernels: Option<Arc<DyeKernels>>,
+        pipes: &Arc<Pipelines>,
+        ntypes: usize,
+    ) -> Result<Option<Arc<DyeKernels>>, SimError> {
+        let kernels = match kernels {
+            Some(k) if k.fits(pipes) => Some(k),
+            _ if engine.dye_step_needed(rakes, params) => {
+                Some(Arc::new(DyeKernels::new(engine.device(), pipes, ntypes)?))
+            }
+            _ => None,
+        };
+        let step = kernels.clone().filter(|_| engine.dye_step_needed(rakes, params));
+        engine.configure_dye(rakes, params, step);
+        Ok(kernels)
+    }
+
     /// A new engine for `snap` (other atoms, box, species or precision), on the same device
     /// (kernels compiled anew for another species count or precision); on failure nothing
     /// changes.
@@ -259,6 +289,8 @@ impl GpuBackend {
         e.step = snap.step;
         e.time = snap.time;
         Self::configure_flow(&mut e, &self.params, self.obstacles.as_ref(), &self.fields)?;
+        let kept = self.dye_kernels.take();
+        self.dye_kernels = Self::configure_dye(&mut e, &self.params, &self.rakes, kept, &pipes, ntypes)?;
         self.engine = e;
         self.pipes = pipes;
         self.ntypes = ntypes;
@@ -392,6 +424,13 @@ impl Backend for GpuBackend {
         result
     }
 
+    fn set_dye_rakes(&mut self, rakes: &[DyeRake]) -> Result<(), SimError> {
+        let kept = self.dye_kernels.take();
+        self.dye_kernels = Self::configure_dye(&mut self.engine, &self.params, rakes, kept, &self.pipes, self.ntypes)?;
+        self.rakes = rakes.to_vec();
+        Ok(())
+    }
+
     fn advance_md(&mut self, steps: u64) -> Result<(), SimError> {
         let dof = self.dof(self.engine.n, &self.engine.sim_box);
         let (engine, params, fields) = (&mut self.engine, &self.params, &mut self.fields);
@@ -468,7 +507,6 @@ impl Backend for GpuBackend {
     fn add_atoms(&mut self, atoms: &AtomState) -> Result<(), SimError> {
         self.hmc.forget();
         check_atoms(atoms, &self.params)?;
-        crate::sim::refuse_dye(atoms, "wgpu")?;
         let mut snap = self.snapshot_now()?;
         snap.atoms.extend(atoms);
         self.rebuild(&snap)
@@ -496,7 +534,6 @@ impl Backend for GpuBackend {
         self.hmc.forget();
         self.params.validate(&snapshot.sim_box)?;
         check_atoms(&snapshot.atoms, &self.params)?;
-        crate::sim::refuse_dye(&snapshot.atoms, "wgpu")?;
         if snapshot.piston.is_some() {
             return Err(SimError::Invalid(unsupported(&self.params, self.dev.f64_missing()).unwrap_or_else(|| {
                 "the wgpu backend does not run the piston yet: choose --backend cpu or cuda".into()
@@ -565,7 +602,7 @@ impl Backend for GpuBackend {
         // The publish kernel on the device either way, so the host and the zero-copy buffer
         // hold the same bits.
         let publisher = Self::publisher(&mut self.publisher, &self.dev, &self.pipes, self.ntypes)?;
-        let system = self.engine.system_bind_group();
+        let system = (self.engine.system_bind_group(), self.engine.dye_words());
         match target {
             PositionTarget::Host(out) => publisher.to_host(&self.dev, system, n, colour, out),
             PositionTarget::Buffer { buffer, len } => publisher.to_buffer(&self.dev, system, buffer, len, n, colour),

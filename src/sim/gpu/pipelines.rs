@@ -193,6 +193,19 @@ impl SideKernels {
         bindings: (u32, u32),
         entries: &[&str],
     ) -> Result<SideKernels, SimError> {
+        Self::with_reads(dev, pipes, what, source, bindings, &[], entries)
+    }
+
+    /// As [`SideKernels::new`], with read-only storage buffers at `reads` in group 1 too.
+    pub fn with_reads(
+        dev: &SimDevice,
+        pipes: &Pipelines,
+        what: &str,
+        source: String,
+        bindings: (u32, u32),
+        reads: &[u32],
+        entries: &[&str],
+    ) -> Result<SideKernels, SimError> {
         let scope = dev.device.push_error_scope(wgpu::ErrorFilter::Validation);
         let module = dev.device.create_shader_module(wgpu::ShaderModuleDescriptor {
             label: Some(what),
@@ -209,7 +222,10 @@ impl SideKernels {
             entries: &[
                 entry(bindings.0, wgpu::BufferBindingType::Storage { read_only: false }),
                 entry(bindings.1, wgpu::BufferBindingType::Uniform),
-            ],
+            ]
+            .into_iter()
+            .chain(reads.iter().map(|&b| entry(b, wgpu::BufferBindingType::Storage { read_only: true })))
+            .collect::<Vec<_>>(),
         });
         let layout = dev.device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
             label: Some(what),

@@ -6,7 +6,8 @@
 //! buffer read back for the host, so both paths hold the same bits.
 //!
 //! The kernel reads the system through the simulation's bind group 0 (the engine's) and
-//! writes through a group 1 of its own, so the simulation's kernels keep their bindings.
+//! writes through a group 1 of its own, so the simulation's kernels keep their bindings; the
+//! dye tags (`engine/dye.rs`), where the system has them, are read through that group too.
 
 use std::sync::Arc;
 
@@ -24,7 +25,12 @@ pub struct Publisher {
     out_layout: wgpu::BindGroupLayout,
     /// Scratch output for host reads (grown as needed).
     scratch: Option<wgpu::Buffer>,
+    /// Bound as the tags where the system has none (the kernel then reads no tag).
+    no_dye: wgpu::Buffer,
 }
+
+/// The system a publish reads: the engine's bind group 0 and its dye tags (where it has them).
+pub type System<'a> = (&'a wgpu::BindGroup, Option<&'a wgpu::Buffer>);
 
 /// The kernel's arguments (publish.wgsl `PublishArgs`).
 #[repr(C)]
@@ -32,7 +38,9 @@ pub struct Publisher {
 struct Args {
     colour: u32,
     n: u32,
-    pad: [u32; 2],
+    /// 1: the system has dye tags (bound at 3).
+    dye: u32,
+    pad: u32,
 }
 
 /// The scalar code the kernel switches on (0 speed, 1 kinetic energy, 2 height, 3 species, 4 dye).
@@ -50,10 +58,17 @@ impl Publisher {
     /// Compiles the kernel for `ntypes` species against `pipes`' group-0 layout (and precision).
     pub fn new(dev: &SimDevice, pipes: &Arc<Pipelines>, ntypes: usize) -> Result<Publisher, SimError> {
         let source = super::shaders::publish_module(ntypes, pipes.precision);
-        let k = SideKernels::new(dev, pipes, "the publish kernel (publish.wgsl)", source, (1, 2), &["publish"])?;
+        let what = "the publish kernel (publish.wgsl)";
+        let k = SideKernels::with_reads(dev, pipes, what, source, (1, 2), &[3], &["publish"])?;
         let SideKernels { out_layout, mut pipelines } = k;
         let pipeline = pipelines.remove(0);
-        Ok(Publisher { built_for: pipes.clone(), pipeline, out_layout, scratch: None })
+        let no_dye = dev.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("publish no dye"),
+            size: 16,
+            usage: wgpu::BufferUsages::STORAGE,
+            mapped_at_creation: false,
+        });
+        Ok(Publisher { built_for: pipes.clone(), pipeline, out_layout, scratch: None, no_dye })
     }
 
     /// Device bytes it keeps (the scratch buffer of host reads).
@@ -72,13 +87,13 @@ impl Publisher {
     fn submit(
         &self,
         dev: &SimDevice,
-        system: &wgpu::BindGroup,
+        (system, dye): System<'_>,
         out: &wgpu::Buffer,
         n: usize,
         colour: ColourScalar,
     ) -> Result<(), SimError> {
         let scope = dev.device.push_error_scope(wgpu::ErrorFilter::Validation);
-        let args = Args { colour: colour_code(colour), n: n as u32, pad: [0; 2] };
+        let args = Args { colour: colour_code(colour), n: n as u32, dye: u32::from(dye.is_some()), pad: 0 };
         let args = dev.device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
             label: Some("publish args"),
             contents: bytemuck::bytes_of(&args),
@@ -90,6 +105,7 @@ impl Publisher {
             entries: &[
                 wgpu::BindGroupEntry { binding: 1, resource: out.as_entire_binding() },
                 wgpu::BindGroupEntry { binding: 2, resource: args.as_entire_binding() },
+                wgpu::BindGroupEntry { binding: 3, resource: dye.unwrap_or(&self.no_dye).as_entire_binding() },
             ],
         });
         let mut enc = dev.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("publish") });
@@ -114,7 +130,7 @@ impl Publisher {
     pub fn to_buffer(
         &self,
         dev: &SimDevice,
-        system: &wgpu::BindGroup,
+        (system, dye): System<'_>,
         out: &wgpu::Buffer,
         len: usize,
         n: usize,
@@ -130,7 +146,7 @@ impl Publisher {
             return Err(SimError::Invalid("the position buffer is not a storage buffer".into()));
         }
         if n > 0 {
-            self.submit(dev, system, out, n, colour)?;
+            self.submit(dev, (system, dye), out, n, colour)?;
         }
         Ok(())
     }
@@ -140,7 +156,7 @@ impl Publisher {
     pub fn to_host(
         &mut self,
         dev: &SimDevice,
-        system: &wgpu::BindGroup,
+        (system, dye): System<'_>,
         n: usize,
         colour: ColourScalar,
         out: &mut [[f32; 4]],
@@ -162,7 +178,7 @@ impl Publisher {
             }),
         };
         let read = self
-            .submit(dev, system, &scratch, n, colour)
+            .submit(dev, (system, dye), &scratch, n, colour)
             .and_then(|()| dev.read_back(dev.device.create_command_encoder(&Default::default()), &[(&scratch, bytes)]));
         self.scratch = Some(scratch);
         out[..n].copy_from_slice(bytemuck::cast_slice(&read?[0]));

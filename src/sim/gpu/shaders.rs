@@ -4,8 +4,8 @@
 //! friction and body forces the force kernels call), and the kernels (`cells.wgsl`,
 //! `forces.wgsl`, `cellforces.wgsl`, `integrate.wgsl`, `tunnel.wgsl`, `fields.wgsl`,
 //! `profile.wgsl`), with the build's constants (workgroup size, species count) written in as
-//! `const` lines; and the modules of the publish kernel (`publish.wgsl`) and the histograms
-//! (`analysis.wgsl`), each after the same common part. `all` lists every module as compiled,
+//! `const` lines; and the modules of the publish kernel (`publish.wgsl`), the histograms
+//! (`analysis.wgsl`) and the dye step (`dye.wgsl`), each after the same common part. `all` lists every module as compiled,
 //! for the portability test that translates each to MSL, HLSL and SPIR-V.
 //!
 //! One source serves the three precisions ([`Precision`]): each module starts with
@@ -36,6 +36,7 @@ const PARTS: [(&str, &str); 11] = [
 
 const PUBLISH: &str = include_str!("../../../shaders/sim/publish.wgsl");
 const ANALYSIS: &str = include_str!("../../../shaders/sim/analysis.wgsl");
+const DYE: &str = include_str!("../../../shaders/sim/dye.wgsl");
 
 /// The parts of a module in `precision` (rng64.wgsl only where the state is f64).
 fn parts(precision: Precision) -> impl Iterator<Item = &'static str> {
@@ -179,6 +180,11 @@ pub fn analysis_module(ntypes: usize, precision: Precision) -> String {
     side_module(ntypes, precision, ANALYSIS)
 }
 
+/// The dye kernel's module for `ntypes` species in `precision`: the common part and `dye.wgsl`.
+pub fn dye_module(ntypes: usize, precision: Precision) -> String {
+    side_module(ntypes, precision, DYE)
+}
+
 /// A module of its own for kernels outside the step (their outputs in group 1): the common
 /// part (bindings, helpers) and `kernels`.
 fn side_module(ntypes: usize, precision: Precision, kernels: &str) -> String {
@@ -206,6 +212,7 @@ pub fn all() -> Vec<(&'static str, String)> {
         ("publish_4_species: common rng publish", publish_module(4, Single)),
         ("analysis_1_species: common rng analysis", analysis_module(1, Single)),
         ("analysis_4_species: common rng analysis", analysis_module(4, Single)),
+        ("dye_1_species: common rng dye", dye_module(1, Single)),
         (
             "sim_1_species_mixed_f64: common rng rng64 flow cells forces cellforces integrate tunnel fields profile",
             module(1, Mixed),
@@ -226,6 +233,8 @@ pub fn all() -> Vec<(&'static str, String)> {
         ("publish_4_species_double_f64: common rng publish", publish_module(4, Double)),
         ("analysis_1_species_mixed_f64: common rng analysis", analysis_module(1, Mixed)),
         ("analysis_4_species_double_f64: common rng analysis", analysis_module(4, Double)),
+        ("dye_1_species_mixed_f64: common rng dye", dye_module(1, Mixed)),
+        ("dye_4_species_double_f64: common rng dye", dye_module(4, Double)),
     ]
 }
 

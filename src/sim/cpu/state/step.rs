@@ -1,13 +1,16 @@
 //! One velocity-Verlet step of the atoms: the first half kick fused with the drift (with
 //! wrapping, the escape and runaway tests and the displacement since the list build), the
-//! second half kick with the Langevin update fused in, and [`CpuSim::advance`], the step
+//! second half kick with the Langevin update fused in (the dye rakes' crossings tested in the
+//! drift's own chunks), and [`CpuSim::advance`], the step
 //! loop that calls the force pass (`dispatch.rs`), the piston (`piston.rs`), the
 //! rescaling thermostats (`thermostat.rs`) and the tunnel's inflow zone (`tunnel.rs`) in
 //! order, and stops on a blow-up.
 
 use rayon::prelude::*;
 
+use super::dye::apply_rakes;
 use super::{CpuSim, Ctx, REDUCE_CHUNK};
+use crate::physics::dye::{Dye, DyeRake};
 use crate::physics::params::Thermostat;
 use crate::physics::real::{PrecisionMode, Real};
 use crate::physics::sim_box::SimBox;
@@ -130,24 +133,38 @@ multiversion!(fn drift_rows<S: Real, F: Real;>(
 
 impl<P: PrecisionMode> CpuSim<P> {
     /// Half kick and drift; refreshes the force-precision positions and measures how far
-    /// atoms have moved since the neighbour list was built. Returns the largest squared
+    /// atoms have moved since the neighbour list was built; with `rakes`, tags the atoms whose
+    /// move crossed one, in the same parallel chunks (`dye.rs`). Returns the largest squared
     /// distance moved this step.
-    fn kick_drift(&mut self, dt: f64, masses: &[f64]) -> f64 {
+    fn kick_drift(&mut self, dt: f64, masses: &[f64], rakes: &[DyeRake]) -> f64 {
         let n = self.pos.len();
         let track = self.nl_valid && self.nl.pos_at_build.len() == n;
         let at_build: &[[f32; 3]] = if track { &self.nl.pos_at_build } else { &[] };
         let drift = Drift::<P::State>::new(&self.sim_box, dt, masses);
-        let (force, types) = (&self.force, &self.types);
+        let (force, types, b) = (&self.force, &self.types, self.sim_box);
+        // Each chunk's tags while there are rakes (the column made when they were set).
+        if !rakes.is_empty() && self.dye.len() != n {
+            self.dye.resize(n, 0);
+        }
+        let mut dye: Vec<Option<&mut [Dye]>> = match rakes.is_empty() {
+            true => (0..n.div_ceil(DRIFT_CHUNK)).map(|_| None).collect(),
+            false => self.dye.chunks_mut(DRIFT_CHUNK).map(Some).collect(),
+        };
         let (moved, since_build) = self
             .pos
             .par_chunks_mut(DRIFT_CHUNK)
             .zip(self.vel.par_chunks_mut(DRIFT_CHUNK))
+            .zip(dye.par_iter_mut())
             .enumerate()
-            .map(|(c, (x, v))| {
+            .map(|(c, ((x, v), tags))| {
                 let first = c * DRIFT_CHUNK;
                 let last = first + x.len();
                 let built = at_build.get(first..last).unwrap_or(&[]);
-                drift_rows(&drift, x, v, &force[first..last], &types[first..last], built)
+                let out = drift_rows(&drift, x, v, &force[first..last], &types[first..last], built);
+                if let Some(tags) = tags.as_deref_mut() {
+                    apply_rakes(rakes, &b, dt, x, v, tags);
+                }
+                out
             })
             .reduce(|| (0.0, 0.0), |a, b| (a.0.max(b.0), a.1.max(b.1)));
         self.sync_pos_f();
@@ -215,14 +232,13 @@ impl<P: PrecisionMode> CpuSim<P> {
         let limit = RUNAWAY_STEP * RUNAWAY_STEP;
         for _ in 0..steps {
             let next = self.step + 1;
-            let moved = self.kick_drift(ctx.params.dt, &ctx.masses);
+            let moved = self.kick_drift(ctx.params.dt, &ctx.masses, ctx.rakes);
             self.piston_kick(ctx.params);
             self.piston_drift(ctx.params.dt);
             if moved > limit {
                 self.forces_valid = false;
                 return Err(blow_up(next, moved));
             }
-            self.apply_rakes(ctx.rakes, ctx.params.dt);
             let stress = self.stress_every > 0 && next.is_multiple_of(self.stress_every);
             let sums = match (next.is_multiple_of(every), stress) {
                 (true, true) => Some(self.compute_forces::<{ mode::BOTH }>(ctx, next)),

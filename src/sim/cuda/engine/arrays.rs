@@ -281,7 +281,7 @@ pub(super) fn unpack(bytes: &[u8], size: usize) -> Vec<f64> {
 impl Engine {
     /// Bytes of every device array the engine holds now.
     pub fn array_bytes(&self) -> usize {
-        self.a.bytes()
+        self.a.bytes() + self.dye_bytes()
     }
 
     pub(super) fn check_memory(&self, dev: &Device, params: &SimParams) -> Result<(), SimError> {

@@ -27,12 +27,19 @@ pub struct DeviceCheckpoint {
     pub time: f64,
     /// The piston's height and velocity then.
     piston: Option<PistonState>,
+    /// The dye tags then (by canonical index), when the state had a dye column.
+    dye: Option<CudaSlice<u8>>,
 }
 
 impl DeviceCheckpoint {
     /// Device bytes this checkpoint holds.
     pub fn bytes(&self) -> usize {
-        self.pos.len() + self.vel.len() + self.ids.len()
+        self.pos.len() + self.vel.len() + self.ids.len() + self.dye.as_ref().map_or(0, |d| d.len())
+    }
+
+    /// Whether the state then had a dye column.
+    pub fn has_dye(&self) -> bool {
+        self.dye.is_some()
     }
 }
 
@@ -86,9 +93,9 @@ impl Engine {
             dev.stream.memcpy_dtod(src, &mut dst).map_err(dev_err("taking a checkpoint"))?;
             Ok(dst)
         };
-        let (pos, vel, ids) = match reuse {
-            Some(c) => (Some(c.pos), Some(c.vel), Some(c.ids)),
-            None => (None, None, None),
+        let (pos, vel, ids, dye) = match reuse {
+            Some(c) => (Some(c.pos), Some(c.vel), Some(c.ids), c.dye),
+            None => (None, None, None, None),
         };
         Ok(DeviceCheckpoint {
             pos: copy(&self.a.pos, pos)?,
@@ -99,10 +106,12 @@ impl Engine {
             step: self.step,
             time: self.time,
             piston: self.piston_state(dev)?,
+            dye: self.copy_dye(dev, dye)?,
         })
     }
 
-    /// Returns to `cp` (same atom count and precision): state, step and time; the blow-up
+    /// Returns to `cp` (same atom count and precision, and a dye column here where it had
+    /// one: `CudaBackend::rollback` checks): state, step and time; the blow-up
     /// flags are cleared and the lists rebuilt.
     pub fn roll_back_to(&mut self, dev: &Device, cp: &DeviceCheckpoint) -> Result<(), SimError> {
         for (src, dst) in [(&cp.pos, &mut self.a.pos), (&cp.vel, &mut self.a.vel), (&cp.ids, &mut self.a.ids)] {
@@ -110,6 +119,7 @@ impl Engine {
                 dev.stream.memcpy_dtod(src, d).map_err(dev_err("rolling back"))?;
             }
         }
+        self.restore_dye(dev, cp.dye.as_ref())?;
         self.sync_posf(dev)?;
         for (f, v) in [(flag::BLOWUP, 0), (flag::ESCAPE, 0), (flag::OVERFLOW, 0), (flag::REBUILD as usize, 1)] {
             self.write_flag(dev, f, v)?;
@@ -132,7 +142,10 @@ impl Engine {
     pub fn checkpoint_state(&self, dev: &Device, cp: &DeviceCheckpoint) -> Result<Snapshot, SimError> {
         let (s, _) = real_sizes(cp.precision);
         let read = |c: &CudaSlice<u8>| dev.stream.clone_dtoh(c).map_err(dev_err("reading a checkpoint"));
-        let atoms = canonical(cp.n, s, &read(&cp.pos)?, &read(&cp.vel)?, &read(&cp.ids)?);
+        let mut atoms = canonical(cp.n, s, &read(&cp.pos)?, &read(&cp.vel)?, &read(&cp.ids)?);
+        if let Some(d) = &cp.dye {
+            atoms.dye = super::dye::tags_of(&read(d)?[..super::dye::tag_bytes(cp.n)]);
+        }
         Ok(Snapshot { sim_box: self.sim_box, atoms, step: cp.step, time: cp.time, piston: cp.piston })
     }
 }

@@ -306,6 +306,10 @@ impl Engine {
             out.add(l.integrate_first_call(track, scale_first))?;
             out.add(self.piston_call(l, false, true))?;
         }
+        // Rakes and the tunnel zone's clearing on the drifted positions (this step's drift:
+        // integrate_first above, or the previous step's fused pass; `l` reads the array it
+        // wrote), before the rebuild re-sorts them.
+        out.add(self.dye_call(l))?;
         // `cond` comes only with neighbour lists, so there is always a rebuild to hold.
         match cond {
             Some((f, ctx)) => {

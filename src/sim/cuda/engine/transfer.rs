@@ -73,7 +73,8 @@ impl Engine {
         let pos = download(dev, &self.a.pos, self.n * 4 * s, "reading positions")?;
         let vel = download(dev, &self.a.vel, self.n * 4 * s, "reading velocities")?;
         let ids = download(dev, &self.a.ids, self.n * 4, "reading atom ids")?;
-        let atoms = canonical(self.n, s, &pos, &vel, &ids);
+        let mut atoms = canonical(self.n, s, &pos, &vel, &ids);
+        atoms.dye = self.download_dye(dev)?;
         let piston = self.piston_state(dev)?;
         Ok(Snapshot { sim_box: self.sim_box, atoms, step: self.step, time: self.time, piston })
     }
@@ -105,7 +106,7 @@ impl Engine {
     pub fn publish(&self, dev: &Device, out: u64, colour: i32) -> Result<(), SimError> {
         let mut b = self.bufs;
         b.out = out;
-        Launcher { stream: &dev.stream, module: &self.module, c: &self.consts, b: &b }.publish(colour)
+        Launcher { stream: &dev.stream, module: &self.module, c: &self.consts, b: &b }.publish(colour, self.dye_ptr())
     }
 
     /// Publishes into host memory through a temporary device buffer.

@@ -1,7 +1,8 @@
 //! The system's state as the device holds it in each precision: the bytes uploaded for the
 //! positions (species in w: its bits in an f32, its value in an f64), velocities and, in
 //! mixed, the f32 copy of the positions the forces read (`posf`); and the arrays read back
-//! (`DeviceState`, in device order; `atoms` puts them in canonical order by id).
+//! (`DeviceState`, in device order; `atoms` puts them in canonical order by id; the dye tags
+//! are kept by canonical index already).
 
 use super::super::layout::{force_reals, state_reals};
 use crate::physics::real::Precision;
@@ -55,6 +56,8 @@ pub struct DeviceState {
     pub vel: Vec<[f64; 3]>,
     pub ids: Vec<u32>,
     pub force: Vec<[f64; 3]>,
+    /// Dye tags in canonical order (empty: no dye column), as the device keeps them.
+    pub dye: Vec<crate::physics::dye::Dye>,
 }
 
 impl DeviceState {
@@ -75,6 +78,7 @@ impl DeviceState {
             vel: v.chunks_exact(4).map(xyz).collect(),
             ids: bytemuck::pod_collect_to_vec(ids),
             force: f.chunks_exact(4).map(xyz).collect(),
+            dye: Vec::new(),
         }
     }
 
@@ -85,7 +89,7 @@ impl DeviceState {
             positions: vec![[0.0; 3]; n],
             velocities: vec![[0.0; 3]; n],
             types: vec![0; n],
-            ..Default::default()
+            dye: self.dye.clone(),
         };
         for (slot, &id) in self.ids.iter().enumerate() {
             let i = id as usize;

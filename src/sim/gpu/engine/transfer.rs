@@ -5,7 +5,7 @@
 
 use super::super::layout::{force_bytes, state_bytes};
 use super::state::state_bytes_of;
-use super::{DeviceState, Engine, storage};
+use super::{DeviceState, Engine, dye, storage};
 use crate::physics::real::Precision;
 use crate::sim::SimError;
 
@@ -16,6 +16,8 @@ pub struct DeviceCheckpoint {
     vel: wgpu::Buffer,
     ids: wgpu::Buffer,
     posf: Option<wgpu::Buffer>,
+    /// The dye tag words (by canonical index), when the state had a dye column.
+    dye: Option<wgpu::Buffer>,
     /// The precision the copies are in.
     pub precision: Precision,
     pub n: usize,
@@ -26,7 +28,7 @@ pub struct DeviceCheckpoint {
 impl DeviceCheckpoint {
     /// Device bytes of the copies.
     pub fn bytes(&self) -> usize {
-        [Some(&self.pos), Some(&self.vel), Some(&self.ids), self.posf.as_ref()]
+        [Some(&self.pos), Some(&self.vel), Some(&self.ids), self.posf.as_ref(), self.dye.as_ref()]
             .iter()
             .flatten()
             .map(|b| b.size() as usize)
@@ -51,9 +53,13 @@ impl Engine {
         if with_forces {
             wanted.push((&self.b.force, vf));
         }
-        let raw = self.read_back(enc, &wanted)?;
+        if let Some(words) = self.dye_words() {
+            wanted.push((words, self.dye_word_bytes()));
+        }
+        let mut raw = self.read_back(enc, &wanted)?;
+        let dye = self.dye_words().and_then(|_| raw.pop()).map(|w| dye::unpack(&w, self.n)).unwrap_or_default();
         let force = raw.get(3).map_or(&[][..], |f| &f[..]);
-        Ok(DeviceState::parse(&raw[0], &raw[1], &raw[2], force, self.precision))
+        Ok(DeviceState { dye, ..DeviceState::parse(&raw[0], &raw[1], &raw[2], force, self.precision) })
     }
 
     /// Device copies of the state (a rollback point).
@@ -69,20 +75,38 @@ impl Engine {
         let vel = copy(&mut enc, &self.b.vel, vs, "checkpoint vel");
         let ids = copy(&mut enc, &self.b.ids, self.n as u64 * 4, "checkpoint ids");
         let posf = self.b.posf.as_ref().map(|p| copy(&mut enc, p, self.n as u64 * 16, "checkpoint posf"));
+        let dye = self.dye_words().map(|w| copy(&mut enc, w, self.dye_word_bytes(), "checkpoint dye"));
         self.dev.queue.submit([enc.finish()]);
-        DeviceCheckpoint { pos, vel, ids, posf, precision: self.precision, n: self.n, step: self.step, time: self.time }
+        DeviceCheckpoint {
+            pos,
+            vel,
+            ids,
+            posf,
+            dye,
+            precision: self.precision,
+            n: self.n,
+            step: self.step,
+            time: self.time,
+        }
     }
 
     /// Back to `c` when it has this system's atom count and precision (true); false leaves the
     /// state alone.
     pub fn restore_checkpoint(&mut self, c: &DeviceCheckpoint) -> bool {
-        if c.n != self.n || c.precision != self.precision {
+        // A checkpoint with tags needs the dye column here (else through the host).
+        if c.n != self.n || c.precision != self.precision || (c.dye.is_some() && !self.has_dye()) {
             return false;
         }
         let mut enc = self.dev.device.create_command_encoder(&Default::default());
         let mut copies = vec![(&c.pos, &self.b.pos), (&c.vel, &self.b.vel), (&c.ids, &self.b.ids)];
         if let (Some(src), Some(dst)) = (&c.posf, &self.b.posf) {
             copies.push((src, dst));
+        }
+        match (&c.dye, self.dye_words()) {
+            (Some(src), Some(dst)) => copies.push((src, dst)),
+            // Rakes made the column after the checkpoint: nothing was tagged then.
+            (None, Some(dst)) => enc.clear_buffer(dst, 0, None),
+            _ => {}
         }
         for (src, dst) in copies {
             enc.copy_buffer_to_buffer(src, 0, dst, 0, src.size().min(dst.size()));
@@ -102,8 +126,13 @@ impl Engine {
         let n = c.n as u64;
         let vs = n * 4 * state_bytes(c.precision);
         let enc = self.dev.device.create_command_encoder(&Default::default());
-        let raw = self.read_back(enc, &[(&c.pos, vs), (&c.vel, vs), (&c.ids, n * 4)])?;
-        Ok(DeviceState::parse(&raw[0], &raw[1], &raw[2], &[], c.precision))
+        let mut wanted = vec![(&c.pos, vs), (&c.vel, vs), (&c.ids, n * 4)];
+        if let Some(d) = &c.dye {
+            wanted.push((d, c.n.div_ceil(2) as u64 * 4));
+        }
+        let mut raw = self.read_back(enc, &wanted)?;
+        let dye = c.dye.as_ref().and_then(|_| raw.pop()).map(|w| dye::unpack(&w, c.n)).unwrap_or_default();
+        Ok(DeviceState { dye, ..DeviceState::parse(&raw[0], &raw[1], &raw[2], &[], c.precision) })
     }
 
     /// Submits `enc` after copying each (buffer, bytes) into a mappable buffer, waits, and
