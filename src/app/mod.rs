@@ -19,6 +19,7 @@
 pub mod actions;
 pub mod capture;
 pub mod commands;
+pub mod dye;
 pub mod eos;
 pub mod exports;
 pub mod flow;
@@ -232,6 +233,8 @@ pub struct App {
     pub measure: measure::MeasureState,
     /// The examples gallery (opened by itself on the first launch).
     pub gallery: gallery::GalleryState,
+    /// Dye sources and pathlines.
+    pub dye: dye::DyeState,
 }
 
 /// Analysis (g(r), histograms) is refreshed this often while the plots show.
@@ -357,6 +360,7 @@ impl App {
             probe: probe::ProbeState::default(),
             measure: measure::MeasureState::default(),
             gallery: gallery::GalleryState::default(),
+            dye: dye::DyeState::default(),
         };
         app.sync_flow_sampling();
         app.adopt_scene_view(app.scene.fields.clone(), app.scene.steps_per_frame);
@@ -406,6 +410,7 @@ impl App {
                 self.retiring_frames.push(old);
             }
             self.frame_seq += 1;
+            self.dye_frame();
         }
         // Frames the renderer may still hold go back to the simulation once it lets go: freeing
         // pinned memory here would stall the UI (it synchronises the GPU).
@@ -495,6 +500,7 @@ impl App {
                     self.colour_mixture();
                 }
                 self.reinit_composition = species::composition_text(&scene);
+                self.dye_loaded(&scene);
                 self.scene = *scene;
                 self.pending_scene = true;
                 self.fitted_box = None;
@@ -518,7 +524,7 @@ impl App {
     /// What the view's overlay shows now (legends, scale bar).
     pub fn overlay_content(&self) -> Content {
         let species: Vec<String> = self.params.species.iter().map(|s| s.name.clone()).collect();
-        Content::of(&self.settings.view, &species)
+        Content::of(&self.settings.view, &species, &self.dye.legend())
     }
 
     /// Frames the whole tank in the current camera mode, leaving a strip beside or under it

@@ -73,6 +73,8 @@ pub struct Settings {
     pub flow_sampling: crate::flow::FieldSpec,
     /// The examples gallery was offered once (it opens by itself only on the first launch).
     pub examples_offered: bool,
+    /// How long a picked atom's pathline reaches back, tau.
+    pub dye_trail_tau: f64,
 }
 
 impl Default for Settings {
@@ -104,6 +106,7 @@ impl Default for Settings {
             lammps_units: LammpsUnits::Lj,
             flow_sampling: crate::app::flow::live_sampling(),
             examples_offered: false,
+            dye_trail_tau: 20.0,
         }
     }
 }

@@ -16,8 +16,10 @@
 //!   it refuses;
 //! - `fields.rs`: flow-field sampling settings and sending finished windows;
 //! - `transport.rs`: transport sampling for a measurement, restarted by edits, and sending
-//!   its records.
+//!   its records;
+//! - `dye.rs`: dye sources (rakes kept for every backend, tags set through a snapshot).
 
+mod dye;
 mod fields;
 mod gpu;
 mod handle_commands;
@@ -99,6 +101,7 @@ impl SimHandle {
             transport: None,
             transport_since: 0,
             gpu,
+            rakes: Vec::new(),
         };
         let _ = tx.send(SimCommand::Load { scene: Box::new(scene), backend });
         let join = std::thread::Builder::new()
@@ -186,6 +189,8 @@ struct Worker {
     transport_since: u64,
     /// The renderer's device, where a wgpu backend runs (its positions then drawn zero-copy).
     gpu: Option<Arc<SimDevice>>,
+    /// The dye rakes, given to every backend the thread opens.
+    rakes: Vec<crate::physics::dye::DyeRake>,
 }
 
 /// Obstacle grid spacing (sigma): DESIGN.md asks for at most 0.1.
