@@ -136,6 +136,35 @@ fn saved_states_keep_tags_and_old_files_load_without() {
     assert!(e.contains("(dye)") && e.contains("65535"), "{e}");
 }
 
+/// A running state saved as a scene (the app's "Save with atoms") keeps each atom's tag in its
+/// explicit fill, and loads with them; a tag list of the wrong length is refused by field.
+#[test]
+fn scenes_saved_with_atoms_keep_their_tags() {
+    use argon_sandbox::scene::{Fill, Scene};
+    let (b, atoms) = dyed_fluid(3);
+    let mut sim = common::cpu(b, SimParams::default(), &atoms);
+    sim.advance(30).unwrap();
+    let snap = sim.snapshot().unwrap();
+    let mut scene = argon_sandbox::scene::default_scene();
+    scene.tank.size = b.length();
+    scene.tank.boundaries = [argon_sandbox::physics::params::Boundary::Periodic; 3];
+    scene.obstacles.clear();
+    let saved = scene.with_state(&snap);
+    let dir = common::temp_dir("dye-scene");
+    let path = dir.join("dyed.ron");
+    saved.save(&path).unwrap();
+    let setup = Scene::load(&path).unwrap().build().unwrap();
+    assert_eq!(setup.atoms.dye, snap.atoms.dye, "the tags of a saved state");
+    assert!(setup.atoms.dye.iter().any(|&d| d != 0));
+    let mut bad = saved.clone();
+    if let Fill::Atoms { dye: Some(d), .. } = &mut bad.atoms[0] {
+        d.pop();
+    }
+    let e = bad.validate().unwrap_err();
+    assert!(e.to_string().contains("dye tags for"), "{e}");
+    assert!(e.field().is_some_and(|f| f.ends_with("dye")), "{:?}", e.field());
+}
+
 #[test]
 fn backend_switch_cpu_to_cpu_keeps_tags_and_the_devices_refuse_them() {
     let (b, atoms) = dyed_fluid(3);
