@@ -64,6 +64,7 @@ fn tagged_atoms_take_their_sources_colour_and_untagged_ones_are_dimmed_hidden_or
         let i = 4 * (y * size[0] as usize + x);
         [rgba[i], rgba[i + 1], rgba[i + 2]]
     };
+    eprintln!("drawing through {paths:?}");
     for path in paths {
         renderer.splat_mode = path;
         let draw = |renderer: &mut Renderer, untagged: Untagged| {
