@@ -5,7 +5,8 @@
 //! exactly the atoms inside it; picked atoms are tagged and trail their path; clearing one
 //! source or all removes their tags, undo and redo bring them back and take them away; opening
 //! a scene with dye sources tags its regions, runs its rakes and colours by dye; the legend
-//! lists the sources in their colours.
+//! lists the sources in their colours; dye added on the wgpu backend (which does not carry it
+//! yet) moves the system to the CPU with its tags.
 
 mod app_common;
 
@@ -212,4 +213,71 @@ fn a_scene_with_dye_opens_tagged_coloured_by_dye_with_its_rakes_running_and_its_
     }
     assert!(tagged > 0, "the scene's rake tagged nothing in 120 steps ({rake:?})");
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Dye added while the wgpu backend runs (on lavapipe in CI; it does not carry dye yet) moves
+/// the system, state kept, to the CPU backend, says so, and tags there: exactly the atoms
+/// inside the region, with the rake running from then on. Skipped without a wgpu adapter.
+#[test]
+fn dye_on_the_wgpu_backend_moves_the_system_to_the_cpu_with_its_tags() {
+    use argon_sandbox::app::commands::{DyeEdit, Pace, SimCommand, SimReport, SnapshotPurpose};
+    use argon_sandbox::app::sim_thread::SimHandle;
+    use argon_sandbox::physics::real::Precision;
+    use argon_sandbox::scene::reinit::{InitialState, reinitialise};
+    use argon_sandbox::sim::ColourScalar;
+    use std::time::{Duration, Instant};
+    if let Err(e) = argon_sandbox::render::offscreen::Gpu::headless() {
+        assert!(std::env::var_os("ARGON_REQUIRE_RENDER").is_none(), "ARGON_REQUIRE_RENDER is set: {e}");
+        eprintln!("skipped: no wgpu adapter ({e})");
+        return;
+    }
+    let mut scene = reinitialise(&argon_sandbox::scene::default_scene(), 600, InitialState::LiquidSlab).unwrap();
+    scene.obstacles.clear();
+    scene.precision = Some(Precision::Single);
+    let h = SimHandle::spawn(scene, BackendChoice::Wgpu, Pace::unlimited(10), ColourScalar::Dye, false);
+    let wait = |what: &str, pick: &mut dyn FnMut(SimReport) -> bool| {
+        let end = Instant::now() + Duration::from_secs(60);
+        while Instant::now() < end {
+            if let Some(r) = h.wait(Duration::from_millis(200)) {
+                if let SimReport::Error(e) = &r {
+                    panic!("waiting for {what}: {e}");
+                }
+                if pick(r) {
+                    return;
+                }
+            }
+        }
+        panic!("no {what} within a minute");
+    };
+    wait("the wgpu backend", &mut |r| matches!(r, SimReport::Status(s) if s.info.kind == "wgpu"));
+    h.send(SimCommand::Step(10));
+    let b = argon_sandbox::scene::default_scene().sim_box();
+    let region = DyeRegion { min: [2.0, 1.0], max: [0.5 * b.hi[0], 6.0] };
+    let rake = DyeRake { a: [0.75 * b.hi[0], 1.0], b: [0.75 * b.hi[0], 6.0], tag: 2 };
+    h.send(SimCommand::Dye(DyeEdit { rakes: vec![rake], regions: vec![(region, 1)], ..DyeEdit::default() }));
+    let mut notice = String::new();
+    wait("the switch notice", &mut |r| match r {
+        SimReport::Notice(m) if m.contains("Switched") => {
+            notice = m;
+            true
+        }
+        _ => false,
+    });
+    assert!(notice.contains("CPU") && notice.contains("state kept") && notice.contains("dye"), "{notice}");
+    h.send(SimCommand::TakeSnapshot(SnapshotPurpose::Undo(1)));
+    let mut snap = None;
+    wait("a snapshot", &mut |r| match r {
+        SimReport::Snapshot { snapshot, .. } => {
+            snap = Some(snapshot);
+            true
+        }
+        _ => false,
+    });
+    let snap = snap.unwrap();
+    assert_eq!(snap.step, 10, "the state moved with the system");
+    let inside = snap.atoms.positions.iter().filter(|p| region.contains(p)).count();
+    assert!(inside > 10, "only {inside} atoms in the region");
+    for (p, d) in snap.atoms.positions.iter().zip(&snap.atoms.dye) {
+        assert_eq!(*d, u16::from(region.contains(p)), "the atom at {p:?}");
+    }
 }
