@@ -8,10 +8,12 @@ struct Frame {
     proj: mat4x4<f32>,
     // x: radius (sigma), y: 1 for orthographic, z, w: colour scalar at the map's ends
     params: vec4<f32>,
-    // x: colour map (0 viridis, 1 plasma-like warm, 2 single colour, 3 species), y: atom count,
+    // x: colour map (0 viridis, 1 plasma-like warm, 2 single colour, 3 species, 4 dye), y: atom count,
     // z: 1 to draw atoms in reverse order (front to back when atoms were placed back to front),
     // w: the target's width | height << 16 (the splat path's pixel grid)
     map: vec4<u32>,
+    // rgb: the single colour, or under the dye map the untagged atoms' colour; w: 0 hides the
+    // untagged atoms under the dye map
     single: vec4<f32>,
     light: vec4<f32>,
 };
@@ -32,6 +34,12 @@ fn vs_main(@builtin(vertex_index) v: u32) -> VOut {
     let ii = v / 3u;
     let vi = v - 3u * ii;
     let a = atoms[select(ii, frame.map.y - 1u - ii, frame.map.z == 1u)];
+    var out: VOut;
+    if hidden(a.w) {
+        // A degenerate triangle outside the view: no fragment at all.
+        out.clip = vec4<f32>(2.0, 2.0, 2.0, 1.0);
+        return out;
+    }
     let c = (frame.view * vec4<f32>(a.xyz, 1.0)).xyz;
     let r = frame.params.x;
     // One triangle circumscribing the disc (its inscribed circle has radius 1): three vertices
@@ -51,7 +59,6 @@ fn vs_main(@builtin(vertex_index) v: u32) -> VOut {
         let oblique = length(c) / max(-c.z, 1e-3);
         p = vec3<f32>(c.xy * scale + corner * r * 1.6 * scale * oblique, zq);
     }
-    var out: VOut;
     out.clip = frame.proj * vec4<f32>(p, 1.0);
     out.view_pos = p;
     out.centre = c;
@@ -97,9 +104,35 @@ fn species_colour(s: f32) -> vec3<f32> {
     )[i];
 }
 
+// One colour per dye source number from 1, repeating after six (Tol's vibrant, linear RGB;
+// the same table as DYE_COLOURS in src/render/colour.rs); 0, untagged, in the frame's
+// untagged colour.
+fn dye_colour(s: f32) -> vec3<f32> {
+    let n = u32(max(round(s), 0.0));
+    if n == 0u {
+        return frame.single.rgb;
+    }
+    return array<vec3<f32>, 6>(
+        vec3<f32>(0.8550, 0.0331, 0.1845),
+        vec3<f32>(0.0331, 0.4969, 0.8550),
+        vec3<f32>(0.8550, 0.1845, 0.0331),
+        vec3<f32>(0.0000, 0.3185, 0.2462),
+        vec3<f32>(0.0000, 0.1845, 0.4969),
+        vec3<f32>(0.6038, 0.0331, 0.0056),
+    )[(n - 1u) % 6u];
+}
+
+// An untagged atom under the dye map with untagged atoms hidden: drawn nowhere.
+fn hidden(s: f32) -> bool {
+    return frame.map.x == 4u && frame.single.w < 0.5 && round(s) < 0.5;
+}
+
 fn base_colour(s: f32) -> vec3<f32> {
     if frame.map.x == 3u {
         return species_colour(s);
+    }
+    if frame.map.x == 4u {
+        return dye_colour(s);
     }
     let span = max(frame.params.w - frame.params.z, 1e-6);
     let t = clamp((s - frame.params.z) / span, 0.0, 1.0);

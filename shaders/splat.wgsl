@@ -46,6 +46,9 @@ fn splat_main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgr
         return;
     }
     let a = atoms[i];
+    if hidden(a.w) {
+        return;
+    }
     let c = (frame.view * vec4<f32>(a.xyz, 1.0)).xyz;
     let r = frame.params.x;
     let size = target_size();

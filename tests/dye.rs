@@ -137,6 +137,35 @@ fn saved_states_keep_tags_and_old_files_load_without() {
     assert!(e.contains("(dye)") && e.contains("65535"), "{e}");
 }
 
+/// A running state saved as a scene (the app's "Save with atoms") keeps each atom's tag in its
+/// explicit fill, and loads with them; a tag list of the wrong length is refused by field.
+#[test]
+fn scenes_saved_with_atoms_keep_their_tags() {
+    use argon_sandbox::scene::{Fill, Scene};
+    let (b, atoms) = dyed_fluid(3);
+    let mut sim = common::cpu(b, SimParams::default(), &atoms);
+    sim.advance(30).unwrap();
+    let snap = sim.snapshot().unwrap();
+    let mut scene = argon_sandbox::scene::default_scene();
+    scene.tank.size = b.length();
+    scene.tank.boundaries = [argon_sandbox::physics::params::Boundary::Periodic; 3];
+    scene.obstacles.clear();
+    let saved = scene.with_state(&snap);
+    let dir = common::temp_dir("dye-scene");
+    let path = dir.join("dyed.ron");
+    saved.save(&path).unwrap();
+    let setup = Scene::load(&path).unwrap().build().unwrap();
+    assert_eq!(setup.atoms.dye, snap.atoms.dye, "the tags of a saved state");
+    assert!(setup.atoms.dye.iter().any(|&d| d != 0));
+    let mut bad = saved.clone();
+    if let Fill::Atoms { dye: Some(d), .. } = &mut bad.atoms[0] {
+        d.pop();
+    }
+    let e = bad.validate().unwrap_err();
+    assert!(e.to_string().contains("dye tags for"), "{e}");
+    assert!(e.field().is_some_and(|f| f.ends_with("dye")), "{:?}", e.field());
+}
+
 #[test]
 fn backend_switches_keep_tags_on_every_backend() {
     let (b, atoms) = dyed_fluid(3);
@@ -287,4 +316,48 @@ fn the_tunnels_inflow_zone_clears_tags() {
     let cleared = rest.iter().filter(|(_, d)| **d == 0).count();
     let kept = rest.iter().filter(|(_, d)| **d == 1).count();
     assert!(cleared > 0 && kept > 0, "{cleared} cleared, {kept} kept downstream");
+}
+
+/// The flow fields' dye-fraction layer (`FieldKind::Dye`) on the CPU backend: per bin, the
+/// tagged share of the atoms that the same state puts there, counted on the host, exactly
+/// (two counts of the same atoms). Sums from a device carry no dye channel: the layer is then
+/// unavailable (NaN, `dye_sampled` false) rather than a wrong zero.
+#[test]
+fn the_dye_fraction_layer_is_each_bins_tagged_share_counted_on_the_host() {
+    use argon_sandbox::flow::{Accumulator, FieldKind, FieldSpec, Grid, STRIDE, finish};
+    let (b, atoms) = dyed_fluid(6);
+    let params = SimParams { precision: Precision::Double, dt: 0.005, ..SimParams::default() };
+    let mut sim = common::cpu(b, params, &atoms);
+    // One sample a window, so the window is exactly the state after the step.
+    let spec = FieldSpec { bin: 1.5, every: 1, window_tau: 0.005, ..FieldSpec::default() };
+    sim.set_fields(Some(spec.clone())).unwrap();
+    sim.advance(3).unwrap();
+    let f = sim.take_fields(true).unwrap().pop().expect("a window");
+    assert_eq!(f.samples, 1);
+    assert!(f.dye_sampled, "the CPU backend counts dye per bin");
+    let state = sim.copy_state().unwrap();
+    let grid = Grid::new(&spec, &b).unwrap();
+    let (mut count, mut tagged) = (vec![0u32; grid.len()], vec![0u32; grid.len()]);
+    for (p, d) in state.atoms.positions.iter().zip(&state.atoms.dye) {
+        let Some(bin) = grid.bin_of(*p) else { continue };
+        count[bin] += 1;
+        tagged[bin] += u32::from(*d != 0);
+    }
+    let layer = f.layer(FieldKind::Dye);
+    let mut mixed = 0;
+    for bin in 0..grid.len() {
+        assert_eq!(f.count[bin], count[bin] as f64, "bin {bin}: atom count");
+        if count[bin] == 0 {
+            assert!(layer[bin].is_nan(), "bin {bin}: empty, yet a fraction {}", layer[bin]);
+            continue;
+        }
+        assert_eq!(layer[bin], tagged[bin] as f64 / count[bin] as f64, "bin {bin}: {} of {}", tagged[bin], count[bin]);
+        mixed += usize::from(tagged[bin] > 0 && tagged[bin] < count[bin]);
+    }
+    assert!(mixed > grid.len() / 4, "only {mixed} bins hold both tagged and untagged atoms: a weak test");
+    // A device's sums (copied back) carry no dye channel.
+    let device = Accumulator::from_raw(&grid, vec![1.0; grid.len() * STRIDE], 1).unwrap();
+    let g = finish(&device, &grid, [0.0, 1.0]);
+    assert!(!g.dye_sampled && g.dye.iter().all(|v| v.is_nan()), "a device's window claims a dye layer");
+    assert_eq!(FieldKind::from_name("dye").unwrap(), FieldKind::Dye);
 }

@@ -111,6 +111,7 @@ impl App {
         s.surface_friction = p.surface_friction;
         s.tunnel = p.tunnel;
         s.precision = Some(p.precision);
+        s.dye = self.dye.scene_sources();
         s
     }
 
@@ -201,6 +202,9 @@ impl App {
         let actions = self.tools.key_escape();
         self.tool_actions(actions);
         self.tools.set_tool(tool);
+        if tool == Tool::Dye {
+            self.dye_tool_chosen();
+        }
     }
 
     fn send_shapes(&mut self, caught: CaughtAtoms) {
@@ -215,7 +219,7 @@ impl App {
         id
     }
 
-    fn forget(&mut self, e: &Edit) {
+    pub(super) fn forget(&mut self, e: &Edit) {
         if let Edit::Atoms { before, after } = e {
             self.snapshots.remove(before);
             self.snapshots.remove(after);
@@ -291,6 +295,12 @@ impl App {
                 }
                 ToolAction::Refused(why) => self.notify(why, true),
                 ToolAction::RdfRegion(a, b) => self.set_rdf_region(a, b),
+                ToolAction::DyeRake(a, b) => self.add_dye(super::dye::DyeKind::Rake { a, b }),
+                ToolAction::DyeRegion(min, max) => self.add_dye(super::dye::DyeKind::Region { min, max }),
+                ToolAction::DyePick(p) => match self.atom_near(p, 1.5) {
+                    Some(atom) => self.add_dye(super::dye::DyeKind::Atom(atom)),
+                    None => self.notify("dye: no atom there; click on an atom", true),
+                },
             }
         }
     }
@@ -411,6 +421,7 @@ impl App {
                     None => self.notify("that atom edit can no longer be undone (its saved state is gone)", true),
                 }
             }
+            Edit::Dye { before: b, after: a } => self.set_dye_sources(if before { b } else { a }),
         }
     }
 

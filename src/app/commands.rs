@@ -99,6 +99,17 @@ pub enum SnapshotPurpose {
     Undo(u64),
 }
 
+/// A change of the dye sources (`app/dye.rs`), applied in this order: every atom tagged with
+/// a number of `clear` is untagged, the atoms inside each of `regions` and the atoms of
+/// `atoms` (canonical index) take its tag, and `rakes` tag from now on (all the rakes).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct DyeEdit {
+    pub rakes: Vec<crate::physics::dye::DyeRake>,
+    pub clear: Vec<crate::physics::dye::Dye>,
+    pub regions: Vec<(crate::physics::dye::DyeRegion, crate::physics::dye::Dye)>,
+    pub atoms: Vec<(u32, crate::physics::dye::Dye)>,
+}
+
 /// What the UI asks of the simulation thread.
 #[derive(Debug)]
 pub enum SimCommand {
@@ -144,6 +155,8 @@ pub enum SimCommand {
     /// added or removed, a restore, a load, a backend switch, a rollback) restart it at the
     /// step they happen, reported by [`SimReport::TransportStarted`].
     Transport(Option<crate::transport::TransportSpec>),
+    /// Change the dye sources: the rakes from now on, and the tags to clear and set now.
+    Dye(DyeEdit),
     /// Publish positions into these shared GPU buffers (zero-copy), or back to host staging.
     UseSlots(Option<std::sync::Arc<crate::interop::SharedSlots>>),
     /// The renderer's wgpu device: a wgpu backend runs there from now on (a running one moves

@@ -20,6 +20,7 @@
 pub mod actions;
 pub mod capture;
 pub mod commands;
+pub mod dye;
 pub mod eos;
 pub mod exports;
 pub mod flow;
@@ -236,6 +237,8 @@ pub struct App {
     pub gallery: gallery::GalleryState,
     /// Instant replay: the recent past and the timeline's state.
     pub replay: replay::Replay,
+    /// Dye sources and pathlines.
+    pub dye: dye::DyeState,
 }
 
 /// Analysis (g(r), histograms) is refreshed this often while the plots show.
@@ -362,6 +365,7 @@ impl App {
             measure: measure::MeasureState::default(),
             gallery: gallery::GalleryState::default(),
             replay: replay::Replay::default(),
+            dye: dye::DyeState::default(),
         };
         app.sync_flow_sampling();
         app.adopt_scene_view(app.scene.fields.clone(), app.scene.steps_per_frame);
@@ -414,6 +418,7 @@ impl App {
             if f.display {
                 self.replay_host_frame(f.step);
             }
+            self.dye_frame();
         }
         // Frames the renderer may still hold go back to the simulation once it lets go: freeing
         // pinned memory here would stall the UI (it synchronises the GPU).
@@ -505,6 +510,7 @@ impl App {
                     self.colour_mixture();
                 }
                 self.reinit_composition = species::composition_text(&scene);
+                self.dye_loaded(&scene);
                 self.scene = *scene;
                 self.pending_scene = true;
                 self.fitted_box = None;
@@ -528,7 +534,7 @@ impl App {
     /// What the view's overlay shows now (legends, scale bar).
     pub fn overlay_content(&self) -> Content {
         let species: Vec<String> = self.params.species.iter().map(|s| s.name.clone()).collect();
-        Content::of(&self.settings.view, &species)
+        Content::of(&self.settings.view, &species, &self.dye.legend())
     }
 
     /// Frames the whole tank in the current camera mode, leaving a strip beside or under it

@@ -75,6 +75,8 @@ pub struct Settings {
     pub examples_offered: bool,
     /// Memory instant replay may keep, MiB (capped by half the memory available; 0: off).
     pub replay_budget_mb: u64,
+    /// How long a picked atom's pathline reaches back, tau.
+    pub dye_trail_tau: f64,
 }
 
 impl Default for Settings {
@@ -107,6 +109,7 @@ impl Default for Settings {
             flow_sampling: crate::app::flow::live_sampling(),
             examples_offered: false,
             replay_budget_mb: crate::app::replay::DEFAULT_BUDGET_MB,
+            dye_trail_tau: 20.0,
         }
     }
 }

@@ -18,7 +18,9 @@
 //! - `transport.rs`: transport sampling for a measurement, restarted by edits, and sending
 //!   its records;
 //! - `replay.rs`: keyframes and parameter changes for instant replay, and resuming from them.
+//! - `dye.rs`: dye sources (rakes kept for every backend, tags set through a snapshot).
 
+mod dye;
 mod fields;
 mod gpu;
 mod handle_commands;
@@ -102,6 +104,7 @@ impl SimHandle {
             transport_since: 0,
             gpu,
             replay: Default::default(),
+            rakes: Vec::new(),
         };
         let _ = tx.send(SimCommand::Load { scene: Box::new(scene), backend });
         let join = std::thread::Builder::new()
@@ -191,6 +194,8 @@ struct Worker {
     gpu: Option<Arc<SimDevice>>,
     /// Keyframes and parameter changes for instant replay.
     replay: replay::Keeper,
+    /// The dye rakes, given to every backend the thread opens.
+    rakes: Vec<crate::physics::dye::DyeRake>,
 }
 
 /// Obstacle grid spacing (sigma): DESIGN.md asks for at most 0.1.

@@ -99,6 +99,16 @@ impl App {
         Some(self.params.species.len() as u32 - 1)
     }
 
+    /// Colours the atoms by `colour` (with its default range), asking the simulation for its
+    /// scalar.
+    pub fn set_colour_by(&mut self, colour: ColourBy) {
+        let b = self.sim_box();
+        let v = &mut self.settings.view;
+        v.colour_by = colour;
+        v.range = colour.default_range(self.params.temperature, [b.lo[1], b.hi[1]]);
+        self.sim.send(SimCommand::SetColour(colour.scalar()));
+    }
+
     /// Colours by species when the simulation holds a mixture and another map is shown.
     pub(super) fn colour_mixture(&mut self) {
         if self.params.species.len() > 1 && self.settings.view.colour_by != ColourBy::Species {

@@ -28,10 +28,44 @@ pub enum Tool {
     RemoveAtoms,
     /// Drag a rectangle: the region whose atoms are the centres of g(r).
     RdfRegion,
+    /// Dye sources ([`DyeMode`]): a rake (drag a line), a region (drag a box) or atoms (click).
+    Dye,
+}
+
+/// What the dye tool draws.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+pub enum DyeMode {
+    /// A line that tags every atom crossing it, continuously (streaklines).
+    #[default]
+    Rake,
+    /// A box whose atoms are tagged once (a blob, a timeline).
+    Region,
+    /// Clicked atoms, tagged, each with its trail (pathlines).
+    Atoms,
+}
+
+impl DyeMode {
+    pub const ALL: [DyeMode; 3] = [DyeMode::Rake, DyeMode::Region, DyeMode::Atoms];
+
+    pub fn label(self) -> &'static str {
+        match self {
+            DyeMode::Rake => "rake",
+            DyeMode::Region => "region",
+            DyeMode::Atoms => "atoms (pathlines)",
+        }
+    }
+
+    pub fn hint(self) -> &'static str {
+        match self {
+            DyeMode::Rake => "drag a line: every atom crossing it is dyed, continuously (streaklines)",
+            DyeMode::Region => "drag a box: the atoms inside it now are dyed (a blob)",
+            DyeMode::Atoms => "click atoms: each is dyed and trails its path (pathlines)",
+        }
+    }
 }
 
 impl Tool {
-    pub const ALL: [Tool; 11] = [
+    pub const ALL: [Tool; 12] = [
         Tool::Select,
         Tool::Rectangle,
         Tool::Circle,
@@ -43,6 +77,7 @@ impl Tool {
         Tool::AddAtoms,
         Tool::RemoveAtoms,
         Tool::RdfRegion,
+        Tool::Dye,
     ];
 
     pub fn label(self) -> &'static str {
@@ -58,6 +93,7 @@ impl Tool {
             Tool::AddAtoms => "Add atoms",
             Tool::RemoveAtoms => "Remove atoms",
             Tool::RdfRegion => "g(r) region",
+            Tool::Dye => "Dye",
         }
     }
 
@@ -74,6 +110,7 @@ impl Tool {
             Tool::AddAtoms => "press and drag to pour atoms in",
             Tool::RemoveAtoms => "press and drag to remove atoms",
             Tool::RdfRegion => "drag a rectangle over the fluid: g(r) around the atoms inside it (through the depth)",
+            Tool::Dye => "dye the fluid: a rake (drag a line), a region (drag a box) or atoms (click them)",
         }
     }
 
@@ -130,6 +167,12 @@ pub enum ToolAction {
     Release,
     /// The g(r) region was drawn between these corners (tank coordinates).
     RdfRegion([f64; 2], [f64; 2]),
+    /// A dye rake was drawn from the first point to the second.
+    DyeRake([f64; 2], [f64; 2]),
+    /// A dye region was drawn between these corners.
+    DyeRegion([f64; 2], [f64; 2]),
+    /// Dye the atom nearest this point.
+    DyePick([f64; 2]),
     /// A shape the tool refused, and why.
     Refused(String),
 }
@@ -164,6 +207,8 @@ pub struct Tools {
     /// Polygon corners placed so far.
     polygon: Vec<[f64; 2]>,
     pub selected: Option<usize>,
+    /// What the dye tool draws.
+    pub dye_mode: DyeMode,
 }
 
 /// Smallest size of a drawn shape (sigma); smaller drags are taken as slips.
@@ -207,6 +252,7 @@ impl Tools {
         match &self.gesture {
             Gesture::Rect(a, b) => Some(rect(*a, *b)),
             Gesture::Circle(c, e) => Some(Shape::Circle { centre: *c, radius: dist(*c, *e).max(0.01) }),
+            Gesture::Line(a, b) if self.tool == Tool::Dye => Some(Shape::Segment { a: *a, b: *b, thickness: 0.0 }),
             Gesture::Line(a, b) => Some(Shape::Segment { a: *a, b: *b, thickness: sizes.line_thickness }),
             Gesture::Stroke(pts) if pts.len() >= 2 => {
                 Some(Shape::Stroke { points: pts.clone(), radius: sizes.brush_radius })
@@ -241,6 +287,11 @@ impl Tools {
                 }
             }
             (Tool::Rectangle | Tool::RdfRegion, Press(p)) => self.gesture = Gesture::Rect(p, p),
+            (Tool::Dye, Press(p)) => match self.dye_mode {
+                DyeMode::Rake => self.gesture = Gesture::Line(p, p),
+                DyeMode::Region => self.gesture = Gesture::Rect(p, p),
+                DyeMode::Atoms => out.push(ToolAction::DyePick(p)),
+            },
             (Tool::Circle, Press(p)) => self.gesture = Gesture::Circle(p, p),
             (Tool::Line, Press(p)) => self.gesture = Gesture::Line(p, p),
             (Tool::Brush, Press(p)) => self.gesture = Gesture::Stroke(vec![p]),
@@ -360,6 +411,9 @@ impl Tools {
                 if self.tool == Tool::RdfRegion {
                     return vec![ToolAction::RdfRegion(a, b)];
                 }
+                if self.tool == Tool::Dye {
+                    return vec![ToolAction::DyeRegion(a, b)];
+                }
                 add(shapes, rect(a, b))
             }
             Gesture::Circle(c, e) => {
@@ -372,6 +426,9 @@ impl Tools {
             Gesture::Line(a, b) => {
                 if dist(a, b) < MIN_SIZE {
                     return vec![];
+                }
+                if self.tool == Tool::Dye {
+                    return vec![ToolAction::DyeRake(a, b)];
                 }
                 add(shapes, Shape::Segment { a, b, thickness: sizes.line_thickness })
             }
@@ -487,6 +544,21 @@ mod tests {
         t.set_tool(Tool::RdfRegion);
         let out = drag(&mut t, &[], [1.0, 2.0], [5.0, 6.0]);
         assert_eq!(out, vec![ToolAction::RdfRegion([1.0, 2.0], [5.0, 6.0])]);
+    }
+
+    #[test]
+    fn the_dye_tool_draws_rakes_regions_and_picks_atoms() {
+        let mut t = Tools::default();
+        t.set_tool(Tool::Dye);
+        assert_eq!(drag(&mut t, &[], [1.0, 2.0], [1.0, 8.0]), vec![ToolAction::DyeRake([1.0, 2.0], [1.0, 8.0])]);
+        // A slip draws no rake.
+        assert!(drag(&mut t, &[], [1.0, 2.0], [1.05, 2.0]).is_empty());
+        t.dye_mode = DyeMode::Region;
+        assert_eq!(drag(&mut t, &[], [1.0, 2.0], [5.0, 6.0]), vec![ToolAction::DyeRegion([1.0, 2.0], [5.0, 6.0])]);
+        t.dye_mode = DyeMode::Atoms;
+        assert_eq!(t.pointer(Pointer::Press([3.0, 4.0]), &[], &SIZES), vec![ToolAction::DyePick([3.0, 4.0])]);
+        assert!(t.pointer(Pointer::Release([3.0, 4.0]), &[], &SIZES).is_empty());
+        assert!(!t.busy());
     }
 
     #[test]

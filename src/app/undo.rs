@@ -17,6 +17,11 @@ pub enum Edit {
         before: u64,
         after: u64,
     },
+    /// The dye sources before and after (`app/dye.rs`).
+    Dye {
+        before: Vec<super::dye::DyeEntry>,
+        after: Vec<super::dye::DyeEntry>,
+    },
 }
 
 /// The undo and redo stacks.
@@ -79,7 +84,7 @@ impl History {
     pub fn snapshot_ids(&self) -> impl Iterator<Item = u64> + '_ {
         self.undo.iter().chain(self.redo.iter()).flat_map(|e| match e {
             Edit::Atoms { before, after } => vec![*before, *after],
-            Edit::Shapes { .. } => vec![],
+            Edit::Shapes { .. } | Edit::Dye { .. } => vec![],
         })
     }
 }

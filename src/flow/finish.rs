@@ -32,6 +32,11 @@ pub struct Fields {
     pub vorticity: Vec<f64>,
     pub mach: Vec<f64>,
     pub count: Vec<f64>,
+    /// The share of the bin's atom-samples that carry dye (NaN in an empty bin, and in every
+    /// bin when `dye_sampled` is false).
+    pub dye: Vec<f64>,
+    /// Whether the sums counted dye (the CPU backend's do; a device's not yet).
+    pub dye_sampled: bool,
 }
 
 /// Finishes the window `acc` (sampled on `grid`) that ran from `time[0]` to `time[1]` (tau).
@@ -59,6 +64,8 @@ pub fn finish(acc: &Accumulator, grid: &Grid, time: [f64; 2]) -> Fields {
         vorticity: vec![f64::NAN; bins],
         mach: vec![f64::NAN; bins],
         count: vec![0.0; bins],
+        dye: vec![f64::NAN; bins],
+        dye_sampled: acc.tagged().is_some(),
     };
     // Every bin on its own, on the rayon pool (a million-atom tank has some 10^5 bins, and the
     // JZG sound speed is the cost): the same values in any order.
@@ -92,6 +99,12 @@ pub fn finish(acc: &Accumulator, grid: &Grid, time: [f64; 2]) -> Fields {
     for (b, v) in per_bin.iter().enumerate() {
         (f.density[b], f.vx[b], f.vy[b], f.vz[b], f.speed[b]) = (v[0], v[1], v[2], v[3], v[4]);
         (f.temperature[b], f.mach[b], f.count[b]) = (v[5], v[6], v[7]);
+    }
+    if let Some(tagged) = acc.tagged() {
+        // Exact counts over exact counts: the fraction a host count of the same atoms gives.
+        for (b, t) in tagged.iter().enumerate().filter(|(b, _)| f.count[*b] > 0.0) {
+            f.dye[b] = t / f.count[b];
+        }
     }
     f.vorticity = (0..bins)
         .into_par_iter()
@@ -147,6 +160,7 @@ impl Fields {
             FieldKind::Vorticity => &self.vorticity,
             FieldKind::Mach => &self.mach,
             FieldKind::Count => &self.count,
+            FieldKind::Dye => &self.dye,
         }
     }
 

@@ -25,6 +25,9 @@ pub enum FieldKind {
     Mach,
     /// Atom-samples in the bin over the window (how much data backs the other layers).
     Count,
+    /// The share of the bin's atom-samples that carry dye (0 to 1; issue 47), where the
+    /// backend counts them (the CPU backend; not in [`FieldKind::ALL`]).
+    Dye,
 }
 
 impl FieldKind {
@@ -41,6 +44,14 @@ impl FieldKind {
         FieldKind::Count,
     ];
 
+    /// Layers only some backends give ([`crate::flow::Fields::dye_sampled`]).
+    pub const OPTIONAL: [FieldKind; 1] = [FieldKind::Dye];
+
+    /// Every layer and then the optional ones (layer menus, names).
+    pub fn every() -> impl Iterator<Item = FieldKind> {
+        FieldKind::ALL.into_iter().chain(FieldKind::OPTIONAL)
+    }
+
     /// The layer's name in files, scenes and the command line.
     pub fn name(self) -> &'static str {
         match self {
@@ -53,6 +64,7 @@ impl FieldKind {
             FieldKind::Vorticity => "vorticity",
             FieldKind::Mach => "mach",
             FieldKind::Count => "count",
+            FieldKind::Dye => "dye",
         }
     }
 
@@ -68,6 +80,7 @@ impl FieldKind {
             FieldKind::Vorticity => "vorticity",
             FieldKind::Mach => "Mach number",
             FieldKind::Count => "atom-samples",
+            FieldKind::Dye => "dye fraction",
         }
     }
 
@@ -78,7 +91,7 @@ impl FieldKind {
             FieldKind::Vx | FieldKind::Vy | FieldKind::Vz | FieldKind::Speed => "sigma/tau",
             FieldKind::Temperature => "epsilon/k_B",
             FieldKind::Vorticity => "1/tau",
-            FieldKind::Mach | FieldKind::Count => "1",
+            FieldKind::Mach | FieldKind::Count | FieldKind::Dye => "1",
         }
     }
 
@@ -89,7 +102,7 @@ impl FieldKind {
             FieldKind::Vx | FieldKind::Vy | FieldKind::Vz | FieldKind::Speed => "m/s",
             FieldKind::Temperature => "K",
             FieldKind::Vorticity => "1/ps",
-            FieldKind::Mach | FieldKind::Count => "1",
+            FieldKind::Mach | FieldKind::Count | FieldKind::Dye => "1",
         }
     }
 
@@ -101,7 +114,7 @@ impl FieldKind {
             FieldKind::Vx | FieldKind::Vy | FieldKind::Vz | FieldKind::Speed => units::reduced_speed_to_m_per_s(1.0),
             FieldKind::Temperature => units::reduced_to_kelvin(1.0),
             FieldKind::Vorticity => 1.0 / units::argon_tau_ps(),
-            FieldKind::Mach | FieldKind::Count => 1.0,
+            FieldKind::Mach | FieldKind::Count | FieldKind::Dye => 1.0,
         }
     }
 
@@ -114,10 +127,13 @@ impl FieldKind {
     /// The layer called `name` (as [`FieldKind::name`] writes it); the error lists the names.
     pub fn from_name(name: &str) -> Result<FieldKind, FieldError> {
         let wanted = name.trim();
-        FieldKind::ALL.into_iter().find(|k| k.name().eq_ignore_ascii_case(wanted)).ok_or_else(|| FieldError {
+        FieldKind::every().find(|k| k.name().eq_ignore_ascii_case(wanted)).ok_or_else(|| FieldError {
             field: "field",
             value: format!("{name:?}"),
-            reason: format!("no such field layer; the layers are {}", FieldKind::ALL.map(FieldKind::name).join(", ")),
+            reason: format!(
+                "no such field layer; the layers are {}",
+                FieldKind::every().map(FieldKind::name).collect::<Vec<_>>().join(", ")
+            ),
         })
     }
 }

@@ -1,7 +1,8 @@
 //! The accumulators a window of samples adds into: per bin the atom-samples, mass, momentum
 //! and twice the kinetic energy, in one flat `Vec<f64>` a CUDA kernel can mirror with atomics
 //! into one device array; and the parallel CPU sampler, whose result has the same bits on any
-//! number of threads.
+//! number of threads. Beside them, the dye channel: the tagged atom-samples per bin (counted
+//! on the CPU, [`Accumulator::sample_dye`]; sums from a device carry none yet).
 
 use rayon::prelude::*;
 
@@ -39,12 +40,20 @@ pub struct Accumulator {
     bins: usize,
     /// Per-chunk sums of one sample, kept between calls so sampling allocates nothing.
     scratch: Vec<f64>,
+    /// Tagged (dyed) atom-samples per bin; None: these sums carry no dye channel (a device's).
+    tagged: Option<Vec<f64>>,
 }
 
 impl Accumulator {
     /// Empty sums for `grid`.
     pub fn new(grid: &Grid) -> Self {
-        Accumulator { data: vec![0.0; grid.len() * STRIDE], samples: 0, bins: grid.len(), scratch: Vec::new() }
+        Accumulator {
+            data: vec![0.0; grid.len() * STRIDE],
+            samples: 0,
+            bins: grid.len(),
+            scratch: Vec::new(),
+            tagged: Some(vec![0.0; grid.len()]),
+        }
     }
 
     /// Sums made elsewhere (a device array copied back): `data` must hold [`STRIDE`] values
@@ -56,12 +65,17 @@ impl Accumulator {
             data.len(),
             format!("the grid has {} bins, so the sums must hold {} values", grid.len(), grid.len() * STRIDE),
         )?;
-        Ok(Accumulator { data, samples, bins: grid.len(), scratch: Vec::new() })
+        Ok(Accumulator { data, samples, bins: grid.len(), scratch: Vec::new(), tagged: None })
     }
 
     /// The sums, [`STRIDE`] values a bin.
     pub fn data(&self) -> &[f64] {
         &self.data
+    }
+
+    /// The tagged atom-samples per bin, where these sums count them.
+    pub fn tagged(&self) -> Option<&[f64]> {
+        self.tagged.as_deref()
     }
 
     /// The number of samples added.
@@ -78,6 +92,9 @@ impl Accumulator {
     pub fn reset(&mut self) {
         self.data.fill(0.0);
         self.samples = 0;
+        if let Some(t) = &mut self.tagged {
+            t.fill(0.0);
+        }
     }
 
     /// Adds another window's sums (same grid) to these.
@@ -90,6 +107,10 @@ impl Accumulator {
             *a += b;
         }
         self.samples += other.samples;
+        match (&mut self.tagged, &other.tagged) {
+            (Some(a), Some(b)) => a.iter_mut().zip(b).for_each(|(a, b)| *a += b),
+            _ => self.tagged = None,
+        }
     }
 
     /// Adds one sample of every atom inside `grid`: atom `i` at `positions[i]` with
@@ -159,6 +180,20 @@ impl Accumulator {
                 }
             }
         });
+    }
+}
+
+impl Accumulator {
+    /// Adds the dye channel of the sample [`Accumulator::sample_with`] just took: each atom
+    /// `i` with a tag (`dye[i] != 0`; `dye` empty: none) counted in the bin of `position(i)`.
+    /// Integer counts, so the order does not matter; only tagged atoms are visited.
+    pub fn sample_dye(&mut self, grid: &Grid, dye: &[crate::physics::dye::Dye], position: impl Fn(usize) -> [f64; 3]) {
+        let tagged = self.tagged.get_or_insert_with(|| vec![0.0; grid.len()]);
+        for (i, _) in dye.iter().enumerate().filter(|(_, d)| **d != 0) {
+            if let Some(b) = grid.bin_of(position(i)) {
+                tagged[b] += 1.0;
+            }
+        }
     }
 }
 

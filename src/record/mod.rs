@@ -2,7 +2,8 @@
 //! GIF or a folder of PNG frames, with a progress bar. One frame is `--steps-per-frame`
 //! steps; positions go from the backend into the renderer's buffer each frame (the wgpu
 //! backend runs on the renderer's device and writes a buffer the renderer draws, with no
-//! host traffic).
+//! host traffic). A scene's dye sources apply as in the app (regions tagged at step 0, rakes
+//! run by the backend); `--colour dye` draws them with the app's palette and legend.
 
 pub mod encode;
 pub mod flow;
@@ -19,7 +20,7 @@ use crate::physics::obstacles::ObstacleField;
 use crate::render::offscreen::{COLOUR_FORMAT, Gpu, Offscreen};
 use crate::render::overlay::OverlayPainter;
 use crate::render::overlay_layout::{self, Content};
-use crate::render::{CameraMode, ColourBy, Renderer, ViewSettings};
+use crate::render::{CameraMode, ColourBy, Renderer, Untagged, ViewSettings};
 use crate::sim::gpu::device::SimDevice;
 use crate::sim::{BackendChoice, PositionTarget, open_backend_on, start_at};
 
@@ -46,8 +47,12 @@ pub struct RecordArgs {
     /// Frames per second of the video.
     #[arg(long, default_value_t = 30.0)]
     pub fps: f64,
+    /// What the atom colour shows; `dye` colours each dye source's atoms in its colour.
     #[arg(long, value_enum, default_value = "speed")]
     pub colour: ColourBy,
+    /// How `--colour dye` draws untagged atoms.
+    #[arg(long, value_enum, default_value = "dimmed")]
+    pub untagged: Untagged,
     #[arg(long, value_enum, default_value = "front")]
     pub camera: CameraArg,
     /// Drawn atom radius in sigma.
@@ -98,7 +103,11 @@ pub fn run(args: &RecordArgs) -> Result<()> {
         bail!("--radius {}: use 0.05 to 5 sigma", short(args.radius as f64));
     }
     let kind = encode::output_kind(&args.out).map_err(|e| anyhow!(e))?;
-    let setup = crate::scene::load_setup(args.scene.as_deref())?;
+    let mut setup = crate::scene::load_setup(args.scene.as_deref())?;
+    // A scene's dye: the column makes Auto take a backend that carries dye.
+    if !setup.dye.is_empty() {
+        setup.atoms.dye_mut();
+    }
     let flow = args.flow.resolve(&setup.sim_box, setup.params.dt)?;
     let field = ObstacleField::bake(&setup.shapes, &setup.sim_box, 0.1).map(Arc::new);
     let gpu = Gpu::headless_with(crate::sim::gpu::device::wanted_features)?;
@@ -106,6 +115,7 @@ pub fn run(args: &RecordArgs) -> Result<()> {
     let (mut sim, why) =
         open_backend_on(args.backend, setup.sim_box, setup.params.clone(), &setup.atoms, field, shared.as_ref())?;
     start_at(sim.as_mut(), setup.step, setup.time, setup.piston)?;
+    sim.set_dye_rakes(&crate::scene::dye::rakes(&setup.dye)).context("the scene's dye rakes")?;
     // The wgpu backend shares the renderer's device: it writes this buffer, the renderer draws it.
     let same_device = (sim.info().kind == "wgpu" && shared.is_some()).then(|| {
         gpu.device.create_buffer(&wgpu::BufferDescriptor {
@@ -140,6 +150,7 @@ pub fn run(args: &RecordArgs) -> Result<()> {
         show_legend: !args.no_overlay,
         show_scale_bar: !args.no_overlay,
         flow: flow.as_ref().map(|f| f.0).unwrap_or_default(),
+        untagged: args.untagged,
         ..ViewSettings::default()
     };
     if args.skip > 0 {
@@ -157,7 +168,8 @@ pub fn run(args: &RecordArgs) -> Result<()> {
     // The camera frames the tank beside or above the strip the legend and scale bar keep.
     let species: Vec<String> = setup.params.species.iter().map(|s| s.name.clone()).collect();
     let view = egui::Rect::from_min_size(egui::Pos2::ZERO, egui::vec2(size[0] as f32, size[1] as f32));
-    let content = Content::of(&settings, &species);
+    let dye = crate::scene::dye::legend(&setup.dye);
+    let content = Content::of(&settings, &species, &dye);
     let camera = overlay_layout::fit_camera(mode, &b, view, size, &content, settings.radius);
     // The flow layer starts from a full window, so the first frame already shows it.
     let mut legend = None;
@@ -214,7 +226,7 @@ pub fn run(args: &RecordArgs) -> Result<()> {
             }
         }
         target.draw(&gpu, &mut renderer, &camera, &settings);
-        overlay.draw(&gpu, &target, &settings, &camera, &species, legend.as_ref(), &b);
+        overlay.draw(&gpu, &target, &settings, &camera, &species, &dye, legend.as_ref(), &b);
         let rgba = target.read_rgba(&gpu)?;
         sink.push(&rgba).map_err(|e| anyhow!(e))?;
         if let Some(bar) = &bar {

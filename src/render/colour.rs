@@ -1,7 +1,7 @@
-//! Colour maps: what an atom's colour shows (speed, kinetic energy, height, species or one
-//! colour), the palette for each (the same polynomial fits and species colours as
-//! `shaders/atoms.wgsl`, so the legend matches the atoms), default ranges, and the legend's
-//! labels in argon units.
+//! Colour maps: what an atom's colour shows (speed, kinetic energy, height, species, dye or
+//! one colour), the palette for each (the same polynomial fits, species and dye colours as
+//! `shaders/atoms.wgsl`, so the legend matches the atoms), how untagged atoms look under the
+//! dye colouring ([`Untagged`]), default ranges, and the legend's labels in argon units.
 
 use crate::sim::ColourScalar;
 use crate::units;
@@ -15,6 +15,42 @@ pub enum ColourBy {
     Height,
     Species,
     Single,
+    /// The dye tag: each source's own colour, untagged atoms as [`Untagged`] says.
+    Dye,
+}
+
+/// How the dye colouring draws untagged atoms.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize, clap::ValueEnum)]
+pub enum Untagged {
+    /// Dark grey, so the dye stands out over the fluid it moves in.
+    #[default]
+    Dimmed,
+    /// Not drawn (no fragments, in the triangle and the splat path).
+    Hidden,
+    /// Light grey at full brightness.
+    Normal,
+}
+
+/// Untagged atoms' colour under the dye colouring (linear RGB), dimmed and normal.
+pub const UNTAGGED_DIMMED: [f32; 3] = [0.045, 0.045, 0.05];
+pub const UNTAGGED_NORMAL: [f32; 3] = [0.40, 0.40, 0.42];
+
+impl Untagged {
+    /// The colour untagged atoms are drawn in (hidden ones are not drawn: the dimmed grey).
+    pub fn colour(self) -> [f32; 3] {
+        match self {
+            Untagged::Normal => UNTAGGED_NORMAL,
+            Untagged::Dimmed | Untagged::Hidden => UNTAGGED_DIMMED,
+        }
+    }
+
+    pub fn label(self) -> &'static str {
+        match self {
+            Untagged::Dimmed => "dimmed",
+            Untagged::Hidden => "hidden",
+            Untagged::Normal => "normal",
+        }
+    }
 }
 
 /// Palettes, numbered as in the shader.
@@ -25,6 +61,8 @@ pub enum Palette {
     Single = 2,
     /// Discrete: one colour per species index ([`SPECIES_COLOURS`]).
     Species = 3,
+    /// Discrete: one colour per dye source number ([`dye_colour`]), 0 untagged.
+    Dye = 4,
 }
 
 /// The species colours, linear RGB, repeating after eight: the colour-blind-safe qualitative
@@ -45,6 +83,28 @@ pub const SPECIES_COLOURS: [[f32; 3]; 8] = [
 /// The colour of species `index` (linear RGB).
 pub fn species_colour(index: usize) -> [f32; 3] {
     SPECIES_COLOURS[index % SPECIES_COLOURS.len()]
+}
+
+/// The dye sources' colours, linear RGB, repeating after six: the colour-blind-safe "vibrant"
+/// qualitative palette of P. Tol ("Colour schemes", SRON/EPS/TN/09-002, 2021) without its
+/// grey (magenta, cyan, orange, teal, blue, red), converted from sRGB; saturated where the
+/// species colours are soft, so dye never reads as a species. Mirrored in `dye_colour` of
+/// `shaders/atoms.wgsl`.
+pub const DYE_COLOURS: [[f32; 3]; 6] = [
+    [0.8550, 0.0331, 0.1845],
+    [0.0331, 0.4969, 0.8550],
+    [0.8550, 0.1845, 0.0331],
+    [0.0000, 0.3185, 0.2462],
+    [0.0000, 0.1845, 0.4969],
+    [0.6038, 0.0331, 0.0056],
+];
+
+/// The colour of dye source `number` (1-based; linear RGB); 0, untagged, is the dimmed grey.
+pub fn dye_colour(number: u16) -> [f32; 3] {
+    match number {
+        0 => UNTAGGED_DIMMED,
+        n => DYE_COLOURS[(n as usize - 1) % DYE_COLOURS.len()],
+    }
 }
 
 const VIRIDIS: [[f32; 3]; 7] = [
@@ -80,6 +140,7 @@ impl Palette {
             Palette::Warm => poly(&WARM, t),
             Palette::Single => single,
             Palette::Species => species_colour(t.max(0.0).round() as usize),
+            Palette::Dye => dye_colour(t.clamp(0.0, u16::MAX as f32).round() as u16),
         }
     }
 }
@@ -136,6 +197,7 @@ impl ColourBy {
             ColourBy::KineticEnergy => Palette::Warm,
             ColourBy::Single => Palette::Single,
             ColourBy::Species => Palette::Species,
+            ColourBy::Dye => Palette::Dye,
         }
     }
 
@@ -146,6 +208,7 @@ impl ColourBy {
             ColourBy::KineticEnergy => ColourScalar::KineticEnergy,
             ColourBy::Height => ColourScalar::Height,
             ColourBy::Species => ColourScalar::Species,
+            ColourBy::Dye => ColourScalar::Dye,
         }
     }
 
@@ -156,6 +219,7 @@ impl ColourBy {
             ColourBy::KineticEnergy => [0.0, (4.0 * t.max(0.05)) as f32],
             ColourBy::Height => [y_range[0] as f32, y_range[1] as f32],
             ColourBy::Species => [0.0, (SPECIES_COLOURS.len() - 1) as f32],
+            ColourBy::Dye => [0.0, DYE_COLOURS.len() as f32],
         }
     }
 
@@ -165,7 +229,7 @@ impl ColourBy {
             ColourBy::Speed | ColourBy::Single => format!("{:.0}", units::reduced_speed_to_m_per_s(reduced as f64)),
             ColourBy::KineticEnergy => format!("{:.2}", units::reduced_energy_to_kj_per_mol(reduced as f64)),
             ColourBy::Height => format!("{:.1}", units::reduced_length_to_nm(reduced as f64)),
-            ColourBy::Species => format!("{:.0}", reduced),
+            ColourBy::Species | ColourBy::Dye => format!("{:.0}", reduced),
         }
     }
 
@@ -175,6 +239,7 @@ impl ColourBy {
             ColourBy::KineticEnergy => "kinetic energy (kJ/mol)",
             ColourBy::Height => "height (nm)",
             ColourBy::Species => "species",
+            ColourBy::Dye => "dye",
         }
     }
 }
@@ -212,6 +277,31 @@ mod tests {
         // The shader's table is this one, value for value.
         let wgsl = include_str!("../../shaders/atoms.wgsl");
         for c in SPECIES_COLOURS {
+            let entry = format!("vec3<f32>({:.4}, {:.4}, {:.4})", c[0], c[1], c[2]);
+            assert!(wgsl.contains(&entry), "{entry} missing from atoms.wgsl");
+        }
+    }
+
+    #[test]
+    fn dye_colours_are_distinct_from_each_other_and_the_untagged_grey_and_match_the_shader() {
+        let all: Vec<[f32; 3]> = DYE_COLOURS.iter().copied().chain([UNTAGGED_DIMMED, UNTAGGED_NORMAL]).collect();
+        for (i, a) in all.iter().enumerate() {
+            for b in &all[i + 1..] {
+                let d: f32 = (0..3).map(|k| (a[k] - b[k]).abs()).sum();
+                assert!(d > 0.2, "{a:?} and {b:?} are too alike");
+            }
+        }
+        // Saturated: every dye colour's channels spread at least 0.3 (the greys' do not).
+        for c in DYE_COLOURS {
+            let spread = c.iter().fold(0f32, |m, &v| m.max(v)) - c.iter().fold(1f32, |m, &v| m.min(v));
+            assert!(spread >= 0.3, "{c:?} is too grey for dye");
+        }
+        assert_eq!(dye_colour(0), UNTAGGED_DIMMED);
+        assert_eq!(dye_colour(1), DYE_COLOURS[0]);
+        assert_eq!(dye_colour(7), DYE_COLOURS[0]);
+        assert_eq!(Palette::Dye.colour(2.0, [0.0; 3]), DYE_COLOURS[1]);
+        let wgsl = include_str!("../../shaders/atoms.wgsl");
+        for c in DYE_COLOURS {
             let entry = format!("vec3<f32>({:.4}, {:.4}, {:.4})", c[0], c[1], c[2]);
             assert!(wgsl.contains(&entry), "{entry} missing from atoms.wgsl");
         }

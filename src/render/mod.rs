@@ -21,7 +21,7 @@ use bytemuck::{Pod, Zeroable};
 use wgpu::util::DeviceExt;
 
 pub use self::camera::{Camera, CameraMode};
-pub use self::colour::{ColourBy, Palette};
+pub use self::colour::{ColourBy, Palette, Untagged};
 use self::flow_layer::{FlowMesh, FlowView};
 use self::geometry::FlatVertex;
 use self::splat::Splat;
@@ -57,6 +57,9 @@ pub struct ViewSettings {
     /// with it off.
     #[serde(default)]
     pub flow: FlowView,
+    /// How untagged atoms look when coloured by dye (settings saved before it load dimmed).
+    #[serde(default)]
+    pub untagged: Untagged,
 }
 
 impl Default for ViewSettings {
@@ -72,6 +75,21 @@ impl Default for ViewSettings {
             show_legend: true,
             background: [0.03, 0.035, 0.05],
             flow: FlowView::default(),
+            untagged: Untagged::default(),
+        }
+    }
+}
+
+impl ViewSettings {
+    /// The frame's `single` uniform: the single colour, or under the dye colouring the
+    /// untagged atoms' colour with w = 0 when they are hidden.
+    fn single_uniform(&self) -> [f32; 4] {
+        match self.colour_by {
+            ColourBy::Dye => {
+                let c = self.untagged.colour();
+                [c[0], c[1], c[2], if self.untagged == Untagged::Hidden { 0.0 } else { 1.0 }]
+            }
+            _ => [self.single[0], self.single[1], self.single[2], 1.0],
         }
     }
 }
@@ -444,7 +462,7 @@ impl Renderer {
                 u32::from(camera.looks_down_z()),
                 size[0].min(0xffff) | size[1].min(0xffff) << 16,
             ],
-            single: [settings.single[0], settings.single[1], settings.single[2], 1.0],
+            single: settings.single_uniform(),
             light: [light.x, light.y, light.z, settings.flow.atom_brightness()],
         };
         queue.write_buffer(&self.atom_uniform, 0, bytemuck::bytes_of(&u));

@@ -7,7 +7,7 @@
 
 use egui::{Align2, Color32, FontId, Painter, Rect, pos2, vec2};
 
-use super::colour::{field_colour, species_colour};
+use super::colour::{dye_colour, field_colour, species_colour};
 use super::flow_layer::FlowLegend;
 use super::offscreen::{COLOUR_FORMAT, Gpu, Offscreen};
 use super::overlay_layout::{
@@ -54,10 +54,11 @@ pub fn paint(
     camera: &Camera,
     size: [u32; 2],
     species: &[String],
+    dye: &[(u16, String)],
     flow: Option<&FlowLegend>,
     sim_box: &SimBox,
 ) -> Placement {
-    let content = Content::of(settings, species);
+    let content = Content::of(settings, species, dye);
     let tank = overlay_layout::tank_rect(camera, sim_box, size, rect, settings.radius);
     let place = overlay_layout::place(rect, &content, tank);
     let style = Style {
@@ -79,7 +80,17 @@ pub fn paint(
                 let bar = Bar { title: by.legend_title(), labels: Some(labels), zero: false, note: None };
                 bar.paint(painter, *r, row, place.bar_len, &style, |t| palette.colour(t, settings.single));
             }
-            Legend::Species(names) => species_legend(painter, *r, row, names, &style),
+            Legend::Species(names) => {
+                let entries: Vec<([f32; 3], &str)> =
+                    names.iter().enumerate().map(|(i, n)| (species_colour(i), n.as_str())).collect();
+                swatch_legend(painter, *r, row, "species", &entries, &style)
+            }
+            Legend::Dye(sources) => {
+                let names = super::overlay_layout::dye_names(sources);
+                let colours = sources.iter().map(|(n, _)| dye_colour(*n)).chain([settings.untagged.colour()]);
+                let entries: Vec<([f32; 3], &str)> = colours.zip(names.iter().map(String::as_str)).collect();
+                swatch_legend(painter, *r, row, "dye", &entries, &style)
+            }
         }
         back(painter, backing, *r, &style);
     }
@@ -249,12 +260,12 @@ fn flow_legend(
     bar.paint(painter, r, row, len, style, |t| field_colour(kind, t));
 }
 
-/// One coloured swatch and name per species: a list in a column, a line in a row.
-fn species_legend(painter: &Painter, r: Rect, row: bool, names: &[String], style: &Style) {
-    painter.text(r.left_top(), Align2::LEFT_TOP, "species", style.font.clone(), style.text);
+/// Under `title`, one coloured swatch and name per entry (species, dye sources): a list in a
+/// column, a line in a row.
+fn swatch_legend(painter: &Painter, r: Rect, row: bool, title: &str, entries: &[([f32; 3], &str)], style: &Style) {
+    painter.text(r.left_top(), Align2::LEFT_TOP, title, style.font.clone(), style.text);
     let mut x = r.left();
-    for (i, name) in names.iter().enumerate() {
-        let c = species_colour(i);
+    for (i, &(c, name)) in entries.iter().enumerate() {
         let col = Color32::from(egui::Rgba::from_rgb(c[0], c[1], c[2]));
         let at =
             if row { pos2(x, r.top() + LINE + 5.0) } else { pos2(r.left(), r.top() + LINE + 4.0 + 18.0 * i as f32) };
@@ -285,6 +296,7 @@ impl OverlayPainter {
         settings: &ViewSettings,
         camera: &Camera,
         species: &[String],
+        dye: &[(u16, String)],
         flow: Option<&FlowLegend>,
         sim_box: &SimBox,
     ) {
@@ -295,7 +307,7 @@ impl OverlayPainter {
         let rect = egui::Rect::from_min_size(egui::Pos2::ZERO, egui::vec2(size[0] as f32, size[1] as f32));
         let input = egui::RawInput { screen_rect: Some(rect), ..Default::default() };
         let output = self.ctx.run_ui(input, |ui| {
-            paint(ui.painter(), rect, settings, camera, size, species, flow, sim_box);
+            paint(ui.painter(), rect, settings, camera, size, species, dye, flow, sim_box);
         });
         let jobs = self.ctx.tessellate(output.shapes, 1.0);
         let screen = egui_wgpu::ScreenDescriptor { size_in_pixels: size, pixels_per_point: 1.0 };

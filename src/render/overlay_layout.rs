@@ -58,7 +58,13 @@ pub enum Legend {
     Atoms { by: ColourBy },
     /// One swatch per species name.
     Species(Vec<String>),
+    /// One swatch per dye source: its number (its colour, `colour::dye_colour`) and name; an
+    /// empty list says there are no sources yet.
+    Dye(Vec<(u16, String)>),
 }
+
+/// The dye legend's line when there are no sources.
+pub const NO_DYE: &str = "no sources: draw one with the Dye tool";
 
 /// What the overlay shows, from the view's settings.
 #[derive(Clone, Debug, PartialEq)]
@@ -70,10 +76,11 @@ pub struct Content {
 }
 
 impl Content {
-    /// The overlay of a view drawn with `settings`, the run's species named `species`: the
-    /// flow layer's legend while the flow layer is on (with the atoms' legend too when the
-    /// atoms show at full brightness), else the atoms' (a colour bar, or the species).
-    pub fn of(settings: &ViewSettings, species: &[String]) -> Content {
+    /// The overlay of a view drawn with `settings`, the run's species named `species` and
+    /// its dye sources `dye` (number and name): the flow layer's legend while the flow layer
+    /// is on (with the atoms' legend too when the atoms show at full brightness), else the
+    /// atoms' (a colour bar, the species, or the dye sources).
+    pub fn of(settings: &ViewSettings, species: &[String], dye: &[(u16, String)]) -> Content {
         let mut legends = Vec::new();
         let flow = settings.flow.on && settings.show_legend;
         if flow {
@@ -85,6 +92,7 @@ impl Content {
             match settings.colour_by {
                 ColourBy::Single => {}
                 ColourBy::Species => legends.push(Legend::Species(species.to_vec())),
+                ColourBy::Dye => legends.push(Legend::Dye(dye.to_vec())),
                 by => legends.push(Legend::Atoms { by }),
             }
         }
@@ -168,6 +176,19 @@ fn column_size(legend: &Legend, bar: f32) -> egui::Vec2 {
             let widest = names.iter().map(|n| text_width(n)).fold(0.0, f32::max);
             vec2(text_width("species").max(20.0 + widest), LINE + 4.0 + 18.0 * names.len() as f32)
         }
+        Legend::Dye(sources) => {
+            let names = dye_names(sources);
+            let widest = names.iter().map(|n| text_width(n)).fold(0.0, f32::max);
+            vec2(text_width("dye").max(20.0 + widest), LINE + 4.0 + 18.0 * names.len() as f32)
+        }
+    }
+}
+
+/// The dye legend's lines: one per source, or [`NO_DYE`].
+pub fn dye_names(sources: &[(u16, String)]) -> Vec<String> {
+    match sources.is_empty() {
+        true => vec![NO_DYE.to_string()],
+        false => sources.iter().map(|(_, name)| name.clone()).collect(),
     }
 }
 
@@ -182,6 +203,12 @@ fn row_size(legend: &Legend, bar: f32) -> egui::Vec2 {
             let row: f32 =
                 names.iter().map(|n| 20.0 + text_width(n)).sum::<f32>() + 12.0 * names.len().saturating_sub(1) as f32;
             vec2(text_width("species").max(row), LINE + 4.0 + 14.0)
+        }
+        Legend::Dye(sources) => {
+            let names = dye_names(sources);
+            let row: f32 =
+                names.iter().map(|n| 20.0 + text_width(n)).sum::<f32>() + 12.0 * names.len().saturating_sub(1) as f32;
+            vec2(text_width("dye").max(row), LINE + 4.0 + 14.0)
         }
     }
 }
@@ -396,7 +423,7 @@ mod tests {
             for size in [[1280u32, 720u32], [650, 820], [1200, 440], [960, 470], [1920, 1080]] {
                 let view = Rect::from_min_size(pos2(340.0, 8.0), vec2(size[0] as f32, size[1] as f32));
                 for settings in [ViewSettings::default(), flow_settings(), mixture, arrows, both] {
-                    let content = Content::of(&settings, &species);
+                    let content = Content::of(&settings, &species, &[]);
                     for mode in [CameraMode::Front, CameraMode::Orbit] {
                         let cam = fit_camera(mode, &b, view, size, &content, settings.radius);
                         let tank = tank_rect(&cam, &b, size, view, settings.radius).unwrap();
@@ -426,14 +453,14 @@ mod tests {
     #[test]
     fn content_follows_the_settings() {
         let s = ViewSettings::default();
-        assert_eq!(Content::of(&s, &[]).legends, vec![Legend::Atoms { by: ColourBy::Speed }]);
+        assert_eq!(Content::of(&s, &[], &[]).legends, vec![Legend::Atoms { by: ColourBy::Speed }]);
         let f = flow_settings();
-        assert_eq!(Content::of(&f, &[]).legends, vec![Legend::Flow { title: Some("vorticity (1/ps)".into()) }]);
+        assert_eq!(Content::of(&f, &[], &[]).legends, vec![Legend::Flow { title: Some("vorticity (1/ps)".into()) }]);
         let none = ViewSettings { show_legend: false, show_scale_bar: false, ..f };
-        assert!(Content::of(&none, &[]).is_empty());
+        assert!(Content::of(&none, &[], &[]).is_empty());
         // A wide tank in a landscape view keeps the row under it; a square one the column.
         let view = Rect::from_min_size(pos2(0.0, 0.0), vec2(1280.0, 720.0));
-        let c = Content::of(&f, &[]);
+        let c = Content::of(&f, &[], &[]);
         for (dims, strip) in [([60.8, 20.0, 7.2], Strip::Below), ([25.0, 25.0, 6.0], Strip::Side)] {
             let b = SimBox::new(dims, [true; 3]);
             let cam = fit_camera(CameraMode::Front, &b, view, [1280, 720], &c, 0.5);

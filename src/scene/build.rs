@@ -74,6 +74,7 @@ impl Scene {
             types: Vec::new(),
         };
         let len = sim_box.length();
+        let mut saved_dye: Vec<(usize, &Vec<crate::physics::dye::Dye>)> = Vec::new();
         for (i, fill) in self.atoms.iter().enumerate() {
             match fill {
                 Fill::Lattice { kind, density, region } => {
@@ -89,8 +90,12 @@ impl Scene {
                     placer.gas(i, *vapour_density, [0.0; 3], [len[0], *from, len[2]])?;
                     placer.gas(i, *vapour_density, [0.0, *to, 0.0], len)?;
                 }
-                Fill::Atoms { positions, velocities, types } => {
-                    placer.explicit(i, positions, velocities.as_deref(), types.as_deref())?
+                Fill::Atoms { positions, velocities, types, dye } => {
+                    let first = placer.positions.len();
+                    placer.explicit(i, positions, velocities.as_deref(), types.as_deref())?;
+                    if let Some(d) = dye {
+                        saved_dye.push((first, d));
+                    }
                 }
             }
         }
@@ -118,6 +123,10 @@ impl Scene {
         }
         let velocities = placer.velocities.into_iter().map(|v| v.unwrap_or([0.0; 3])).collect();
         let mut atoms = AtomState { positions: placer.positions, velocities, types, ..Default::default() };
+        // Saved tags (explicit atoms of a saved state), each fill's at its atoms' places.
+        for (first, d) in saved_dye {
+            atoms.dye_mut()[first..first + d.len()].copy_from_slice(d);
+        }
         let (step, time) = self.resume.map_or((0, 0.0), |r| (r.step, r.time));
         if self.resume.is_none() {
             super::dye::tag_regions(&self.dye, 0, &mut atoms);
@@ -141,8 +150,9 @@ impl Scene {
     pub fn with_atoms(&self, atoms: &AtomState) -> Scene {
         let positions = atoms.positions.iter().map(|&p| self.sim_box().wrap(p)).collect();
         let types = (self.species.len() > 1 || atoms.types.iter().any(|&t| t != 0)).then(|| atoms.types.clone());
+        let dye = atoms.has_dye().then(|| atoms.dye.clone());
         Scene {
-            atoms: vec![Fill::Atoms { positions, velocities: Some(atoms.velocities.clone()), types }],
+            atoms: vec![Fill::Atoms { positions, velocities: Some(atoms.velocities.clone()), types, dye }],
             ..self.clone()
         }
     }

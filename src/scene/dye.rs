@@ -21,6 +21,18 @@ pub enum DyeSource {
     Rake { a: [f64; 2], b: [f64; 2] },
 }
 
+impl DyeSource {
+    /// The source with every point scaled by `scale` about the origin (the tank's corner)
+    /// and kept inside a tank of x-y `size` (a re-initialised tank, whose obstacles scale so).
+    pub fn scaled(&self, scale: f64, size: [f64; 2]) -> DyeSource {
+        let p = |q: [f64; 2]| [(q[0] * scale).clamp(0.0, size[0]), (q[1] * scale).clamp(0.0, size[1])];
+        match *self {
+            DyeSource::Region { min, max } => DyeSource::Region { min: p(min), max: p(max) },
+            DyeSource::Rake { a, b } => DyeSource::Rake { a: p(a), b: p(b) },
+        }
+    }
+}
+
 /// Checks the sources in order against the tank.
 pub(crate) fn check(sources: &[DyeSource], sim_box: &SimBox) -> Result<(), Problem> {
     for (i, s) in sources.iter().enumerate() {
@@ -48,6 +60,16 @@ pub fn tag_regions(sources: &[DyeSource], first: usize, atoms: &mut AtomState) {
             DyeRegion { min, max }.tag(&atoms.positions, &mut atoms.dye, (first + i + 1) as Dye);
         }
     }
+}
+
+/// The dye legend's entries of `sources`: each one's number (its place from 1) and name
+/// ("1: rake"), as the app names its sources.
+pub fn legend(sources: &[DyeSource]) -> Vec<(Dye, String)> {
+    let name = |s: &DyeSource| match s {
+        DyeSource::Rake { .. } => "rake",
+        DyeSource::Region { .. } => "region",
+    };
+    sources.iter().enumerate().map(|(i, s)| ((i + 1) as Dye, format!("{}: {}", i + 1, name(s)))).collect()
 }
 
 /// The rakes among `sources`, each with its number (its place from 1).

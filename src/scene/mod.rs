@@ -341,13 +341,16 @@ pub enum Fill {
     /// An FCC liquid between heights `from` and `to` (y), vapour at `vapour_density` elsewhere.
     LiquidSlab { liquid_density: f64, vapour_density: f64, from: f64, to: f64 },
     /// Explicit atoms (a saved state). Velocities default to Maxwell-Boltzmann; `types` (the
-    /// index into `species` of each atom) defaults to the first species.
+    /// index into `species` of each atom) defaults to the first species; `dye` (each atom's
+    /// dye tag, 0 untagged) to none.
     Atoms {
         positions: Vec<[f64; 3]>,
         #[serde(default)]
         velocities: Option<Vec<[f64; 3]>>,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         types: Option<Vec<u32>>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        dye: Option<Vec<crate::physics::dye::Dye>>,
     },
 }
 

@@ -93,6 +93,7 @@ pub fn reinitialise(doc: &Scene, n: usize, init: InitialState) -> Result<Scene, 
     let mut out = doc.clone();
     out.tank.size = new;
     out.obstacles = doc.obstacles.iter().map(|s| s.scaled(scale)).collect();
+    out.dye = doc.dye.iter().map(|s| s.scaled(scale, [new[0], new[1]])).collect();
     out.atoms = vec![match init {
         InitialState::LiquidSlab => {
             Fill::LiquidSlab { liquid_density: rho, vapour_density: 0.005, from: 0.0, to: 0.5 * new[1] }

@@ -314,8 +314,20 @@ fn check_fills(scene: &Scene, sim_box: &SimBox) -> Result<f64, Problem> {
                 let slab = len[0] * len[2] * (to - from);
                 liquid_density * slab + vapour_density * (volume - slab)
             }
-            Fill::Atoms { positions, velocities, types } => {
+            Fill::Atoms { positions, velocities, types, dye } => {
                 check_explicit(&p, positions, velocities.as_deref(), sim_box)?;
+                if let Some(d) = dye {
+                    ok_or(d.len() == positions.len(), || {
+                        Problem::invalid(
+                            p.clone().field("dye"),
+                            format!(
+                                "{} dye tags for {} positions: give one tag per atom (0 untagged) or leave dye out",
+                                d.len(),
+                                positions.len()
+                            ),
+                        )
+                    })?;
+                }
                 super::validate_species::check_types(&p, positions.len(), types.as_deref(), scene.species.len())?;
                 positions.len() as f64
             }

@@ -80,10 +80,17 @@ impl FieldSampler {
         self.taken
     }
 
-    /// Adds one CPU sample of `n` atoms (`atom(i)`: position, velocity, mass) taken at `time`
-    /// into `acc`, closing the window when it is full.
-    pub fn sample_cpu(&mut self, time: f64, n: usize, atom: impl Fn(usize) -> ([f64; 3], [f64; 3], f64) + Sync) {
-        self.acc.sample_with(&self.grid, n, atom);
+    /// Adds one CPU sample of `n` atoms (`atom(i)`: position, velocity, mass; `dye[i]` its tag,
+    /// `dye` empty without dye) taken at `time` into `acc`, closing the window when it is full.
+    pub fn sample_cpu(
+        &mut self,
+        time: f64,
+        n: usize,
+        dye: &[crate::physics::dye::Dye],
+        atom: impl Fn(usize) -> ([f64; 3], [f64; 3], f64) + Sync,
+    ) {
+        self.acc.sample_with(&self.grid, n, &atom);
+        self.acc.sample_dye(&self.grid, dye, |i| atom(i).0);
         if self.count_sample(time) {
             self.close(time);
         }

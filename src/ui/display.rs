@@ -1,10 +1,9 @@
-//! The Display panel: colour map (speed, kinetic energy, height, species, one colour) and its range, atom radius, camera, what is drawn, and
+//! The Display panel: colour map (speed, kinetic energy, height, species, dye, one colour) and its range (for dye: how untagged atoms show), atom radius, camera, what is drawn, and
 //! hiding the UI for clean recordings.
 
 use super::fields::number_field;
 use crate::app::App;
-use crate::app::commands::SimCommand;
-use crate::render::{CameraMode, ColourBy};
+use crate::render::{CameraMode, ColourBy, Untagged};
 
 fn colour_label(c: ColourBy) -> &'static str {
     match c {
@@ -13,6 +12,7 @@ fn colour_label(c: ColourBy) -> &'static str {
         ColourBy::Height => "Height",
         ColourBy::Species => "Species",
         ColourBy::Single => "One colour",
+        ColourBy::Dye => "Dye",
     }
 }
 
@@ -20,19 +20,30 @@ pub fn display_ui(app: &mut App, ui: &mut egui::Ui) {
     let v = &mut app.settings.view;
     let mut colour = v.colour_by;
     egui::ComboBox::from_label("Colour by").selected_text(colour_label(colour)).show_ui(ui, |ui| {
-        for c in [ColourBy::Speed, ColourBy::KineticEnergy, ColourBy::Height, ColourBy::Species, ColourBy::Single] {
+        for c in [
+            ColourBy::Speed,
+            ColourBy::KineticEnergy,
+            ColourBy::Height,
+            ColourBy::Species,
+            ColourBy::Dye,
+            ColourBy::Single,
+        ] {
             ui.selectable_value(&mut colour, c, colour_label(c));
         }
     });
     if colour != v.colour_by {
-        let b = app.sim_box();
-        let v = &mut app.settings.view;
-        v.colour_by = colour;
-        v.range = colour.default_range(app.params.temperature, [b.lo[1], b.hi[1]]);
-        app.sim.send(SimCommand::SetColour(colour.scalar()));
+        app.set_colour_by(colour);
     }
     let v = &mut app.settings.view;
-    if !matches!(v.colour_by, ColourBy::Single | ColourBy::Species) {
+    if v.colour_by == ColourBy::Dye {
+        ui.horizontal(|ui| {
+            ui.label("Untagged atoms:");
+            for u in [Untagged::Dimmed, Untagged::Hidden, Untagged::Normal] {
+                ui.radio_value(&mut v.untagged, u, u.label());
+            }
+        });
+    }
+    if !matches!(v.colour_by, ColourBy::Single | ColourBy::Species | ColourBy::Dye) {
         ui.label(format!("Range ({})", v.colour_by.legend_title()));
         if let Some(x) = number_field(ui, "from", v.range[0] as f64, -1e6..=1e6, "reduced", 3) {
             v.range[0] = x as f32;

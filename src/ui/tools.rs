@@ -1,10 +1,47 @@
 //! The Tools panel: the drawing and editing tools, their sizes, the add-atoms brush's species,
+//! the dye tool's kind of source, trail length and its list of sources (clear one, clear all),
 //! what happens to atoms caught by a new shape, and undo / redo.
 
 use super::fields::number_field;
 use crate::app::App;
-use crate::app::tools::Tool;
+use crate::app::tools::{DyeMode, Tool};
+use crate::render::colour::dye_colour;
 use crate::sim::CaughtAtoms;
+
+/// The dye tool's settings and the list of sources, each in its colour.
+fn dye_ui(app: &mut App, ui: &mut egui::Ui) {
+    ui.horizontal(|ui| {
+        ui.label("Dye:");
+        for m in DyeMode::ALL {
+            ui.radio_value(&mut app.tools.dye_mode, m, m.label()).on_hover_text(m.hint());
+        }
+    });
+    if app.tools.dye_mode == DyeMode::Atoms
+        && let Some(v) = number_field(ui, "Pathline length", app.settings.dye_trail_tau, 0.1..=1e4, "τ", 1)
+    {
+        app.settings.dye_trail_tau = v;
+    }
+    let mut clear = None;
+    for e in &app.dye.sources {
+        ui.horizontal(|ui| {
+            let c = dye_colour(e.number);
+            let (r, _) = ui.allocate_exact_size(egui::vec2(14.0, 12.0), egui::Sense::hover());
+            ui.painter().rect_filled(r, 2.0, egui::Color32::from(egui::Rgba::from_rgb(c[0], c[1], c[2])));
+            ui.label(e.name());
+            if ui.small_button("Clear").on_hover_text("remove this source and its dye").clicked() {
+                clear = Some(Some(e.number));
+            }
+        });
+    }
+    if app.dye.sources.is_empty() {
+        ui.small("no dye sources yet");
+    } else if ui.button("Clear all dye").clicked() {
+        clear = Some(None);
+    }
+    if let Some(which) = clear {
+        app.clear_dye(which);
+    }
+}
 
 pub fn tools_ui(app: &mut App, ui: &mut egui::Ui) {
     ui.horizontal_wrapped(|ui| {
@@ -49,6 +86,7 @@ pub fn tools_ui(app: &mut App, ui: &mut egui::Ui) {
                 app.settings.drag_stiffness = v;
             }
         }
+        Tool::Dye => dye_ui(app, ui),
         _ => {}
     }
     ui.horizontal(|ui| {

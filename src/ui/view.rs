@@ -1,5 +1,6 @@
 //! The 3D view: the renderer through an egui-wgpu paint callback, the legend and scale bar,
-//! outlines of the shape being drawn and of the selection, the brush cursor; pointer input
+//! outlines of the shape being drawn and of the selection, the brush cursor, the dye rakes
+//! (and regions while the dye tool is on) and the picked atoms' pathlines; pointer input
 //! goes to the tools (left button) and the camera (right button drag, wheel).
 
 use egui::{Color32, Pos2, Stroke};
@@ -153,10 +154,12 @@ pub fn view_ui(app: &mut App, ui: &mut egui::Ui) {
         &app.camera,
         size,
         &species,
+        &app.dye.legend(),
         legend.as_ref(),
         &b,
     );
     app.overlay = Some(placed);
+    draw_dye(&painter, &f, app);
 
     if let Some(line) = app.probe.line {
         let (a, b) = (f.to_screen(app, line.a), f.to_screen(app, line.b));
@@ -247,6 +250,46 @@ pub fn view_ui(app: &mut App, ui: &mut egui::Ui) {
             egui::FontId::proportional(11.0),
             Color32::from_white_alpha(90),
         );
+    }
+}
+
+/// The dye rakes as lines in their colours, the regions as dashed boxes while the dye tool is
+/// on, and each picked atom's pathline (broken where it wraps across a periodic edge).
+fn draw_dye(painter: &egui::Painter, f: &Frame, app: &App) {
+    use crate::app::dye::DyeKind;
+    let colour = |n: u16| {
+        let c = crate::render::colour::dye_colour(n);
+        Color32::from(egui::Rgba::from_rgb(c[0], c[1], c[2]))
+    };
+    for e in &app.dye.sources {
+        match e.kind {
+            DyeKind::Rake { a, b } => {
+                let (a, b) = (f.to_screen(app, a), f.to_screen(app, b));
+                painter.line_segment([a, b], Stroke::new(3.0, colour(e.number)));
+                painter.line_segment([a, b], Stroke::new(1.0, Color32::from_white_alpha(200)));
+            }
+            DyeKind::Region { min, max } if app.tools.tool == Tool::Dye => {
+                let corners = [min, [max[0], min[1]], max, [min[0], max[1]], min];
+                let pts: Vec<Pos2> = corners.iter().map(|&p| f.to_screen(app, p)).collect();
+                painter.add(egui::Shape::dashed_line(&pts, Stroke::new(1.5, colour(e.number)), 6.0, 4.0));
+            }
+            _ => {}
+        }
+    }
+    let b = app.sim_box();
+    let half = b.length().map(|l| 0.5 * l);
+    for (n, trail) in &app.dye.trails {
+        let stroke = Stroke::new(2.0, colour(*n));
+        let mut line: Vec<Pos2> = Vec::new();
+        let mut last: Option<[f64; 2]> = None;
+        for &(_, p) in &trail.points {
+            if last.is_some_and(|q| (0..2).any(|k| (p[k] - q[k]).abs() > half[k])) {
+                painter.add(egui::Shape::line(std::mem::take(&mut line), stroke));
+            }
+            line.push(f.to_screen(app, p));
+            last = Some(p);
+        }
+        painter.add(egui::Shape::line(line, stroke));
     }
 }
 

@@ -67,6 +67,7 @@ impl Worker {
             }
             SimCommand::UseDevice(dev) => self.use_device(dev),
             SimCommand::Fields(spec) => self.set_fields(spec),
+            SimCommand::Dye(edit) => self.set_dye(edit),
             SimCommand::Transport(spec) => self.set_transport(spec),
             SimCommand::Replay(c) => self.replay_command(c),
             other => {
@@ -144,7 +145,7 @@ impl Worker {
     }
 
     fn load(&mut self, scene: &Scene, choice: BackendChoice) {
-        let setup = match scene.build() {
+        let mut setup = match scene.build() {
             Ok(s) => s,
             Err(e) => {
                 self.report(SimReport::Error(format!("the scene could not be built: {e}")));
@@ -152,6 +153,12 @@ impl Worker {
             }
         };
         let field = bake(&setup.shapes, &setup.sim_box);
+        // The scene's dye: its regions are tagged; its rakes run from the start (`fresh_backend`),
+        // and the dye column makes Auto take a backend that carries dye.
+        self.rakes = crate::scene::dye::rakes(&setup.dye);
+        if !setup.dye.is_empty() {
+            setup.atoms.dye_mut();
+        }
         // Free the old system first: two large systems may not fit side by side.
         self.backend = None;
         // A scene the wgpu backend does not run yet (obstacles, a tunnel...) opens on the

@@ -26,6 +26,7 @@ impl Worker {
         self.host_state_due = Instant::now();
         self.take_checkpoint();
         self.apply_fields();
+        self.apply_rakes();
     }
 
     /// Keeps a rollback checkpoint now; the next one is due after [`CHECKPOINT_EVERY`].
@@ -104,6 +105,7 @@ impl Worker {
                 self.slots = None;
                 self.pending = None;
                 self.apply_fields();
+                self.apply_rakes();
                 self.report(SimReport::Error(format!(
                     "The GPU failed ({e}). Continuing on the CPU backend from step {}; the simulation is paused.",
                     snap.step

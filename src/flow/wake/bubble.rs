@@ -65,6 +65,8 @@ pub fn recirculation<F: Borrow<Fields>>(windows: &[F], centre: [f64; 2], diamete
         vorticity: Vec::new(),
         mach: Vec::new(),
         count: vec![0.0; n],
+        dye: Vec::new(),
+        dye_sampled: false,
     };
     let mut estimate = |skip: Option<usize>| {
         for b in 0..n {

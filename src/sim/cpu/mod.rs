@@ -296,7 +296,7 @@ impl Backend for CpuBackend {
                             && f.due(s.step)
                         {
                             let masses = &ctx.masses;
-                            f.sample_cpu(s.time, s.n(), |i| {
+                            f.sample_cpu(s.time, s.n(), &s.dye, |i| {
                                 let (p, v) = (s.pos[i], s.vel[i]);
                                 let m = masses[s.types[i] as usize];
                                 ([p[0].f64(), p[1].f64(), p[2].f64()], [v[0].f64(), v[1].f64(), v[2].f64()], m)
