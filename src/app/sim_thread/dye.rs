@@ -1,8 +1,8 @@
 //! Dye on the simulation thread (`SimCommand::Dye`): the rakes kept for every backend the
 //! thread opens, and tags cleared or set now on a snapshot of the state restored into the
 //! backend (the one path every backend has for an edit of `AtomState::dye`). A backend that
-//! refuses dye (CUDA and wgpu until they carry it) hands the system, state kept, to the CPU
-//! backend, which Auto takes for dye, and says so.
+//! refuses dye (none of today's three; the trait's default for one that does not run rakes)
+//! hands the system, state kept, to the backend Auto takes for dye, and says so.
 
 use super::{Worker, bake};
 use crate::app::commands::{DyeEdit, SimReport};
