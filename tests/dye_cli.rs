@@ -6,12 +6,12 @@
 mod common;
 
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 
 use common::python::{python, run_json};
 
 fn run(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_argon-sandbox")).args(args).output().expect("the binary runs")
+    common::run_binary(args)
 }
 
 fn text(o: &Output) -> String {
