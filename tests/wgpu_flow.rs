@@ -448,6 +448,8 @@ fn twin_eddies_scaled_down_runs_on_wgpu() {
     let mut scene = argon_sandbox::scene::Scene::load(&path).unwrap();
     scene.tank.size = [36.75, 18.0, scene.tank.size[2]];
     scene.obstacles = vec![Shape::Circle { centre: [13.55, 9.0], radius: 3.0 }];
+    // The preset's dye rakes sit in the full-size tank (dye on wgpu: tests/wgpu_dye.rs).
+    scene.dye.clear();
     let setup = scene.build().unwrap();
     assert!(setup.params.tunnel.is_some() && setup.params.surface_friction.is_some());
     assert!(setup.params.thermostat.relative_to_flow());
