@@ -1,6 +1,8 @@
 //! Instant replay in the running app: the stored frames are bit for bit the frames the view
-//! drew; "resume from here" re-runs the original trajectory bit for bit (the CPU backend, with
-//! a parameter change on the way re-applied at its step); the budget holds what was stored,
+//! drew; "resume from here" re-runs the original trajectory bit for bit past three or more of
+//! its keyframes, each re-taken at its step (the CPU backend, with a parameter change, a dye
+//! rake and a piston drag on the way re-applied at their steps, the rake and the drag still in
+//! force at the frame though ended before the resume); the budget holds what was stored,
 //! thinned when frames are large; "save the last N seconds" writes one PNG per 1/30 s; with
 //! the wgpu backend on the renderer's device (lavapipe here) the frames are device copies of
 //! the slots drawn, bit for bit. The first two run without a GPU (the egui_kittest harness);
@@ -16,21 +18,44 @@ use std::time::{Duration, Instant};
 use app_common::{app_on, harness_of, until};
 use argon_sandbox::app::App;
 use argon_sandbox::app::commands::SimCommand;
+use argon_sandbox::app::dye::DyeKind;
 use argon_sandbox::app::replay::ring::StoredPositions;
+use argon_sandbox::app::replay::states::ReplayCommand;
+use argon_sandbox::render::ColourBy;
 use argon_sandbox::sim::BackendChoice;
 use egui_kittest::Harness;
 
 type Frames = HashMap<u64, Vec<[f32; 4]>>;
+/// Every distinct frame drawn at each step, in order (an edit publishes its step again).
+type Drawn = HashMap<u64, Vec<Vec<[f32; 4]>>>;
 
-/// Steps the harness, copying every new frame the view drew (by step).
-fn step_recording(h: &mut Harness<'_, App>, drawn: &mut Frames, last: &mut usize) {
+/// What the view drew and the telemetry said, by step.
+#[derive(Default)]
+struct Seen {
+    drawn: Drawn,
+    /// The last frame copied (its address).
+    last: usize,
+    /// The piston's height in the telemetry.
+    piston: HashMap<u64, f64>,
+}
+
+/// Steps the harness, copying every new frame the view drew (by step) and the piston's height.
+fn step_recording(h: &mut Harness<'_, App>, seen: &mut Seen) {
     h.step();
     let a = h.state();
     if let Some(f) = &a.frame
-        && Arc::as_ptr(f) as *const u8 as usize != *last
+        && Arc::as_ptr(f) as *const u8 as usize != seen.last
     {
-        *last = Arc::as_ptr(f) as *const u8 as usize;
-        drawn.insert(a.frame_step, f.to_vec());
+        seen.last = Arc::as_ptr(f) as *const u8 as usize;
+        let at = seen.drawn.entry(a.frame_step).or_default();
+        if at.last().is_none_or(|l| !bit_equal(l, f)) {
+            at.push(f.to_vec());
+        }
+    }
+    if let Some(t) = &a.last_telemetry
+        && let Some(p) = &t.piston
+    {
+        seen.piston.insert(t.step, p.height);
     }
     std::thread::sleep(Duration::from_millis(2));
 }
@@ -47,37 +72,64 @@ fn bit_equal(a: &[[f32; 4]], b: &[[f32; 4]]) -> bool {
     a.len() == b.len() && a.iter().zip(b).all(|(p, q)| (0..4).all(|k| p[k].to_bits() == q[k].to_bits()))
 }
 
+/// Keyframes every this many steps in the resume test: not a multiple of the 10 steps a frame,
+/// so most fall inside a chunk, which the simulation thread must split there.
+const EVERY: u64 = 37;
+
 #[test]
 fn stored_frames_are_the_drawn_ones_and_resuming_reruns_the_trajectory_bit_for_bit() {
     let mut app = app_on(BackendChoice::Cpu, false, 2000);
     app.set_fixed_pace(10);
     let mut h = harness_of(app, [1200.0, 800.0]);
     app_common::loaded(&mut h);
-    let (mut drawn, mut last) = (Frames::new(), 0usize);
+    let app = h.state_mut();
+    app.sim.send(SimCommand::Replay(ReplayCommand::Every(Some(EVERY))));
+    // The frames' fourth value is each atom's tag: the rake's work is compared too.
+    app.set_colour_by(ColourBy::Dye);
+    app.set_piston(true);
+    let mut seen = Seen::default();
     // Frames stored before the copying started are not compared.
     let first = h.state().replay.ring.iter().next_back().map_or(0, |f| f.id + 1);
     let end = Instant::now() + Duration::from_secs(120);
-    while h.state().replay.ring.len() < 40 {
+    while h.state().replay.ring.len() < 30 {
         assert!(Instant::now() < end, "frames were not stored");
-        step_recording(&mut h, &mut drawn, &mut last);
+        step_recording(&mut h, &mut seen);
     }
-    // A parameter change on the way: a resume after it must re-apply it at its step.
-    assert!(h.state_mut().set_target_kelvin(180.0));
-    let changed_from = h.state().frame_step;
-    while h.state().replay.ring.len() < 90 {
+    // Controls changed on the way, each logged with its step, none taking a keyframe: the
+    // temperature, a dye rake through the middle of the fluid, the piston dragged down. A
+    // resume after them must re-apply them at their steps.
+    let app = h.state_mut();
+    assert!(app.params.piston.is_some(), "the piston is on: {:?}", app.last_error());
+    assert!(app.set_target_kelvin(180.0));
+    let b = app.sim_box();
+    let mid = [0.5 * (b.lo[0] + b.hi[0]) + 0.0123, 0.5 * (b.lo[1] + b.hi[1])];
+    app.add_dye(DyeKind::Rake { a: [mid[0], mid[1] - 4.0], b: [mid[0], mid[1] + 4.0] });
+    // Straight to the simulation: the view releases a drag the pointer does not hold.
+    app.sim.send(SimCommand::DragPiston(Some(b.hi[1] - 3.0)));
+    let changed_from = app.frame_step;
+    while h.state().replay.ring.len() < 130 {
         assert!(Instant::now() < end, "frames were not stored");
-        step_recording(&mut h, &mut drawn, &mut last);
+        step_recording(&mut h, &mut seen);
+    }
+    // The rake and the drag end: a resume from before must restore both as they were.
+    let app = h.state_mut();
+    app.sim.send(SimCommand::DragPiston(None));
+    app.clear_dye(None);
+    let ended_at = app.frame_step;
+    for _ in 0..10 {
+        step_recording(&mut h, &mut seen);
     }
     h.state_mut().set_running(false);
     until(&mut h, 30.0, "the simulation to pause", |a| a.status.as_ref().is_some_and(|s| !s.running));
     for _ in 0..10 {
-        step_recording(&mut h, &mut drawn, &mut last);
+        step_recording(&mut h, &mut seen);
     }
     let app = h.state_mut();
     assert!(app.last_error().is_none(), "{:?}", app.last_error());
     assert_eq!(app.replay.ring.every, 1, "2000 atoms are never thinned");
+    let (drawn, original_piston) = (std::mem::take(&mut seen.drawn), std::mem::take(&mut seen.piston));
 
-    // Every stored frame is bit for bit the frame drawn at its step.
+    // Every stored frame is bit for bit a frame drawn at its step.
     let n = app.replay.ring.len();
     let mut checked = 0;
     for i in 0..n {
@@ -87,21 +139,27 @@ fn stored_frames_are_the_drawn_ones_and_resuming_reruns_the_trajectory_bit_for_b
         }
         let (step, q) = shown(app);
         let original = drawn.get(&step).unwrap_or_else(|| panic!("step {step} was stored but never drawn"));
-        assert!(bit_equal(&q, original), "the stored frame at step {step} differs from the one drawn");
+        assert!(original.iter().any(|o| bit_equal(&q, o)), "the stored frame at step {step} differs from those drawn");
         checked += 1;
     }
-    assert!(checked >= 85, "{checked} frames compared");
+    assert!(checked >= 125, "{checked} frames compared");
 
-    // Resume from a frame after the temperature change, well inside the history.
+    // Resume from a frame after the changes, well inside the history, with at least three
+    // keyframes of the original between it and the end of the rake and drag.
     let keys = app.replay.states.key_steps();
-    assert!(!keys.is_empty(), "no full state was kept");
     let steps: Vec<u64> = app.replay.ring.iter().map(|f| f.step).collect();
-    let i = steps.iter().position(|&s| s > changed_from + 50).expect("frames after the change");
+    let i = steps.iter().position(|&s| s > changed_from + 50).expect("frames after the changes");
     let target = steps[i];
-    // The original frames from there to the next keyframe (the run relisted its atoms there).
-    let next_key = keys.iter().copied().find(|&k| k > target).unwrap_or(u64::MAX);
-    let later: Vec<u64> = steps[i..].iter().copied().filter(|&s| s <= next_key).take(8).collect();
-    assert!(later.len() >= 3, "too few frames after step {target} to compare");
+    let later: Vec<u64> = steps[i..].iter().copied().filter(|&s| s < ended_at).collect();
+    let passed: Vec<u64> = keys.iter().copied().filter(|&k| k > target && k < ended_at).collect();
+    assert!(passed.len() >= 3, "keyframes after step {target} before {ended_at}: {passed:?}");
+    // Periodic keyframes fall on the schedule: EVERY steps apart.
+    assert!(passed.windows(2).all(|w| w[1] - w[0] == EVERY), "keyframes at {passed:?}");
+    // Tags are compared: the rake tagged atoms before the frame and after it.
+    // Before the end of the rake and drag, one frame was drawn at each step.
+    assert!(later.iter().all(|s| drawn[s].len() == 1), "frames drawn twice at a step before {ended_at}");
+    let tagged = |s: u64| drawn[&s][0].iter().filter(|q| q[3] != 0.0).count();
+    assert!(tagged(target) > 0 && tagged(*later.last().unwrap()) > tagged(target), "the rake tagged no atoms");
     app.replay_seek(i);
     app.replay_resume();
     until(&mut h, 60.0, "the resume", |a| a.replay.resuming.is_none() && a.frame_step == target);
@@ -111,21 +169,39 @@ fn stored_frames_are_the_drawn_ones_and_resuming_reruns_the_trajectory_bit_for_b
     assert!(app.replay.ring.iter().all(|f| f.step <= target), "the history after the frame was dropped");
     let t180 = argon_sandbox::units::kelvin_to_reduced(180.0);
     assert!((app.params.temperature - t180).abs() < 1e-12, "the parameters are those of the frame");
+    // Every original frame from there to the end of the rake and drag, past three or more of
+    // the original's keyframes, each one re-taken by the resumed run at its step.
     let mut at = target;
     for &s in &later {
         if s > at {
             h.state_mut().sim.send(SimCommand::Step(s - at));
             until(&mut h, 60.0, "the step", |a| a.frame_step == s);
+            step_recording(&mut h, &mut seen);
             at = s;
         }
         let a = h.state();
         let now = a.frame.as_ref().expect("a frame").to_vec();
         assert!(
-            bit_equal(&now, &drawn[&s]),
-            "the resumed run differs from the original at step {s} (resumed at {target})"
+            bit_equal(&now, &drawn[&s][0]),
+            "the resumed run differs from the original at step {s} (resumed at {target}, keyframes at {passed:?})"
         );
     }
-    assert!(at > target + 20, "the comparison covered steps {target}..{at} only");
+    assert!(at >= passed[2] + 10, "the comparison covered steps {target}..{at} only");
+    // The piston went where the original's did: the drag in force at the frame was restored.
+    let mut heights = 0;
+    for (s, y) in &seen.piston {
+        if *s > target && *s < ended_at {
+            let want = original_piston.get(s).unwrap_or_else(|| panic!("no telemetry at step {s} in the original"));
+            assert_eq!(y.to_bits(), want.to_bits(), "the piston at step {s}: {y} resumed, {want} originally");
+            heights += 1;
+        }
+    }
+    assert!(heights >= 3, "{heights} piston heights compared");
+    let retaken = h.state().replay.states.key_steps();
+    assert!(
+        passed.iter().filter(|&&k| k <= at).all(|k| retaken.contains(k)),
+        "the resumed run kept states at {retaken:?}, not at {passed:?}"
+    );
 }
 
 #[test]

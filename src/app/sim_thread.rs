@@ -17,7 +17,8 @@
 //! - `fields.rs`: flow-field sampling settings and sending finished windows;
 //! - `transport.rs`: transport sampling for a measurement, restarted by edits, and sending
 //!   its records;
-//! - `replay.rs`: keyframes and parameter changes for instant replay, and resuming from them.
+//! - `replay.rs`: keyframes on a schedule of steps and control changes for instant replay,
+//!   and resuming from them.
 //! - `dye.rs`: dye sources (rakes kept for every backend, tags set through a snapshot).
 
 mod dye;
@@ -271,7 +272,6 @@ impl Worker {
     /// Advances `steps`, publishes the frame, sends telemetry. A blow-up rolls back to the
     /// last checkpoint and pauses; a failed GPU hands over to the CPU; either is reported.
     fn chunk(&mut self, steps: u64) {
-        self.keep_replay_state();
         let result = self.advance_recording(steps);
         let Some(b) = self.backend.as_mut() else { return };
         let telemetry: Vec<_> = b

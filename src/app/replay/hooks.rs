@@ -1,6 +1,6 @@
 //! What the app's frame loop calls for the replay: storing each newly drawn frame (host
 //! frames in `poll`, shared GPU slots after the frame was submitted), pointing the view at a
-//! stored frame while the timeline shows one, the simulation thread's keyframes and parameter
+//! stored frame while the timeline shows one, the simulation thread's keyframes and control
 //! changes, and once a frame: keyframes on or off with the budget, playback, a finished save.
 
 use std::sync::Arc;
@@ -124,7 +124,7 @@ impl App {
                     self.replay_trim();
                 }
             }
-            ReplayReport::Params { step, params } => self.replay.states.push_params(step, *params),
+            ReplayReport::Control { step, control } => self.replay.states.push_control(step, *control),
             ReplayReport::Resumed { step, params } => {
                 self.replay.resuming = None;
                 let dropped = self.replay.ring.truncate_after(step);

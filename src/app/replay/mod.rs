@@ -1,8 +1,9 @@
 //! Instant replay: the app keeps the recent past within a memory budget (the settings'
 //! `replay_budget_mb`, capped by what the machine has) and shows it on the timeline under the
 //! view. Kept are the drawn frames (`ring.rs`: host frames as drawn, GPU frames copied on the
-//! device by `gpu.rs`), the flow windows the view showed, and full states with the parameter
-//! changes between them (`states.rs`; the simulation thread's side is `sim_thread/replay.rs`).
+//! device by `gpu.rs`), the flow windows the view showed, and full states on a schedule of
+//! steps with the control changes between them (`states.rs`; the simulation thread's side is
+//! `sim_thread/replay.rs`).
 //! While the timeline shows a stored frame the view draws it through the same renderer path
 //! and the live simulation runs on; "resume from here" restarts the simulation from that
 //! frame; "save the last N seconds" writes the frames like a recording (`save.rs`).

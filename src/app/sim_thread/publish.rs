@@ -142,15 +142,18 @@ impl Worker {
         }
     }
 
-    /// Advances `steps`, stopping at every trajectory frame on the way to write it.
+    /// Advances `steps`, stopping at every trajectory frame on the way to write it, and at
+    /// every replay keyframe the schedule has on the way to take it (`replay.rs`).
     pub(super) fn advance_recording(&mut self, steps: u64) -> Result<(), SimError> {
-        let Some(b) = self.backend.as_mut() else { return Ok(()) };
         let mut left = steps;
         while left > 0 {
+            self.keep_replay_state();
+            let Some(b) = self.backend.as_mut() else { return Ok(()) };
             let n = match &self.trajectory {
                 Some(t) => left.min(t.next.saturating_sub(b.step()).max(1)),
                 None => left,
             };
+            let n = self.replay.room(b.step(), n);
             b.advance(n)?;
             left -= n;
             if let Some(t) = self.trajectory.as_mut()
