@@ -36,6 +36,17 @@ fn force_error(got: &[[f64; 3]], want: &[[f64; 3]]) -> f64 {
     got.iter().zip(want).map(|(a, b)| norm(&[a[0] - b[0], a[1] - b[1], a[2] - b[2]])).fold(0.0, f64::max) / scale
 }
 
+/// The atoms of `a` for which `want(index, position)` holds.
+fn keep(a: &AtomState, want: impl Fn(usize, [f64; 3]) -> bool) -> AtomState {
+    let k: Vec<usize> = (0..a.len()).filter(|&i| want(i, a.positions[i])).collect();
+    AtomState {
+        positions: k.iter().map(|&i| a.positions[i]).collect(),
+        velocities: k.iter().map(|&i| a.velocities[i]).collect(),
+        types: k.iter().map(|&i| a.types[i]).collect(),
+        ..Default::default()
+    }
+}
+
 fn systems() -> Vec<(&'static str, SimBox, SimParams, AtomState)> {
     let (b, atoms) = jiggled_fluid([6, 6, 6], [false; 3], 0.1, &[], 3);
     let (tb, tank) = jiggled_fluid([6, 5, 4], [true, true, false], 0.1, &[], 4);
@@ -44,8 +55,17 @@ fn systems() -> Vec<(&'static str, SimBox, SimParams, AtomState)> {
     let (sb, slab) = jiggled_fluid([7, 7, 4], [false; 3], 0.1, &[], 5);
     let (mb, mix, species) = common::mixture::four_species_fluid(5);
     let mix_params = SimParams { species, ..SimParams::default() };
+    // The list build's segments of a row: a box filled in its lower half only (its full rows
+    // hold twice the mean, so their segments take them in two rounds), and a dilute gas with
+    // walls along x (a segment spans many cells: long runs, and whole rows where periodic).
+    let (hb, full) = jiggled_fluid([12, 6, 6], [false; 3], 0.1, &[], 7);
+    let half = keep(&full, |k, p| p[1] < 0.5 * hb.length()[1] || k % 97 == 0);
+    let (gb, dense) = jiggled_fluid([12, 6, 6], [true, false, false], 0.1, &[], 8);
+    let gas = keep(&dense, |k, _| k % 9 == 0);
     vec![
         ("periodic liquid", b, SimParams::default(), atoms),
+        ("lower half filled", hb, SimParams::default(), half),
+        ("dilute gas, walls along x", gb, SimParams::default(), gas),
         ("tank with walls, gravity and a drive", tb, tank_params, tank),
         ("thin periodic slab", sb, SimParams::default(), slab),
         ("four-species mixture", mb, mix_params, mix),
