@@ -347,3 +347,46 @@ fn gpu_frames_are_copied_on_the_device_and_equal_the_drawn_slots() {
     let (_, _, external) = h.app.view_data();
     assert!(external.is_some_and(|(seq, _, n)| seq >= argon_sandbox::app::replay::REPLAY_SEQ && n == atoms));
 }
+
+/// `bench --interactive --replay scrub` (the H200's measurement of scrubbing at 60 FPS, run
+/// briefly here): once the replay holds frames, every timed display frame seeks another stored
+/// frame as the timeline's slider does, and the view is drawn from the very frame sought
+/// (checked through the sequence number the view's image was drawn from, not the cursor); the
+/// FPS, the frame-time percentiles and the live run's steps per frame are printed. With the
+/// Flow view's dye-fraction layer and the bench's dye drawn (`--layer dye --dye`) too.
+#[test]
+fn bench_scrubs_the_replay_and_shows_stored_frames() {
+    if let Err(e) = argon_sandbox::render::offscreen::Gpu::headless() {
+        assert!(std::env::var_os("ARGON_REQUIRE_RENDER").is_none(), "ARGON_REQUIRE_RENDER is set: {e}");
+        println!("skipped: no GPU adapter ({e})");
+        return;
+    }
+    let bench = |extra: &[&str]| {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_argon-sandbox"))
+            .args(["bench", "--interactive", "--n", "500", "--backend", "wgpu", "--precision", "single"])
+            .args(["--replay", "scrub", "--frames", "24", "--repeats", "1", "--size", "800x500"])
+            .args(extra)
+            .output()
+            .expect("the binary runs");
+        let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+        assert!(out.status.success(), "{text}");
+        text
+    };
+    let text = bench(&["--json"]);
+    let line = text.lines().find(|l| l.starts_with('{')).unwrap_or_else(|| panic!("no JSON line: {text}"));
+    let r: serde_json::Value = serde_json::from_str(line).unwrap();
+    let s = &r["scrub"];
+    let (stored, frames) = (s["stored"].as_u64().unwrap(), s["frames"].as_u64().unwrap());
+    assert!(stored >= 2 && frames == 24, "{text}");
+    assert_eq!(s["shown"].as_u64(), Some(frames), "a frame's view was not drawn from the stored frame sought: {text}");
+    assert!(s["distinct"].as_u64().unwrap() >= frames.min(stored) / 2, "the scrub hardly moved: {text}");
+    let ms: Vec<f64> =
+        ["p50", "p95", "p99", "max"].iter().map(|p| r[format!("frame_ms_{p}")].as_f64().unwrap()).collect();
+    assert!(ms[0] > 0.0 && ms.windows(2).all(|w| w[0] <= w[1]), "percentiles {ms:?}: {text}");
+    assert!(r["fps"].as_f64() > Some(0.0) && r["steps_per_frame"].as_f64() > Some(0.0), "{text}");
+    // The table line, with the Flow view's dye layer over drawn dye.
+    let text = bench(&["--flow-view", "--layer", "dye", "--dye"]);
+    let row = text.lines().find(|l| l.contains("scrubbing")).unwrap_or_else(|| panic!("no scrub line: {text}"));
+    assert!(row.contains("flow view (dye)") && row.contains(" / dye / "), "{row}");
+    assert!(row.contains("of 24 frames showed the one sought") && row.contains("p99"), "{row}");
+}

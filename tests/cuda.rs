@@ -1061,3 +1061,13 @@ fn dye_rake_streak_and_tunnel_zone_as_on_the_cpu() {
         common::dye::the_tunnels_inflow_zone_clears_tags(&cuda_box, "Mixed");
     }
 }
+
+#[test]
+fn dye_fraction_layer_is_the_host_count() {
+    if gpu() {
+        // Graphs with fused steps (the sample inside a graph), and kernel by kernel.
+        common::dye::the_dye_fraction_layer_is_the_host_count(&cuda_box, &mixed());
+        let single = SimParams { precision: Precision::Single, ..SimParams::default() };
+        common::dye::the_dye_fraction_layer_is_the_host_count(&cuda_plain, &single);
+    }
+}

@@ -320,8 +320,9 @@ fn the_tunnels_inflow_zone_clears_tags() {
 
 /// The flow fields' dye-fraction layer (`FieldKind::Dye`) on the CPU backend: per bin, the
 /// tagged share of the atoms that the same state puts there, counted on the host, exactly
-/// (two counts of the same atoms). Sums from a device carry no dye channel: the layer is then
-/// unavailable (NaN, `dye_sampled` false) rather than a wrong zero.
+/// (two counts of the same atoms). Sums made without a dye channel (a LAMMPS run's, rebuilt by
+/// `lammps-fields`) leave the layer unavailable (NaN, `dye_sampled` false) rather than a wrong
+/// zero. (The device backends count it too: `common::dye`, run on the CPU below.)
 #[test]
 fn the_dye_fraction_layer_is_each_bins_tagged_share_counted_on_the_host() {
     use argon_sandbox::flow::{Accumulator, FieldKind, FieldSpec, Grid, STRIDE, finish};
@@ -355,9 +356,19 @@ fn the_dye_fraction_layer_is_each_bins_tagged_share_counted_on_the_host() {
         mixed += usize::from(tagged[bin] > 0 && tagged[bin] < count[bin]);
     }
     assert!(mixed > grid.len() / 4, "only {mixed} bins hold both tagged and untagged atoms: a weak test");
-    // A device's sums (copied back) carry no dye channel.
-    let device = Accumulator::from_raw(&grid, vec![1.0; grid.len() * STRIDE], 1).unwrap();
-    let g = finish(&device, &grid, [0.0, 1.0]);
-    assert!(!g.dye_sampled && g.dye.iter().all(|v| v.is_nan()), "a device's window claims a dye layer");
+    // Sums made without a dye channel carry none.
+    let plain = Accumulator::from_raw(&grid, vec![1.0; grid.len() * STRIDE], 1).unwrap();
+    let g = finish(&plain, &grid, [0.0, 1.0]);
+    assert!(!g.dye_sampled && g.dye.iter().all(|v| v.is_nan()), "sums without dye claim a dye layer");
     assert_eq!(FieldKind::from_name("dye").unwrap(), FieldKind::Dye);
+}
+
+/// The device backends' check of the dye-fraction layer (`common::dye`) on the CPU backend,
+/// in each precision: the check itself holds where the layer is right.
+#[test]
+fn the_shared_dye_fraction_check_passes_on_the_cpu() {
+    let open = |b, p, a: &AtomState| -> Box<dyn Backend> { Box::new(common::cpu(b, p, a)) };
+    for precision in [Precision::Single, Precision::Mixed, Precision::Double] {
+        common::dye::the_dye_fraction_layer_is_the_host_count(&open, &SimParams { precision, ..SimParams::default() });
+    }
 }

@@ -70,3 +70,14 @@ fn the_tunnels_inflow_zone_clears_tags() {
         dye::the_tunnels_inflow_zone_clears_tags(&wgpu, "Single");
     }
 }
+
+#[test]
+fn the_dye_fraction_layer_is_the_host_count() {
+    if adapter() {
+        dye::the_dye_fraction_layer_is_the_host_count(&wgpu, &single());
+    }
+    if common::wgpu_f64_adapter() {
+        let double = SimParams { precision: Precision::Double, ..SimParams::default() };
+        dye::the_dye_fraction_layer_is_the_host_count(&wgpu, &double);
+    }
+}

@@ -7,13 +7,20 @@
 // 2^47 per bin. A term must fit an i32 after scaling (|m v^2| < 32768, far beyond a blow-up's
 // 0.5 sigma a step); one that does not sets the overflow word, which take_fields reports.
 // The velocities are the step's final ones (the thermostat factor applied, as the CPU has
-// them when it samples).
+// them when it samples). While the state has dye tags, `fields_dye` (dispatched right after
+// `fields_sample`, in a group 1 of its own: the sums and the tag words) counts the tagged
+// atom-samples of each bin into the bin's last word (flow::Accumulator's dye channel).
 
-// Per bin FIELD_WORDS words: count, then (low, high) of mass, px, py, pz, m v^2; the overflow
-// flag after the last bin.
+// Per bin FIELD_WORDS words: count, then (low, high) of mass, px, py, pz, m v^2, then the
+// tagged count; the overflow flag after the last bin.
 @group(1) @binding(2) var<storage, read_write> field_sums: array<atomic<u32>>;
+// The dye tags by canonical index, two u16 to a word as dye.wgsl keeps them (`fields_dye`'s
+// group 1 only).
+@group(1) @binding(4) var<storage, read> field_dye: array<u32>;
 
 const FIELD_WORDS: u32 = 12u;
+// The word of a bin's tagged atom-samples.
+const FIELD_TAGGED: u32 = 11u;
 const FIELD_SCALE: real_s = 65536.0;
 
 // The bin of position x on a grid (origin, 1 / bin, bins, periodic and walled axes), or
@@ -95,4 +102,21 @@ fn fields_sample(@builtin(global_invocation_id) gid: vec3<u32>) {
     field_add(at + 5u, m * v.y);
     field_add(at + 7u, m * v.z);
     field_add(at + 9u, m * dot(v, v));
+}
+
+// The dye channel of the sample `fields_sample` just took: each tagged atom counted in its bin.
+@compute @workgroup_size(WG)
+fn fields_dye(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let i = gid.x;
+    if i >= P.n {
+        return;
+    }
+    let c = ids[i];
+    if ((field_dye[c >> 1u] >> (16u * (c & 1u))) & 0xffffu) == 0u {
+        return;
+    }
+    let bin = field_bin(pos[i].xyz);
+    if bin != 0xffffffffu {
+        atomicAdd(&field_sums[bin * FIELD_WORDS + FIELD_TAGGED], 1u);
+    }
 }

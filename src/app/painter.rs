@@ -96,6 +96,11 @@ impl Painter {
         self.renderer.render(&mut pass.forget_lifetime(), &frame.jobs, &frame.screen);
     }
 
+    /// The sequence number of the positions the 3D view's image was last drawn from.
+    pub fn drawn_positions(&self) -> Option<u64> {
+        self.renderer.callback_resources.get::<ViewResources>().and_then(|v| v.drawn_positions())
+    }
+
     /// The 3D view as last drawn: RGBA8 and its size.
     pub fn capture_view(&self, device: &wgpu::Device, queue: &wgpu::Queue) -> Result<(Vec<u8>, [u32; 2]), RenderError> {
         let view = self

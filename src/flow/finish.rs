@@ -35,7 +35,7 @@ pub struct Fields {
     /// The share of the bin's atom-samples that carry dye (NaN in an empty bin, and in every
     /// bin when `dye_sampled` is false).
     pub dye: Vec<f64>,
-    /// Whether the sums counted dye (the CPU backend's do; a device's not yet).
+    /// Whether the sums counted dye (every backend's do; a LAMMPS run's rebuilt sums not).
     pub dye_sampled: bool,
 }
 

@@ -25,8 +25,8 @@ pub enum FieldKind {
     Mach,
     /// Atom-samples in the bin over the window (how much data backs the other layers).
     Count,
-    /// The share of the bin's atom-samples that carry dye (0 to 1; issue 47), where the
-    /// backend counts them (the CPU backend; not in [`FieldKind::ALL`]).
+    /// The share of the bin's atom-samples that carry dye (0 to 1; issue 47), where the sums
+    /// count them (every backend's; not a LAMMPS run's rebuilt sums; not in [`FieldKind::ALL`]).
     Dye,
 }
 
@@ -44,7 +44,8 @@ impl FieldKind {
         FieldKind::Count,
     ];
 
-    /// Layers only some backends give ([`crate::flow::Fields::dye_sampled`]).
+    /// Layers not every source of sums gives ([`crate::flow::Fields::dye_sampled`]: every
+    /// backend counts dye, a LAMMPS run's rebuilt sums do not).
     pub const OPTIONAL: [FieldKind; 1] = [FieldKind::Dye];
 
     /// Every layer and then the optional ones (layer menus, names).

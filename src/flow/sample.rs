@@ -2,7 +2,8 @@
 //! and twice the kinetic energy, in one flat `Vec<f64>` a CUDA kernel can mirror with atomics
 //! into one device array; and the parallel CPU sampler, whose result has the same bits on any
 //! number of threads. Beside them, the dye channel: the tagged atom-samples per bin (counted
-//! on the CPU, [`Accumulator::sample_dye`]; sums from a device carry none yet).
+//! on the CPU by [`Accumulator::sample_dye`], on a device by its own sampler and brought in
+//! by [`Accumulator::from_raw_dye`]; sums made without one, a LAMMPS run's, carry none).
 
 use rayon::prelude::*;
 
@@ -40,7 +41,8 @@ pub struct Accumulator {
     bins: usize,
     /// Per-chunk sums of one sample, kept between calls so sampling allocates nothing.
     scratch: Vec<f64>,
-    /// Tagged (dyed) atom-samples per bin; None: these sums carry no dye channel (a device's).
+    /// Tagged (dyed) atom-samples per bin; None: these sums carry no dye channel (a LAMMPS
+    /// run's rebuilt sums).
     tagged: Option<Vec<f64>>,
 }
 
@@ -66,6 +68,18 @@ impl Accumulator {
             format!("the grid has {} bins, so the sums must hold {} values", grid.len(), grid.len() * STRIDE),
         )?;
         Ok(Accumulator { data, samples, bins: grid.len(), scratch: Vec::new(), tagged: None })
+    }
+
+    /// As [`Accumulator::from_raw`], with the dye channel counted beside the sums: `tagged`
+    /// holds the tagged atom-samples of each bin of `grid` (a device's sampler).
+    pub fn from_raw_dye(grid: &Grid, data: Vec<f64>, tagged: Vec<f64>, samples: u64) -> Result<Self, FieldError> {
+        super::spec::check(
+            tagged.len() == grid.len(),
+            "tagged",
+            tagged.len(),
+            format!("the grid has {} bins, so the dye channel must hold {} counts", grid.len(), grid.len()),
+        )?;
+        Ok(Accumulator { tagged: Some(tagged), ..Self::from_raw(grid, data, samples)? })
     }
 
     /// The sums, [`STRIDE`] values a bin.

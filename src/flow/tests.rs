@@ -200,6 +200,14 @@ fn sampling_gives_the_same_bits_on_any_number_of_threads() {
         assert!(a.layer(k).iter().zip(b.layer(k)).all(|(x, y)| x.to_bits() == y.to_bits()), "{k}");
     }
     assert_eq!(Accumulator::from_raw(&g, vec![0.0; 5], 1).unwrap_err().field, "data");
+    // A device's sums with their dye channel: the same dye layer as the host's, and sampled.
+    let tagged = one.tagged().expect("the CPU's sums count dye").to_vec();
+    let dyed = Accumulator::from_raw_dye(&g, one.data().to_vec(), tagged, one.samples()).unwrap();
+    let (a, b) = (finish(&dyed, &g, [0.0, 1.0]), finish(&one, &g, [0.0, 1.0]));
+    assert!(a.dye_sampled && !finish(&raw, &g, [0.0, 1.0]).dye_sampled);
+    assert!(a.dye.iter().zip(&b.dye).all(|(x, y)| x.to_bits() == y.to_bits()));
+    let short = Accumulator::from_raw_dye(&g, one.data().to_vec(), vec![0.0; g.len() + 1], 1);
+    assert_eq!(short.unwrap_err().field, "tagged");
     merged.reset();
     assert!(merged.samples() == 0 && merged.data().iter().all(|&x| x == 0.0));
 }

@@ -57,6 +57,12 @@ struct Drawn {
 }
 
 impl ViewResources {
+    /// The sequence number of the positions (host or shared buffer) the view's image was last
+    /// drawn from (None before the first image).
+    pub fn drawn_positions(&self) -> Option<u64> {
+        self.drawn.map(|d| d.seqs[0].max(d.seqs[1]))
+    }
+
     /// Resources for egui targets of `target_format`.
     pub fn new(device: &wgpu::Device, target_format: wgpu::TextureFormat) -> ViewResources {
         let renderer = Renderer::new(device, COLOUR_FORMAT);

@@ -22,16 +22,6 @@ fn set_sampling(app: &mut App, spec: FieldSpec) {
     }
 }
 
-/// Why the dye-fraction layer cannot be shown (None: it can): the newest window's backend
-/// does not count dye per bin.
-fn dye_unavailable(app: &App) -> Option<String> {
-    if app.flow.fields.as_ref().is_none_or(|f| f.dye_sampled) {
-        return None;
-    }
-    let kind = app.status.as_ref().map_or("running", |s| s.info.kind);
-    Some(format!("the {kind} backend does not count dye per bin yet; the CPU backend does"))
-}
-
 pub fn flow_ui(app: &mut App, ui: &mut egui::Ui) {
     ui.horizontal(|ui| {
         let mut on = app.settings.view.flow.on;
@@ -51,18 +41,13 @@ pub fn flow_ui(app: &mut App, ui: &mut egui::Ui) {
     });
     super::tunnel::tunnel_ui(app, ui);
     ui.separator();
-    let no_dye = dye_unavailable(app);
     let v = &mut app.settings.view.flow;
     let mut layer = v.layer;
     let name = |k: Option<FieldKind>| k.map_or("none", FieldKind::label);
     egui::ComboBox::from_label("Colour").selected_text(name(layer)).show_ui(ui, |ui| {
         ui.selectable_value(&mut layer, None, "none");
         for k in FieldKind::every() {
-            let why = no_dye.as_ref().filter(|_| k == FieldKind::Dye);
-            let item = egui::Button::selectable(layer == Some(k), k.label());
-            if ui.add_enabled(why.is_none(), item).on_disabled_hover_text(why.cloned().unwrap_or_default()).clicked() {
-                layer = Some(k);
-            }
+            ui.selectable_value(&mut layer, Some(k), k.label());
         }
     });
     if layer != v.layer {

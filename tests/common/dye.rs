@@ -3,7 +3,8 @@
 //! many steps of list rebuilds and re-sorting, add and remove, rollback and a CPU -> device ->
 //! CPU switch; rakes tag the atoms crossing them as the CPU's do (the same set over a few
 //! steps where the trajectories agree, the same straight streak in a uniform stream); the
-//! tunnel's inflow zone clears tags; the published colour scalar for Dye is each atom's tag.
+//! tunnel's inflow zone clears tags; the published colour scalar for Dye is each atom's tag;
+//! the flow fields' dye-fraction layer is the tagged share of each bin counted on the host.
 
 use argon_sandbox::physics::dye::{Dye, DyeRake};
 use argon_sandbox::physics::init::LatticeKind;
@@ -255,4 +256,87 @@ pub fn the_tunnels_inflow_zone_clears_tags(open: Open, precision: &str) {
     let cleared = rest.iter().filter(|(_, d)| **d == 0).count();
     let kept = rest.iter().filter(|(_, d)| **d == 1).count();
     assert!(cleared > 0 && kept > 0, "{cleared} cleared, {kept} kept downstream");
+}
+
+/// A dilute gas for the dye-fraction layer on `grid`: per bin 0 to 4 atoms (canonical order
+/// bin by bin) 1.5 sigma apart along z, within 0.3 sigma of the bin's centre in x and y, so
+/// a few steps move none near a bin edge whatever the precision; the bins' atoms all tagged,
+/// none, or every second one (tags 1 to 65535, in either half of a device's tag word, one with a zero low byte).
+fn dye_gas(grid: &argon_sandbox::flow::Grid) -> AtomState {
+    let mut atoms = AtomState::default();
+    for bin in 0..grid.len() {
+        let [cx, cy, _] = grid.centre(bin);
+        for j in 0..(bin * 7) % 5 {
+            let i = atoms.len();
+            let u = ((bin * 13 + j * 29) % 17) as f64 / 17.0 - 0.5;
+            atoms.positions.push([cx + 0.6 * u, cy - 0.5 * u, 0.75 + 1.5 * j as f64]);
+            let w = |k: usize| ((i * k) % 21) as f64 / 10.0 - 1.0;
+            atoms.velocities.push([w(37), w(53), w(11)]);
+            atoms.types.push(0);
+            let tagged = match bin % 3 {
+                0 => true,
+                1 => false,
+                _ => j % 2 == 1,
+            };
+            atoms.dye.push(if tagged { [1, 256, 65535, 2][(i + j) % 4] } else { 0 });
+        }
+    }
+    atoms
+}
+
+/// The flow fields' dye-fraction layer (`FieldKind::Dye`) as the backend counts it: per bin,
+/// the tagged share of the window's atom-samples equals the share counted on the host from
+/// the same state, exactly (integer counts both), in bins wholly, partly and not tagged, with
+/// NaN in empty bins; the window's 3 samples hold 3 times the host's count of each bin (no
+/// atom crosses a bin edge, checked). Without a dye column the layer is 0 wherever there are
+/// atoms: counted, not missing.
+pub fn the_dye_fraction_layer_is_the_host_count(open: Open, base: &SimParams) {
+    use argon_sandbox::flow::{FieldKind, FieldSpec, Grid};
+    let b = SimBox::new([24.0, 24.0, 6.0], [true, true, true]);
+    let spec = FieldSpec { bin: 3.0, every: 1, window_tau: 0.015, ..FieldSpec::default() };
+    let grid = Grid::new(&spec, &b).unwrap();
+    let atoms = dye_gas(&grid);
+    let params = SimParams { dt: 0.005, ..base.clone() };
+    // (atoms, tagged) per bin of a state, counted on the host.
+    let host = |a: &AtomState| {
+        let mut c = vec![(0u32, 0u32); grid.len()];
+        for (i, p) in a.positions.iter().enumerate() {
+            let bin = grid.bin_of(*p).expect("every atom is inside the grid");
+            c[bin].0 += 1;
+            c[bin].1 += u32::from(a.dye.get(i).is_some_and(|&d| d != 0));
+        }
+        c
+    };
+    for dyed in [true, false] {
+        let start = if dyed { atoms.clone() } else { AtomState { dye: Vec::new(), ..atoms.clone() } };
+        let mut sim = open(b, params.clone(), &start);
+        sim.set_fields(Some(spec.clone())).unwrap();
+        sim.advance(3).unwrap();
+        let f = sim.take_fields(true).unwrap().pop().expect("a window");
+        assert_eq!(f.samples, 3, "dye {dyed}");
+        assert!(f.dye_sampled, "dye {dyed}: the backend's sums carry no dye channel");
+        let end = sim.copy_state().unwrap();
+        let counts = host(&end.atoms);
+        assert_eq!(counts, host(&start), "dye {dyed}: an atom changed bins or tags: a weak test");
+        let layer = f.layer(FieldKind::Dye);
+        let (mut empty, mut full, mut none, mut partial) = (0, 0, 0, 0);
+        for (bin, &(n, t)) in counts.iter().enumerate() {
+            assert_eq!(f.count[bin], 3.0 * n as f64, "dye {dyed}, bin {bin}: atom-samples");
+            if n == 0 {
+                assert!(layer[bin].is_nan(), "dye {dyed}, bin {bin}: empty, yet a fraction {}", layer[bin]);
+                empty += 1;
+                continue;
+            }
+            assert_eq!(layer[bin], t as f64 / n as f64, "dye {dyed}, bin {bin}: {t} of {n} tagged");
+            match t {
+                0 => none += 1,
+                t if t == n => full += 1,
+                _ => partial += 1,
+            }
+        }
+        assert!(empty > 0 && none > 0, "dye {dyed}: {empty} empty bins, {none} untagged");
+        if dyed {
+            assert!(full > 0 && partial > 0, "{full} bins all tagged, {partial} partly: a weak test");
+        }
+    }
 }

@@ -71,9 +71,15 @@ pub struct BenchArgs {
     pub flow_view: bool,
     /// With --interactive: instant replay `on` (the app's default budget: every drawn frame
     /// copied into the replay's ring, full states kept at intervals) or `off`, to measure what
-    /// keeping the replay costs the app's steps per frame.
-    #[arg(long, value_name = "on|off", default_value = "on", value_parser = ["on", "off"])]
+    /// keeping the replay costs the app's steps per frame; or `scrub`: on, and once it holds
+    /// frames the timeline is scrubbed while timing (a new stored frame every display frame,
+    /// back and forth, the live simulation running on), with frame-time percentiles.
+    #[arg(long, value_name = "on|off|scrub", default_value = "on", value_parser = ["on", "off", "scrub"])]
     pub replay: String,
+    /// With --flow-view: the colour layer shown (a field's name, e.g. `dye` for the dye
+    /// fraction, `vorticity`), to measure what a layer costs.
+    #[arg(long, value_name = "FIELD", requires = "flow_view")]
+    pub layer: Option<String>,
     /// With --interactive: a fixed pace of this many MD steps per displayed frame; absent, the
     /// app's default pace (the display keeps its rate, the simulation fills the rest).
     #[arg(long)]
@@ -102,8 +108,9 @@ pub struct BenchArgs {
     /// Add dye to what is measured (issue 47): a region tagging the quarter of the atoms in
     /// x from lo + 0.5 L to lo + 0.75 L at step 0, and a rake across the whole height at
     /// x = lo + 0.25 L tagging every atom crossing it, so that a run with and without gives
-    /// the cost of dye on each backend.
-    #[arg(long, conflicts_with_all = ["render", "interactive", "publish", "rdf"])]
+    /// the cost of dye on each backend. With --interactive the same region and rake are drawn
+    /// in the app, as with the Dye tool.
+    #[arg(long, conflicts_with_all = ["render", "publish", "rdf"])]
     pub dye: bool,
     /// Neighbour-list skins to measure (sigma; default: in.lj's 0.3, or the scene's own).
     #[arg(long, num_args = 1.., value_name = "SIGMA", conflicts_with_all = ["render", "interactive", "publish", "rdf"])]
@@ -189,12 +196,20 @@ pub fn bench_dye(
     sim_box: &crate::physics::sim_box::SimBox,
     atoms: &mut crate::sim::AtomState,
 ) -> crate::physics::dye::DyeRake {
-    use crate::physics::dye::{DyeRake, DyeRegion};
-    let (lo, l) = (sim_box.lo, sim_box.length());
-    let region = DyeRegion { min: [lo[0] + 0.5 * l[0], lo[1]], max: [lo[0] + 0.75 * l[0], sim_box.hi[1]] };
+    let (region, rake) = bench_dye_sources(sim_box);
     let positions = std::mem::take(&mut atoms.positions);
     region.tag(&positions, atoms.dye_mut(), 1);
     atoms.positions = positions;
+    rake
+}
+
+/// The region and the rake `--dye` adds (the rake's tag 2), for the box `sim_box`.
+pub fn bench_dye_sources(
+    sim_box: &crate::physics::sim_box::SimBox,
+) -> (crate::physics::dye::DyeRegion, crate::physics::dye::DyeRake) {
+    use crate::physics::dye::{DyeRake, DyeRegion};
+    let (lo, l) = (sim_box.lo, sim_box.length());
+    let region = DyeRegion { min: [lo[0] + 0.5 * l[0], lo[1]], max: [lo[0] + 0.75 * l[0], sim_box.hi[1]] };
     let x = lo[0] + 0.25 * l[0];
-    DyeRake { a: [x, lo[1]], b: [x, sim_box.hi[1]], tag: 2 }
+    (region, DyeRake { a: [x, lo[1]], b: [x, sim_box.hi[1]], tag: 2 })
 }

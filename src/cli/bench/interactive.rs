@@ -4,13 +4,16 @@
 //! for each `--n` (`--n 0`: the scene as shipped). The app runs as a person would run it: liquid slab in the default tank
 //! (or the `--scene` file, re-initialised to `--n` atoms unless it is 0),
 //! the app's default pace (the simulation fills each display frame) or a fixed
-//! `--steps-per-frame`, plots open.
+//! `--steps-per-frame`, plots open; with `--flow-view` the Flow view (`--layer` its colour
+//! layer), with `--dye` the bench's dye region and rake drawn as with the Dye tool, and with
+//! `--replay scrub` the replay timeline scrubbed while timing (`scrub.rs`).
 
 use std::time::{Duration, Instant};
 
 use anyhow::{Result, anyhow, bail};
 
-use super::common::{BenchArgs, in_lj_system, median};
+use super::common::{BenchArgs, bench_dye_sources, in_lj_system, median};
+use super::scrub::{Scrub, ScrubResult};
 use crate::app::AppOptions;
 use crate::app::headless::Headless;
 use crate::app::settings::Settings;
@@ -35,6 +38,17 @@ pub struct InteractiveResult {
     pub device_bytes_per_atom: Option<f64>,
     /// With --flow-view: flow-field windows the app received while timing.
     pub flow_windows: u64,
+    /// With --flow-view: the colour layer shown (the Flow view's own without --layer).
+    pub layer: Option<String>,
+    /// With --dye: the bench's dye region and rake drawn in the app.
+    pub dye: bool,
+    /// Frame-time percentiles over every timed frame, ms: 50th, 95th, 99th and the longest.
+    pub frame_ms_p50: f64,
+    pub frame_ms_p95: f64,
+    pub frame_ms_p99: f64,
+    pub frame_ms_max: f64,
+    /// With --replay scrub: what the timed frames showed.
+    pub scrub: Option<ScrubResult>,
     /// Instant replay: what it holds when timing ends ("off" when its budget is 0).
     pub replay: String,
     /// Seconds from starting the app with the scene to its first drawn frame (the device
@@ -53,6 +67,7 @@ pub fn run(args: &BenchArgs) -> Result<()> {
     if args.steps_per_frame == Some(0) {
         bail!("--steps-per-frame must be at least 1");
     }
+    layer(args)?;
     if !args.json {
         println!(
             "{:>9} {:>5} {:>9} {:>7} {:>9} {:>8} {:>10} {:>12} {:>8}  device / renderer / positions",
@@ -64,8 +79,27 @@ pub fn run(args: &BenchArgs) -> Result<()> {
         if args.json {
             println!("{}", serde_json::to_string(&r)?);
         } else {
-            let flow = if args.flow_view { format!(" / flow view: {} windows", r.flow_windows) } else { String::new() };
-            let flow = format!("{flow} / replay: {} / opened in {:.1} s", r.replay, r.open_s);
+            let layer = r.layer.as_deref().map_or_else(String::new, |l| format!(" ({l})"));
+            let flow = match args.flow_view {
+                true => format!(" / flow view{layer}: {} windows", r.flow_windows),
+                false => String::new(),
+            };
+            let dye = if r.dye { " / dye" } else { "" };
+            let scrub = r.scrub.as_ref().map_or_else(String::new, |s| {
+                format!(
+                    " / scrubbing {} stored frames: {} of {} frames showed the one sought, {} distinct; \
+                     frame ms p50 {:.2} p95 {:.2} p99 {:.2} max {:.2}",
+                    s.stored,
+                    s.shown,
+                    s.frames,
+                    s.distinct,
+                    r.frame_ms_p50,
+                    r.frame_ms_p95,
+                    r.frame_ms_p99,
+                    r.frame_ms_max
+                )
+            });
+            let flow = format!("{flow}{dye} / replay: {}{scrub} / opened in {:.1} s", r.replay, r.open_s);
             println!(
                 "{:>9} {:>5} {:>9} {:>7.1} {:>9.2} {:>8.1} {:>10.0} {:>12.3e} {:>8}  {} / {} / {}{flow}",
                 r.n_atoms,
@@ -90,6 +124,9 @@ fn measure(args: &BenchArgs, n: usize, size: [u32; 2]) -> Result<InteractiveResu
     let mut settings = Settings::default();
     if args.flow_view {
         settings.view.flow = crate::render::flow_layer::FlowView::flow_preset();
+    }
+    if let Some(kind) = layer(args)? {
+        settings.view.flow.layer = Some(kind);
     }
     if let Some(every) = args.field_every {
         settings.flow_sampling.every = every;
@@ -132,11 +169,27 @@ fn measure(args: &BenchArgs, n: usize, size: [u32; 2]) -> Result<InteractiveResu
     if !h.run_until(Duration::from_secs(120), |a| a.status.as_ref().is_some_and(|s| s.params == want)) {
         bail!("the simulation did not take the parameters: {}", h.app.last_error().unwrap_or("timed out"));
     }
+    if args.dye {
+        use crate::app::dye::DyeKind;
+        let (region, rake) = bench_dye_sources(&h.app.sim_box());
+        h.app.add_dye(DyeKind::Region { min: region.min, max: region.max });
+        h.app.add_dye(DyeKind::Rake { a: rake.a, b: rake.b });
+        if h.app.dye.sources.len() < 2 {
+            bail!("--dye: {}", h.app.last_error().unwrap_or("the sources were not added"));
+        }
+    }
     for _ in 0..30 {
         h.frame();
     }
+    let mut scrub = match args.replay == "scrub" {
+        true => Some(Scrub::start(&mut h).ok_or_else(|| {
+            anyhow!("--replay scrub: the replay holds fewer than 2 frames to scrub (is its budget 0 in the settings?)")
+        })?),
+        false => None,
+    };
     let mut fps = Vec::new();
     let mut spf = Vec::new();
+    let mut frame_ms = Vec::new();
     let windows0 = h.app.flow.windows;
     let period = (args.max_fps > 0.0).then(|| Duration::from_secs_f64(1.0 / args.max_fps));
     for _ in 0..args.repeats {
@@ -149,17 +202,25 @@ fn measure(args: &BenchArgs, n: usize, size: [u32; 2]) -> Result<InteractiveResu
                     std::thread::sleep(wait);
                 }
             }
-            h.frame();
+            let t = Instant::now();
+            match scrub.as_mut() {
+                Some(s) => s.frame(&mut h),
+                None => h.frame(),
+            }
+            frame_ms.push(t.elapsed().as_secs_f64() * 1e3);
         }
         let dt = t0.elapsed().as_secs_f64();
         fps.push(args.frames as f64 / dt);
         spf.push((h.app.frame_step - s0) as f64 / args.frames as f64);
     }
+    let scrub = scrub.map(|s| s.end(&mut h));
     let status = h.app.status.clone().ok_or_else(|| anyhow!("no status"))?;
     if let Some(e) = h.app.last_error() {
         bail!("{e}");
     }
     let (fps, spf) = (median(fps), median(spf));
+    frame_ms.sort_by(|a, b| a.total_cmp(b));
+    let pct = |p: f64| frame_ms[((p / 100.0 * frame_ms.len() as f64).ceil() as usize).clamp(1, frame_ms.len()) - 1];
     Ok(InteractiveResult {
         n_atoms: status.n_atoms,
         backend: status.info.kind.to_string(),
@@ -176,9 +237,23 @@ fn measure(args: &BenchArgs, n: usize, size: [u32; 2]) -> Result<InteractiveResu
         position_path: status.position_path.to_string(),
         device_bytes_per_atom: status.device_bytes.map(|b| b as f64 / status.n_atoms.max(1) as f64),
         flow_windows: h.app.flow.windows - windows0,
+        layer: args.flow_view.then(|| h.app.settings.view.flow.layer.map_or("none", |k| k.name()).to_string()),
+        dye: args.dye,
+        frame_ms_p50: pct(50.0),
+        frame_ms_p95: pct(95.0),
+        frame_ms_p99: pct(99.0),
+        frame_ms_max: pct(100.0),
+        scrub,
         replay: replay_text(&h.app),
         open_s,
     })
+}
+
+/// The Flow view's colour layer `--layer` asks for.
+fn layer(args: &BenchArgs) -> Result<Option<crate::flow::FieldKind>> {
+    let Some(name) = &args.layer else { return Ok(None) };
+    let kind = crate::flow::FieldKind::from_name(name).map_err(|e| anyhow!("--layer {}: {}", e.value, e.reason))?;
+    Ok(Some(kind))
 }
 
 /// What the replay holds, and what its last full state cost the simulation thread.

@@ -8,6 +8,7 @@ mod common;
 mod interactive;
 mod rdf;
 mod render;
+mod scrub;
 mod steps;
 
 pub use common::BenchArgs;

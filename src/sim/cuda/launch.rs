@@ -267,9 +267,10 @@ impl Launcher<'_> {
     }
 
     /// One flow-field sample of every atom into the sums at `acc` (6 doubles for each of
-    /// `grid`'s bins; the kernel's bins stay inside it).
-    pub fn fields_sample_call(&self, grid: &FieldGridArgs, acc: u64) -> Option<Call> {
-        self.call("fields_sample", Over::Atoms).map(|c| c.arg(grid).arg(&acc))
+    /// `grid`'s bins, then one per bin for the tagged atom-samples; the kernel's bins stay
+    /// inside it), with the dye tags at `dye` (by canonical index; 0: none, nothing counted).
+    pub fn fields_sample_call(&self, grid: &FieldGridArgs, acc: u64, dye: u64) -> Option<Call> {
+        self.call("fields_sample", Over::Atoms).map(|c| c.arg(grid).arg(&acc).arg(&dye))
     }
 
     /// The flow bins' mass and momentum sums (`flow_bins_sum`).

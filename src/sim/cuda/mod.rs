@@ -247,8 +247,8 @@ fn close_window(dev: &Device, sampler: &mut FieldSampler, sums: &mut DeviceField
     let copy = sums.take_async(dev)?;
     let (grid, taken) = (sampler.grid.clone(), sampler.taken());
     sampler.close_later(time, move || {
-        let data = copy.wait()?;
-        Accumulator::from_raw(&grid, data, taken).map_err(|e| e.to_string())
+        let (data, tagged) = copy.wait()?;
+        Accumulator::from_raw_dye(&grid, data, tagged, taken).map_err(|e| e.to_string())
     });
     Ok(())
 }

@@ -365,9 +365,10 @@ fn close_window(engine: &Engine, sampler: &mut FieldSampler, time: f64) -> Resul
     if sampler.taken() == 0 {
         return Ok(());
     }
-    let data = engine.take_field_sums(sampler.grid.len())?;
+    let (data, tagged) = engine.take_field_sums(sampler.grid.len())?;
     let taken = sampler.taken();
-    sampler.acc = Accumulator::from_raw(&sampler.grid, data, taken).map_err(|e| SimError::Device(e.to_string()))?;
+    sampler.acc =
+        Accumulator::from_raw_dye(&sampler.grid, data, tagged, taken).map_err(|e| SimError::Device(e.to_string()))?;
     sampler.close(time);
     Ok(())
 }

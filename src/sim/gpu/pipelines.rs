@@ -17,6 +17,8 @@ pub struct Pipelines {
     pub(super) plan_layout: wgpu::BindGroupLayout,
     /// Group 1 of the flow kernels (`tunnel_zone`, `flow_finish`, `fields_sample`).
     pub(super) flow_layout: wgpu::BindGroupLayout,
+    /// Group 1 of `fields_dye`: the field sums (binding 2) and the dye tag words (4).
+    pub(super) dye_fields_layout: wgpu::BindGroupLayout,
     kernels: std::collections::HashMap<&'static str, wgpu::ComputePipeline>,
 }
 
@@ -53,6 +55,9 @@ const FLOW_KERNELS: [&str; 8] = [
     "scale_relative",
     "thermal_record",
 ];
+
+/// The flow-field sampler's dye channel (fields.wgsl), bound with its own group 1.
+pub(super) const DYE_FIELDS_KERNEL: &str = "fields_dye";
 
 impl Pipelines {
     /// Compiles the module for `ntypes` species in `precision`; `checked` keeps wgpu's runtime
@@ -125,6 +130,23 @@ impl Pipelines {
             bind_group_layouts: &[Some(&layout), Some(&flow_layout)],
             immediate_size: 0,
         });
+        let read_only = |binding| wgpu::BindGroupLayoutEntry {
+            ty: wgpu::BindingType::Buffer {
+                ty: wgpu::BufferBindingType::Storage { read_only: true },
+                has_dynamic_offset: false,
+                min_binding_size: None,
+            },
+            ..storage(binding)
+        };
+        let dye_fields_layout = dev.device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some("sim dye fields layout"),
+            entries: &[storage(2), read_only(4)],
+        });
+        let dye_fields_pl = dev.device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+            label: Some("sim dye fields pipeline layout"),
+            bind_group_layouts: &[Some(&layout), Some(&dye_fields_layout)],
+            immediate_size: 0,
+        });
         let pl = dev.device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
             label: Some("sim pipeline layout"),
             bind_group_layouts: &[Some(&layout)],
@@ -138,11 +160,14 @@ impl Pipelines {
         let kernels = KERNELS
             .iter()
             .chain(&FLOW_KERNELS)
+            .chain(&[DYE_FIELDS_KERNEL])
             .map(|&name| {
                 let p = dev.device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
                     label: Some(name),
                     layout: Some(if name == "count_cells" {
                         &plan_pl
+                    } else if name == DYE_FIELDS_KERNEL {
+                        &dye_fields_pl
                     } else if FLOW_KERNELS.contains(&name) {
                         &flow_pl
                     } else {
@@ -163,7 +188,7 @@ impl Pipelines {
                 dev.info.name
             )));
         }
-        Ok(Pipelines { precision, layout, plan_layout, flow_layout, kernels })
+        Ok(Pipelines { precision, layout, plan_layout, flow_layout, dye_fields_layout, kernels })
     }
 
     pub(super) fn get(&self, name: &str) -> &wgpu::ComputePipeline {

@@ -1,7 +1,7 @@
 //! Flow-field sums on the device: the open window's per-bin sums (`flow::Accumulator`'s
-//! layout, 6 doubles a bin) live in one device array that `fields_sample` adds into at each
-//! sampling step; at a window's end they are copied to the host once and zeroed. Nothing
-//! crosses PCIe per sample. The copy at a window's end is asynchronous, into page-locked
+//! layout, 6 doubles a bin, then the dye channel, one double a bin: the tagged atom-samples)
+//! live in one device array that `fields_sample` adds into at each sampling step; at a
+//! window's end they are copied to the host once and zeroed. Nothing crosses PCIe per sample. The copy at a window's end is asynchronous, into page-locked
 //! buffers that are used again once their window is finished.
 
 use std::sync::mpsc::{Receiver, Sender, channel};
@@ -26,24 +26,30 @@ pub struct DeviceFields {
     free_rx: Receiver<PinnedHostSlice<u8>>,
 }
 
+/// Doubles per bin in the device array: [`STRIDE`] sums, and the tagged count.
+const PER_BIN: usize = STRIDE + 1;
+
 /// A window's sums on their way to the host (an asynchronous copy into a page-locked buffer).
 pub struct SumsCopy {
     buf: Option<PinnedHostSlice<u8>>,
     back: Sender<PinnedHostSlice<u8>>,
+    bins: usize,
 }
 
 impl SumsCopy {
-    /// Waits for the copy and reads the sums, then returns the buffer for the next window.
-    pub fn wait(mut self) -> Result<Vec<f64>, String> {
+    /// Waits for the copy and reads the sums ([`STRIDE`] a bin) and the tagged atom-samples
+    /// (one a bin), then returns the buffer for the next window.
+    pub fn wait(mut self) -> Result<(Vec<f64>, Vec<f64>), String> {
         let buf = self.buf.take().ok_or("no buffer")?;
-        let data = buf
+        let mut data: Vec<f64> = buf
             .as_slice()
             .map_err(|e| format!("reading the flow-field sums: {e}"))?
             .chunks_exact(8)
             .map(|c| f64::from_le_bytes(c.try_into().expect("8 bytes")))
             .collect();
         let _ = self.back.send(buf);
-        Ok(data)
+        let tagged = data.split_off(self.bins * STRIDE);
+        Ok((data, tagged))
     }
 }
 
@@ -56,8 +62,8 @@ impl DeviceFields {
     /// Zeroed sums for `grid`.
     pub fn new(dev: &Device, grid: &Grid) -> Result<DeviceFields, SimError> {
         let bins = grid.len();
-        let sums = alloc(dev, bins * STRIDE * 8, "allocating the flow-field sums")?;
-        let saved = alloc(dev, bins * STRIDE * 8, "allocating the flow-field sums")?;
+        let sums = alloc(dev, bins * PER_BIN * 8, "allocating the flow-field sums")?;
+        let saved = alloc(dev, bins * PER_BIN * 8, "allocating the flow-field sums")?;
         let (free_tx, free_rx) = channel();
         Ok(DeviceFields {
             args: FieldGridArgs::new(grid),
@@ -88,7 +94,7 @@ impl DeviceFields {
     /// Starts copying the window's sums to the host behind the work already queued, and
     /// zeroes them on the device for the next window (also queued): nothing waits here.
     pub fn take_async(&mut self, dev: &Device) -> Result<SumsCopy, SimError> {
-        let bytes = self.bins * STRIDE * 8;
+        let bytes = self.bins * PER_BIN * 8;
         let mut buf = match self.free_rx.try_recv() {
             Ok(b) => b,
             // Not write-combined: the host reads these.
@@ -98,7 +104,7 @@ impl DeviceFields {
         let sums = self.sums.as_mut().ok_or_else(|| SimError::Device("flow-field sums: not allocated".into()))?;
         dev.stream.memcpy_dtoh(&sums.slice(0..bytes), &mut buf).map_err(dev_err("reading the flow-field sums"))?;
         dev.stream.memset_zeros(sums).map_err(dev_err("zeroing the flow-field sums"))?;
-        Ok(SumsCopy { buf: Some(buf), back: self.free_tx.clone() })
+        Ok(SumsCopy { buf: Some(buf), back: self.free_tx.clone(), bins: self.bins })
     }
 
     /// The grid as `fields_sample` takes it.

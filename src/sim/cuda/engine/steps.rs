@@ -477,7 +477,7 @@ impl Engine {
             if let Some((grid, acc)) = sample
                 && p.sample
             {
-                out.add(l.fields_sample_call(grid, acc))?;
+                out.add(l.fields_sample_call(grid, acc, self.dye_ptr()))?;
             }
         }
         Ok(())

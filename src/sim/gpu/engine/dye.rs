@@ -121,6 +121,7 @@ impl Engine {
     pub fn configure_dye(&mut self, rakes: &[DyeRake], params: &SimParams, kernels: Option<Arc<DyeKernels>>) {
         if !rakes.is_empty() && self.dye.is_none() {
             self.dye = Some(DeviceDye::new(&self.dev, &[], self.n));
+            self.bind_dye_fields();
         }
         let zone = params.tunnel.as_ref().map(|t| t.bounds(&self.sim_box));
         let (dev, precision) = (&self.dev, self.precision);

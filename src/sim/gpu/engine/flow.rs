@@ -2,10 +2,11 @@
 //! `shaders/sim/flow.wgsl`, the packed obstacle field, the per-workgroup body and zone sums,
 //! the running sums and flow records `flow_finish` keeps (read back with the telemetry
 //! records), the thermostat's flow bins, the flow-field sums, and their own bind group (group
-//! 1 of the kernels of `tunnel.wgsl`, `fields.wgsl` and `profile.wgsl`). `encode_flow_step`
-//! is the step loop's hook: the relative thermostat, the zone, the totals, the thermal
-//! readout and a field sample after a step, each only when on (nothing at all when every
-//! part is off). All of it tiny (one element) while off.
+//! 1 of the kernels of `tunnel.wgsl`, `fields.wgsl` and `profile.wgsl`; `fields_dye`, the
+//! sample's dye channel, has one of its own with the dye tags, while the state has them).
+//! `encode_flow_step` is the step loop's hook: the relative thermostat, the zone, the totals,
+//! the thermal readout and a field sample after a step, each only when on (nothing at all
+//! when every part is off). All of it tiny (one element) while off.
 
 use super::super::device::SimDevice;
 use super::super::flow::{FlowParams, flow_block, flow_words};
@@ -64,6 +65,9 @@ pub(in crate::sim::gpu) struct FlowBuffers {
     pub(super) fields: wgpu::Buffer,
     fields_bak: wgpu::Buffer,
     pub(super) group: Option<wgpu::BindGroup>,
+    /// `fields_dye`'s group 1 (the field sums and the dye tag words), while fields are on and
+    /// the state has dye tags.
+    dye_group: Option<wgpu::BindGroup>,
     pub(super) layout: BodyLayout,
     /// Sample the fields at steps divisible by this.
     pub(super) fields_every: Option<u64>,
@@ -88,6 +92,7 @@ impl FlowBuffers {
             fields: storage(dev, "field_sums", 16),
             fields_bak: storage(dev, "field_sums_bak", 16),
             group: None,
+            dye_group: None,
             layout: BodyLayout::default(),
             fields_every: None,
         }
@@ -131,7 +136,8 @@ fn flow_group(dev: &SimDevice, pipes: &Pipelines, f: &FlowBuffers) -> wgpu::Bind
     })
 }
 
-/// Zeroed flow-field sums for `grid` (count and five 64-bit sums per bin, the overflow word).
+/// Zeroed flow-field sums for `grid` (count, five 64-bit sums and the tagged count per bin,
+/// the overflow word).
 pub fn field_sums(dev: &SimDevice, grid: &Grid) -> Result<wgpu::Buffer, SimError> {
     let bytes = (grid.len() as u64 * FIELD_WORDS + 1) * 4;
     let limit = dev.device.limits().max_storage_buffer_binding_size;
@@ -149,6 +155,8 @@ pub fn field_sums(dev: &SimDevice, grid: &Grid) -> Result<wgpu::Buffer, SimError
 
 /// u32 words per bin of the field sums (fields.wgsl `FIELD_WORDS`).
 pub const FIELD_WORDS: u64 = 12;
+/// The word of a bin's tagged atom-samples (fields.wgsl `FIELD_TAGGED`).
+const FIELD_TAGGED: usize = 11;
 /// The fixed-point scale of the field sums (fields.wgsl `FIELD_SCALE`).
 pub const FIELD_SCALE: f64 = 65536.0;
 
@@ -205,7 +213,24 @@ impl Engine {
         self.b.flow = f;
         self.bind = super::bind_group(d, &self.pipes, &self.b);
         self.forces_valid = false;
+        self.bind_dye_fields();
         Ok(())
+    }
+
+    /// Makes (or drops) `fields_dye`'s group for the field sums and dye tags there are now.
+    pub(super) fn bind_dye_fields(&mut self) {
+        let f = &self.b.flow;
+        self.b.flow.dye_group = match (&self.dye_words(), f.fields_every) {
+            (Some(words), Some(_)) => Some(self.dev.device.create_bind_group(&wgpu::BindGroupDescriptor {
+                label: Some("sim dye fields"),
+                layout: &self.pipes.dye_fields_layout,
+                entries: &[
+                    wgpu::BindGroupEntry { binding: 2, resource: f.fields.as_entire_binding() },
+                    wgpu::BindGroupEntry { binding: 4, resource: words.as_entire_binding() },
+                ],
+            })),
+            _ => None,
+        };
     }
 
     /// Whether the tunnel's zone runs.
@@ -265,6 +290,10 @@ impl Engine {
         }
         if sample {
             self.run(pass, "fields_sample", groups);
+            if let Some(dye) = &f.dye_group {
+                pass.set_bind_group(1, dye, &[]);
+                self.run(pass, super::super::pipelines::DYE_FIELDS_KERNEL, groups);
+            }
         }
     }
 
@@ -381,8 +410,9 @@ impl Engine {
     }
 
     /// The flow-field sums read back and zeroed on the device: (count, mass, px, py, pz,
-    /// m v^2) per bin, as `flow::Accumulator` holds them; an error when a term overflowed.
-    pub fn take_field_sums(&self, bins: usize) -> Result<Vec<f64>, SimError> {
+    /// m v^2) per bin, as `flow::Accumulator` holds them, and the tagged atom-samples per bin
+    /// (its dye channel: zero without dye); an error when a term overflowed.
+    pub fn take_field_sums(&self, bins: usize) -> Result<(Vec<f64>, Vec<f64>), SimError> {
         let f = &self.b.flow;
         let enc = self.dev.device.create_command_encoder(&Default::default());
         let raw = self.read_back(enc, &[(&f.fields, (bins as u64 * FIELD_WORDS + 1) * 4)])?;
@@ -396,6 +426,7 @@ impl Engine {
             ));
         }
         let mut out = Vec::with_capacity(bins * 6);
+        let mut tagged = Vec::with_capacity(bins);
         for b in 0..bins {
             let s = &w[b * FIELD_WORDS as usize..];
             out.push(s[0] as f64);
@@ -403,7 +434,8 @@ impl Engine {
                 let v = (s[1 + 2 * q] as u64 | (s[2 + 2 * q] as u64) << 32) as i64;
                 out.push(v as f64 / FIELD_SCALE);
             }
+            tagged.push(s[FIELD_TAGGED] as f64);
         }
-        Ok(out)
+        Ok((out, tagged))
     }
 }
