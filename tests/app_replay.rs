@@ -362,7 +362,9 @@ fn bench_scrubs_the_replay_and_shows_stored_frames() {
         return;
     }
     let bench = |extra: &[&str]| {
-        let out = std::process::Command::new(env!("CARGO_BIN_EXE_argon-sandbox"))
+        // ARGON_BIN where set: the binary staged on the GPU machine.
+        let bin = std::env::var("ARGON_BIN").unwrap_or_else(|_| env!("CARGO_BIN_EXE_argon-sandbox").to_string());
+        let out = std::process::Command::new(bin)
             .args(["bench", "--interactive", "--n", "500", "--backend", "wgpu", "--precision", "single"])
             .args(["--replay", "scrub", "--frames", "24", "--repeats", "1", "--size", "800x500"])
             .args(extra)
