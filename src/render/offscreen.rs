@@ -41,13 +41,8 @@ impl Gpu {
     /// As [`Gpu::headless`], asking also for the features `extra` wants of the adapter (a
     /// simulation that will share the device).
     pub fn headless_with(extra: impl Fn(&wgpu::Adapter) -> wgpu::Features) -> Result<Gpu, RenderError> {
-        let mut desc = wgpu::InstanceDescriptor::new_without_display_handle_from_env();
-        if std::env::var_os("WGPU_BACKEND").is_none() {
-            desc.backends = wgpu::Backends::PRIMARY;
-        }
-        crate::sim::gpu::device::unvalidated_indirect(&mut desc);
         let init = crate::sim::gpu::device::init_lock();
-        let instance = wgpu::Instance::new(desc);
+        let instance = crate::sim::gpu::device::headless_instance();
         let adapter = pollster::block_on(instance.request_adapter(&wgpu::RequestAdapterOptions {
             power_preference: wgpu::PowerPreference::HighPerformance,
             compatible_surface: None,

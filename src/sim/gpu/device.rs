@@ -123,12 +123,7 @@ fn is_software(info: &wgpu::AdapterInfo) -> bool {
 
 fn best_adapter() -> Result<wgpu::Adapter, SimError> {
     let _init = init_lock();
-    let mut desc = wgpu::InstanceDescriptor::new_without_display_handle_from_env();
-    if std::env::var_os("WGPU_BACKEND").is_none() {
-        desc.backends = wgpu::Backends::PRIMARY;
-    }
-    unvalidated_indirect(&mut desc);
-    let instance = wgpu::Instance::new(desc);
+    let instance = headless_instance();
     pollster::block_on(instance.request_adapter(&wgpu::RequestAdapterOptions {
         power_preference: wgpu::PowerPreference::HighPerformance,
         compatible_surface: None,
@@ -136,6 +131,25 @@ fn best_adapter() -> Result<wgpu::Adapter, SimError> {
         apply_limit_buckets: false,
     }))
     .map_err(|e| SimError::Device(format!("no wgpu adapter: {e}")))
+}
+
+/// The process's one wgpu instance without a window (the simulation's own devices and the
+/// offscreen renderer's are opened from it): a new instance for every device wears out
+/// NVIDIA's Vulkan driver, which after some dozens in one process loads no more ("vulkan
+/// drivers/libraries could not be loaded"; seen on the H200 when a user switches backends
+/// or a test binary opens many). Devices are still opened and dropped one by one.
+pub fn headless_instance() -> wgpu::Instance {
+    static INSTANCE: std::sync::OnceLock<wgpu::Instance> = std::sync::OnceLock::new();
+    INSTANCE
+        .get_or_init(|| {
+            let mut desc = wgpu::InstanceDescriptor::new_without_display_handle_from_env();
+            if std::env::var_os("WGPU_BACKEND").is_none() {
+                desc.backends = wgpu::Backends::PRIMARY;
+            }
+            unvalidated_indirect(&mut desc);
+            wgpu::Instance::new(desc)
+        })
+        .clone()
 }
 
 /// Held while a Vulkan instance, adapter or device is created (here, by the window and by
