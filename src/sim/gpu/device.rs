@@ -134,10 +134,10 @@ fn best_adapter() -> Result<wgpu::Adapter, SimError> {
 }
 
 /// The process's one wgpu instance without a window (the simulation's own devices and the
-/// offscreen renderer's are opened from it): a new instance for every device wears out
-/// NVIDIA's Vulkan driver, which after some dozens in one process loads no more ("vulkan
-/// drivers/libraries could not be loaded"; seen on the H200 when a user switches backends
-/// or a test binary opens many). Devices are still opened and dropped one by one.
+/// offscreen renderer's are opened from it): with a new instance for every device, NVIDIA's
+/// Vulkan driver stopped loading after some dozens in one process ("vulkan drivers/libraries
+/// could not be loaded": seen on the H200 in a test binary that opens a device per test; the
+/// app opens one at each switch to wgpu). Devices are still opened and dropped one by one.
 pub fn headless_instance() -> wgpu::Instance {
     static INSTANCE: std::sync::OnceLock<wgpu::Instance> = std::sync::OnceLock::new();
     INSTANCE
