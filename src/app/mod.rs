@@ -13,6 +13,9 @@
 //!   (`measure_files.rs`: its text and CSV).
 //! - `capture.rs`: screenshots and recordings; `painter.rs`: egui + the view on a wgpu target.
 //! - `replay/`: instant replay (the recent past kept within a budget, the timeline's actions).
+//! - `reports.rs`: what the simulation thread's reports change; `view.rs`: the camera, the
+//!   overlay's content and what the renderer draws; `streaming.rs`: positions handed to the
+//!   renderer without the host (zero-copy slots, the shared wgpu device).
 //!
 //! Must not touch backend internals (only `sim::Backend` through the thread) or GPU code
 //! beyond handing the renderer a `ViewCallback`.
@@ -34,12 +37,15 @@ pub mod painter;
 pub mod plots;
 pub mod probe;
 pub mod replay;
+mod reports;
 pub mod settings;
 pub mod sim_thread;
 pub mod species;
+mod streaming;
 pub mod tools;
 pub mod trajectory;
 pub mod undo;
+mod view;
 pub mod wake;
 pub mod window;
 
@@ -439,139 +445,6 @@ impl App {
         self.finish_tasks();
     }
 
-    fn handle_report(&mut self, report: SimReport) {
-        match report {
-            SimReport::Status(s) => {
-                // The panels own the parameters once running (a status may be older than the
-                // last change sent, e.g. mid-ramp); they start from the simulation's.
-                if self.status.is_none() {
-                    self.params = s.params.clone();
-                }
-                if self.drawn_box != Some(s.sim_box) {
-                    // A box that breathes under constant-pressure Monte Carlo is redrawn; the
-                    // camera is refitted only for a new box, not for those small changes.
-                    self.drawn_box = Some(s.sim_box);
-                    self.pending_scene = true;
-                    if self.fitted_box.is_none_or(|f| !similar_box(&f, &s.sim_box)) {
-                        self.fitted_box = Some(s.sim_box);
-                        self.fit_camera();
-                    }
-                }
-                if self.reinit_atoms == 0 {
-                    self.reinit_atoms = s.n_atoms;
-                }
-                if self.verbose
-                    && self.status.as_ref().is_none_or(|o| o.why != s.why || o.position_path != s.position_path)
-                {
-                    eprintln!("argon-sandbox: {}; positions: {} ({})", s.why, s.position_path, self.interop_note);
-                }
-                self.measure_status(&s);
-                self.status = Some(*s);
-            }
-            SimReport::Telemetry(t) => {
-                self.measure_telemetry(&t);
-                self.plots.add_telemetry(&t);
-                self.last_telemetry = t.last().cloned();
-            }
-            SimReport::Analysis(a) => {
-                self.analysis_pending = false;
-                // Keep analysis to about 1 % of the simulation thread's time (it waits while
-                // g(r) and the histograms are computed: 15 ms at a million atoms on an H200).
-                self.analysis_due = Instant::now() + ANALYSIS_PERIOD.max(a.cost * ANALYSIS_COST_FACTOR);
-                self.plots.add_analysis(&a);
-            }
-            SimReport::Snapshot { purpose, snapshot, species } => self.snapshot_arrived(purpose, *snapshot, species),
-            SimReport::Notice(text) => self.notify(text, false),
-            SimReport::Error(text) => {
-                self.analysis_pending = false;
-                // A refused change leaves the simulation's parameters as they were.
-                if let Some(s) = &self.status {
-                    self.params = s.params.clone();
-                }
-                self.notify(text, true);
-            }
-            SimReport::Fields(f) => self.fields_arrived(*f),
-            SimReport::FieldsOff => self.fields_off(),
-            SimReport::TransportStarted { step, why } => self.transport_started(step, why),
-            SimReport::Transport { since, samples } => self.transport_arrived(since, *samples),
-            SimReport::TransportOff(why) => self.transport_off(why),
-            SimReport::Replay(r) => self.replay_report(r),
-            SimReport::NeedSlots(n) => {
-                self.need_slots = n;
-                self.interop_failed = false;
-            }
-            SimReport::Loaded(scene) => {
-                self.replay_clear();
-                self.shapes = scene.obstacles.clone();
-                self.flow.wake.clear();
-                let was_mixture = self.params.species.len() > 1;
-                self.params = scene.sim_params();
-                if !was_mixture {
-                    self.colour_mixture();
-                }
-                self.reinit_composition = species::composition_text(&scene);
-                self.dye_loaded(&scene);
-                self.scene = *scene;
-                self.pending_scene = true;
-                self.fitted_box = None;
-                self.drawn_box = None;
-                self.plots.clear_series();
-                self.plots.reset_rdf();
-                self.probe.recent.clear();
-                self.probe.line = None;
-                self.grabbed = None;
-                (self.rdf_region, self.rdf_use_region) = (None, false);
-                self.reinit_atoms = 0;
-            }
-        }
-    }
-
-    /// The box as the simulation has it now (the scene's until the first status).
-    pub fn sim_box(&self) -> SimBox {
-        self.status.as_ref().map(|s| s.sim_box).unwrap_or_else(|| self.scene.sim_box())
-    }
-
-    /// What the view's overlay shows now (legends, scale bar).
-    pub fn overlay_content(&self) -> Content {
-        let species: Vec<String> = self.params.species.iter().map(|s| s.name.clone()).collect();
-        Content::of(&self.settings.view, &species, &self.dye.legend())
-    }
-
-    /// Frames the whole tank in the current camera mode, leaving a strip beside or under it
-    /// for the legend and scale bar (`render::overlay_layout`).
-    pub fn fit_camera(&mut self) {
-        let b = self.sim_box();
-        let content = self.overlay_content();
-        let (mode, radius) = (self.settings.camera_mode, self.settings.view.radius);
-        self.camera = overlay_layout::fit_camera(mode, &b, self.view_rect, self.view_size, &content, radius);
-        self.fitted_camera = Some(self.camera);
-        self.fitted_overlay = Some(content);
-    }
-
-    /// Fits again when the overlay's content changed since the last fit and the camera is
-    /// where that fit left it (the view calls this each frame).
-    pub fn refit_for_overlay(&mut self) {
-        if self.fitted_camera == Some(self.camera) && self.fitted_overlay.as_ref() != Some(&self.overlay_content()) {
-            self.fit_camera();
-        }
-    }
-
-    /// The view is now `size` pixels: fitted again when it is the first size or the camera
-    /// is where the last fit left it (the panels settling in the first frames, a resized
-    /// window), else the user's camera is kept.
-    pub fn view_resized(&mut self, size: [u32; 2]) {
-        let first = self.view_size == [1, 1];
-        self.view_size = size;
-        if first || self.fitted_camera == Some(self.camera) {
-            self.fit_camera();
-        }
-    }
-
-    pub fn set_camera_mode(&mut self, mode: CameraMode) {
-        self.settings.camera_mode = mode;
-        self.fit_camera();
-    }
-
     /// Asks for fresh g(r) and histograms when the plots show and the last ones are old.
     fn request_analysis(&mut self) {
         if !self.settings.show_plots || self.ui_hidden || self.analysis_pending || Instant::now() < self.analysis_due {
@@ -591,123 +464,6 @@ impl App {
             density_bins: 60,
         }));
         self.analysis_pending = true;
-    }
-
-    /// The newest positions (host frame or shared slot) and geometry with their sequence
-    /// numbers, for the renderer.
-    #[allow(clippy::type_complexity)]
-    pub fn view_data(
-        &mut self,
-    ) -> (Option<(u64, PositionFrame)>, (u64, SceneGeometry), Option<(u64, wgpu::Buffer, u32)>) {
-        // The piston comes with the telemetry; the top wall is redrawn when it moved visibly.
-        let piston = self.last_telemetry.as_ref().and_then(|t| t.piston).map(|p| p.height);
-        let moved = match (piston, self.geometry.1.2) {
-            (Some(a), Some(b)) => (a - b).abs() > 1e-3,
-            (a, b) => a.is_some() != b.is_some(),
-        };
-        if std::mem::take(&mut self.pending_scene) || moved {
-            let b = self.sim_box();
-            self.geometry = (self.geometry.0 + 1, Arc::new((b, self.shapes.clone(), piston)));
-        }
-        let mut external = None;
-        if let Some(i) = &self.interop
-            && let Some(f) = i.slots.acquire(self.gpu_frame)
-        {
-            if f.seq != self.last_slot_seq {
-                self.last_slot_seq = f.seq;
-                self.last_slot_change = Some(Instant::now());
-            }
-            // Draw the shared slot unless host frames for display arrived since it changed
-            // (the simulation went back to host staging).
-            if self.last_slot_change >= self.last_host_display {
-                self.frame_step = f.step;
-                external = Some((f.seq, i.buffers[f.slot].clone(), f.n_atoms as u32));
-            }
-        }
-        self.replay_view((self.frame.clone().map(|f| (self.frame_seq, f)), self.geometry.clone(), external))
-    }
-
-    /// Hands the renderer's device to the simulation thread: a wgpu backend runs there from
-    /// now on (a running one moves), and its positions are drawn without leaving the GPU.
-    pub fn share_device(&mut self, dev: Arc<crate::sim::gpu::device::SimDevice>) {
-        self.auto_wgpu = crate::sim::auto_prefers_wgpu(Some(&dev));
-        self.sim.send(SimCommand::UseDevice(dev));
-    }
-
-    /// Called by the window or headless loop before each frame with its wgpu device: sets up,
-    /// grows or drops zero-copy streaming as the backend and atom count require (CUDA through
-    /// Vulkan external memory; the wgpu backend on this device through plain buffers of it).
-    pub fn gpu_frame(&mut self, device: &wgpu::Device) {
-        self.gpu_frame += 1;
-        self.replay.gpu.set_device(device);
-        self.retired.retain(|(t, _)| t.elapsed() < Duration::from_secs(2));
-        let Some(s) = &self.status else { return };
-        let same = s.info.kind == "wgpu" && s.on_render_device;
-        if s.info.kind != "cuda" && !same {
-            if let Some(old) = self.interop.take() {
-                self.sim.send(SimCommand::UseSlots(None));
-                self.retired.push((Instant::now(), old));
-            }
-            self.interop_note = if s.info.kind == "wgpu" {
-                "the wgpu backend runs on a device of its own: positions are copied through host memory".into()
-            } else {
-                "the CPU backend runs: positions are copied from host memory".into()
-            };
-            self.interop_failed = false;
-            return;
-        }
-        if std::env::var_os("ARGON_NO_ZERO_COPY").is_some_and(|v| v != "0") {
-            self.interop_note = "zero-copy turned off by ARGON_NO_ZERO_COPY".into();
-            return;
-        }
-        let need = s.n_atoms.max(self.need_slots);
-        let fits = self.interop.as_ref().is_some_and(|i| i.is_same_device() == same && i.capacity() >= need);
-        if fits || (!same && self.interop_failed) {
-            return;
-        }
-        let capacity = need.next_power_of_two().max(4096);
-        let made = if same {
-            Ok(crate::interop::Interop::same_device(device, capacity))
-        } else {
-            crate::interop::Interop::new(device, capacity)
-        };
-        match made {
-            Ok(i) => {
-                self.sim.send(SimCommand::UseSlots(Some(i.slots.clone())));
-                if let Some(old) = self.interop.replace(i) {
-                    self.retired.push((Instant::now(), old));
-                }
-                self.interop_note = if same {
-                    format!(
-                        "the wgpu backend writes positions into {capacity}-atom buffers on the renderer's own device"
-                    )
-                } else {
-                    format!("CUDA writes positions into {capacity}-atom buffers the renderer reads")
-                };
-            }
-            Err(why) => {
-                if self.verbose {
-                    eprintln!("argon-sandbox: zero-copy positions are off: {why}; using host staging");
-                }
-                self.interop_failed = true;
-                self.interop_note = why;
-            }
-        }
-    }
-
-    /// Called after the frame's GPU work was submitted: stores it for the replay, frees its
-    /// slot when the GPU is done.
-    pub fn frame_submitted(&mut self, queue: &wgpu::Queue) {
-        self.replay_submitted(queue);
-        if let Some(i) = &self.interop {
-            let (slots, frame) = (i.slots.clone(), self.gpu_frame);
-            queue.on_submitted_work_done(move || slots.frame_completed(frame));
-        }
-    }
-
-    /// Marks the obstacle geometry as changed (the renderer rebuilds it next frame).
-    pub fn geometry_changed(&mut self) {
-        self.pending_scene = true;
     }
 
     /// Draws one frame of the whole app into `ui`.
