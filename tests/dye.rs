@@ -7,7 +7,6 @@ mod common;
 
 use argon_sandbox::io::extxyz::{FrameRef, read_extxyz, write_extxyz};
 use argon_sandbox::physics::dye::{Dye, DyeRake};
-use argon_sandbox::physics::init::LatticeKind;
 use argon_sandbox::physics::params::{Algorithm, SimParams};
 use argon_sandbox::physics::real::Precision;
 use argon_sandbox::sim::cpu::CpuBackend;
@@ -15,45 +14,18 @@ use argon_sandbox::sim::cuda::CudaBackend;
 use argon_sandbox::sim::gpu::GpuBackend;
 use argon_sandbox::sim::{AtomSelection, AtomState, Backend, BackendChoice, open_backend};
 
-/// A scattered pattern of tags (about half the atoms, sources 1..=5), by canonical index.
-fn pattern(n: usize) -> Vec<Dye> {
-    (0..n).map(|i| if (i * 7919) % 11 < 5 { (1 + (i * 31) % 5) as Dye } else { 0 }).collect()
-}
-
-fn dyed_fluid(cells: usize) -> (argon_sandbox::physics::sim_box::SimBox, AtomState) {
-    let (b, mut atoms) = common::lattice_system(LatticeKind::Fcc, 0.75, [cells; 3], 1.4, 11);
-    atoms.dye = pattern(atoms.len());
-    (b, atoms)
-}
+use common::dye::dyed_fluid;
 
 #[test]
 fn tags_follow_their_atoms_through_re_sorting_in_every_precision() {
+    let open = |b, p, a: &AtomState| -> Box<dyn Backend> { Box::new(common::cpu(b, p, a)) };
     for (precision, algorithm) in [
         (Precision::Single, Algorithm::Neighbors),
         (Precision::Mixed, Algorithm::Neighbors),
         (Precision::Double, Algorithm::Cells),
     ] {
-        let (b, atoms) = dyed_fluid(6);
         let params = SimParams { precision, algorithm, dt: 0.005, ..SimParams::default() };
-        let mut sim = common::cpu(b, params.clone(), &atoms);
-        let mut plain = common::cpu(b, params, &AtomState { dye: Vec::new(), ..atoms.clone() });
-        for _ in 0..6 {
-            sim.advance(100).unwrap();
-            plain.advance(100).unwrap();
-            let (s, p) = (sim.copy_state().unwrap(), plain.copy_state().unwrap());
-            let wrong = s.atoms.dye.iter().zip(&atoms.dye).filter(|(a, b)| a != b).count();
-            assert!(s.atoms.dye.len() == atoms.len() && wrong == 0, "{precision:?}: {wrong} atoms' tags changed");
-            // The tags ride along without touching the dynamics.
-            assert_eq!(s.atoms.positions, p.atoms.positions, "{precision:?}");
-            assert!(p.atoms.dye.is_empty(), "no dye column appears by itself");
-        }
-        // Atoms travelled: a re-sorted order would have scrambled slot-kept tags.
-        let end = sim.copy_state().unwrap();
-        let moved = end.atoms.positions.iter().zip(&atoms.positions).filter(|(a, o)| {
-            let d = b.min_image(**a, **o);
-            d[0] * d[0] + d[1] * d[1] + d[2] * d[2] > 0.25
-        });
-        assert!(moved.count() > atoms.len() / 2, "{precision:?}: too little motion to test re-sorting");
+        common::dye::tags_kept_while_atoms_travel(&open, &params, 6, 6, &format!("{precision:?}"));
     }
 }
 

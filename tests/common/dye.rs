@@ -22,7 +22,8 @@ fn pattern(n: usize) -> Vec<Dye> {
     (0..n).map(|i| if (i * 7919) % 11 < 5 { (1 + (i * 31) % 5) as Dye } else { 0 }).collect()
 }
 
-fn dyed_fluid(cells: usize) -> (SimBox, AtomState) {
+/// An FCC fluid of `cells` cells a side (rho* 0.75, T* 1.4) tagged with [`pattern`].
+pub fn dyed_fluid(cells: usize) -> (SimBox, AtomState) {
     let (b, mut atoms) = super::lattice_system(LatticeKind::Fcc, 0.75, [cells; 3], 1.4, 11);
     atoms.dye = pattern(atoms.len());
     (b, atoms)
@@ -36,26 +37,34 @@ fn with(base: &SimParams, algorithm: Algorithm) -> SimParams {
 /// Tags kept through many steps of list rebuilds and re-sorting, without touching the dynamics.
 pub fn tags_follow_their_atoms_through_re_sorting(open: Open, base: &SimParams) {
     for algorithm in [Algorithm::Neighbors, Algorithm::Cells] {
-        let (b, atoms) = dyed_fluid(5);
-        let mut sim = open(b, with(base, algorithm), &atoms);
-        let mut plain = open(b, with(base, algorithm), &AtomState { dye: Vec::new(), ..atoms.clone() });
-        for _ in 0..4 {
-            sim.advance(100).unwrap();
-            plain.advance(100).unwrap();
-            let (s, p) = (sim.copy_state().unwrap(), plain.copy_state().unwrap());
-            let wrong = s.atoms.dye.iter().zip(&atoms.dye).filter(|(a, b)| a != b).count();
-            assert!(s.atoms.dye.len() == atoms.len() && wrong == 0, "{algorithm:?}: {wrong} atoms' tags changed");
-            // The tags ride along without touching the dynamics.
-            assert_eq!(s.atoms.positions, p.atoms.positions, "{algorithm:?}");
-            assert!(p.atoms.dye.is_empty(), "no dye column appears by itself");
-        }
-        let end = sim.copy_state().unwrap();
-        let moved = end.atoms.positions.iter().zip(&atoms.positions).filter(|(a, o)| {
-            let d = b.min_image(**a, **o);
-            d[0] * d[0] + d[1] * d[1] + d[2] * d[2] > 0.25
-        });
-        assert!(moved.count() > atoms.len() / 2, "{algorithm:?}: too little motion to test re-sorting");
+        tags_kept_while_atoms_travel(open, &with(base, algorithm), 5, 4, &format!("{algorithm:?}"));
     }
+}
+
+/// [`dyed_fluid`] of `cells` a side run with `params` for `rounds` x 100 steps beside the same
+/// fluid without dye: every atom keeps its tag, the positions are the undyed run's bit for bit,
+/// and more than half the atoms travel 0.5 sigma (so re-sorting would have scrambled tags kept
+/// by slot). `label` names the case in failures.
+pub fn tags_kept_while_atoms_travel(open: Open, params: &SimParams, cells: usize, rounds: usize, label: &str) {
+    let (b, atoms) = dyed_fluid(cells);
+    let mut sim = open(b, params.clone(), &atoms);
+    let mut plain = open(b, params.clone(), &AtomState { dye: Vec::new(), ..atoms.clone() });
+    for _ in 0..rounds {
+        sim.advance(100).unwrap();
+        plain.advance(100).unwrap();
+        let (s, p) = (sim.copy_state().unwrap(), plain.copy_state().unwrap());
+        let wrong = s.atoms.dye.iter().zip(&atoms.dye).filter(|(a, b)| a != b).count();
+        assert!(s.atoms.dye.len() == atoms.len() && wrong == 0, "{label}: {wrong} atoms' tags changed");
+        // The tags ride along without touching the dynamics.
+        assert_eq!(s.atoms.positions, p.atoms.positions, "{label}");
+        assert!(p.atoms.dye.is_empty(), "no dye column appears by itself");
+    }
+    let end = sim.copy_state().unwrap();
+    let moved = end.atoms.positions.iter().zip(&atoms.positions).filter(|(a, o)| {
+        let d = b.min_image(**a, **o);
+        d[0] * d[0] + d[1] * d[1] + d[2] * d[2] > 0.25
+    });
+    assert!(moved.count() > atoms.len() / 2, "{label}: too little motion to test re-sorting");
 }
 
 /// CPU -> device -> CPU, add, remove and rollback (device to device and through the host).

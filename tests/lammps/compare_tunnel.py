@@ -87,33 +87,11 @@ def last_row(d):
 def wake_temperature(d, centre, diameter, windows=5):
     """Count-weighted thermal temperature of the near-wake bins over the newest windows."""
     sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "python"))
-    from vtkmodules.vtkIOXML import vtkXMLImageDataReader
-    from vtkmodules.util.numpy_support import vtk_to_numpy
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from near_wake import near_wake_temperature
     import xml.etree.ElementTree as ET
     files = [x.get("file") for x in ET.parse(os.path.join(d, "fields.pvd")).getroot().iter("DataSet")]
-    per = []
-    for name in files[-windows:]:
-        r = vtkXMLImageDataReader()
-        r.SetFileName(os.path.join(d, name))
-        r.Update()
-        img = r.GetOutput()
-        nx, ny, _ = [n - 1 for n in img.GetDimensions()]
-        ox, oy, _ = img.GetOrigin()
-        hx, hy, _ = img.GetSpacing()
-        t = vtk_to_numpy(img.GetCellData().GetArray("temperature"))
-        c = vtk_to_numpy(img.GetCellData().GetArray("count"))
-        num = den = 0.0
-        for j in range(ny):
-            y = oy + (j + 0.5) * hy
-            if abs(y - centre[1]) >= 0.5 * diameter:
-                continue
-            for i in range(nx):
-                x = ox + (i + 0.5) * hx
-                if centre[0] + 0.5 * diameter <= x < centre[0] + 3.5 * diameter:
-                    b = i + nx * j
-                    num += c[b] * t[b]
-                    den += c[b]
-        per.append(num / den if den > 0 else float("nan"))
+    per = [near_wake_temperature(os.path.join(d, name), centre, diameter) for name in files[-windows:]]
     m = sum(per) / len(per)
     sem = (sum((p - m) ** 2 for p in per) / max(len(per) - 1, 1) / len(per)) ** 0.5
     return m, sem

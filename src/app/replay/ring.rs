@@ -122,8 +122,11 @@ impl FrameRing {
     /// Drops the frames after `step` (a resumed run replaces them), returning them.
     pub fn truncate_after(&mut self, step: u64) -> Vec<StoredFrame> {
         let mut out = Vec::new();
-        while self.frames.back().is_some_and(|f| f.step > step) {
-            let f = self.frames.pop_back().expect("checked");
+        while let Some(f) = self.frames.pop_back() {
+            if f.step <= step {
+                self.frames.push_back(f);
+                break;
+            }
             self.bytes -= f.bytes();
             out.push(f);
         }

@@ -186,11 +186,10 @@ impl Worker {
                 self.replay.every = every.map(|k| k.max(1));
                 self.replay.dirty = true;
             }
-            ReplayCommand::Resume(plan) => match self.resume(&plan) {
-                Ok(controls) => {
+            ReplayCommand::Resume(plan) => match self.resume(&plan).map(|c| (c, self.backend.as_ref())) {
+                Ok((controls, Some(b))) => {
                     // No keyframe right away: the run goes on as the original did from this
                     // step, on its schedule (a keyframe at this very step was the one restored).
-                    let b = self.backend.as_ref().expect("resumed a backend");
                     let r = &mut self.replay;
                     r.dirty = false;
                     r.schedule = Some(plan.schedule);
@@ -207,6 +206,10 @@ impl Worker {
                     self.restart_transport("resumed from the replay");
                     self.publish();
                     self.maybe_status(true);
+                }
+                Ok((_, None)) => {
+                    self.replay.dirty = true;
+                    self.report(SimReport::Replay(ReplayReport::ResumeFailed("no simulation to resume".into())));
                 }
                 Err(e) => {
                     self.replay.dirty = true;

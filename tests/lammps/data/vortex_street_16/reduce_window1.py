@@ -2,7 +2,7 @@
 (tests/lammps/vortex_street_16_device.sh): the first field window (0-10 tau, the only one both
 closed), side by side: C_d and the stream temperature (wake.csv row 1), the near-wake thermal
 temperature (count-weighted over the bins from the cylinder's rear to 3 D behind it,
-|y - y_c| < D/2, as compare_tunnel.py), and the drag force per 500 steps (forces_series.csv).
+|y - y_c| < D/2: ../../near_wake.py, as compare_tunnel.py), and the drag force per 500 steps (forces_series.csv).
 
 Usage: python reduce_window1.py WORKDIR   (WORKDIR holds app/, lammps/ and deck/fields.json, as
 the device script's archive unpacks; the .vti files are needed for the near-wake temperature
@@ -21,29 +21,11 @@ centre, diam = c["centre"], 2.0 * c["radius"]
 
 
 def near_wake_t(d):
-    from vtkmodules.util.numpy_support import vtk_to_numpy
-    from vtkmodules.vtkIOXML import vtkXMLImageDataReader
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+    from near_wake import near_wake_temperature
 
     first = next(ET.parse(os.path.join(d, "fields.pvd")).getroot().iter("DataSet")).get("file")
-    r = vtkXMLImageDataReader()
-    r.SetFileName(os.path.join(d, first))
-    r.Update()
-    img = r.GetOutput()
-    nx, ny, _ = [n - 1 for n in img.GetDimensions()]
-    ox, oy, _ = img.GetOrigin()
-    hx, hy, _ = img.GetSpacing()
-    t = vtk_to_numpy(img.GetCellData().GetArray("temperature"))
-    n = vtk_to_numpy(img.GetCellData().GetArray("count"))
-    num = den = 0.0
-    for j in range(ny):
-        if abs(oy + (j + 0.5) * hy - centre[1]) >= 0.5 * diam:
-            continue
-        for i in range(nx):
-            x = ox + (i + 0.5) * hx
-            if centre[0] + 0.5 * diam <= x < centre[0] + 3.5 * diam:
-                num += n[i + nx * j] * t[i + nx * j]
-                den += n[i + nx * j]
-    return num / den
+    return near_wake_temperature(os.path.join(d, first), centre, diam)
 
 
 rows = {}
