@@ -12,7 +12,7 @@ use crate::render::flow_layer::{AtomsShown, FlowView};
 #[derive(Args, Debug, Clone, Default)]
 pub struct FlowArgs {
     /// Draw the flow: this field in colour (density, vx, vy, vz, speed, temperature,
-    /// vorticity, mach, count, dye (CPU); `none`: streamlines or arrows only), with streamlines.
+    /// vorticity, mach, count, dye; `none`: streamlines or arrows only), with streamlines.
     #[arg(long, value_name = "LAYER")]
     pub fields: Option<String>,
     /// Leave out the streamlines of the flow layer.
