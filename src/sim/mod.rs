@@ -18,6 +18,7 @@ pub mod fields;
 pub mod gpu;
 pub mod hmc;
 mod host_buf;
+pub mod list_cells;
 pub mod list_room;
 mod select;
 

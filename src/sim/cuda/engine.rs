@@ -67,53 +67,14 @@ pub struct CellSetup {
     pub rank: Vec<i32>,
 }
 
-/// Atoms a list-build cell should hold: the build takes a cell's atoms as one warp's i-atoms
-/// (up to 32 a round), so a cell of ~19 (the list range at liquid density) leaves 13 lanes
-/// idle in the appends and flushes, while past 32 a cell takes two rounds over its
-/// candidates. Measured on an H200 (in.lj, ms a step against cells one range wide): 24.5
-/// atoms 2.4% faster at 1M atoms in single, 1.9% in mixed, 0.4% at 256,000, the same at
-/// 32,000 (double 1.5% faster at 1M atoms, 0.5% at 256,000, 0.7% slower at 32,000); 32
-/// atoms 5-13% slower.
-const BUILD_CELL_ATOMS: f64 = 23.5;
-
 impl CellSetup {
-    /// The list build's cells for `n` atoms and list range `range`: up to 10% wider than the
-    /// range, for about `BUILD_CELL_ATOMS` atoms a cell at the box's mean density (the build's
-    /// box test drops a wider cell's far candidates before the distance tests). A periodic
-    /// axis that holds two range-wide cells but not three (a thin slab's depth) is one cell
-    /// deep instead: each cell is a column through the slab whose pairs take their minimum
-    /// image along it, so a warp's i-atoms are the whole column (twice a two-deep cell's) and
-    /// its candidates the 9 columns around it, where two cells deep the stencil reached the
-    /// other cell in both images (the vortex street: 307 x 144 columns of about 27 atoms).
+    /// The list build's cells for `n` atoms and list range `range`, as wide as
+    /// [`crate::sim::list_cells::list_cell_widths`] makes them (about 24 atoms a cell, thin
+    /// periodic depths one column deep: the vortex street 307 x 144 columns of about 27 atoms),
+    /// else range-wide.
     pub fn for_lists(b: &SimBox, range: f64, n: usize) -> Option<CellSetup> {
-        let len = b.length();
-        if n > 0 {
-            let column: [bool; 3] =
-                std::array::from_fn(|k| b.periodic[k] && len[k] >= 2.0 * range && len[k] < 3.0 * range);
-            let across = column.iter().filter(|&&c| !c).count() as i32;
-            // The width across giving BUILD_CELL_ATOMS a cell: n / V * w^across * (column depths).
-            let depth: f64 = (0..3).filter(|&k| column[k]).map(|k| len[k]).product();
-            let volume = len.iter().product::<f64>();
-            let width = if across > 0 {
-                (BUILD_CELL_ATOMS * volume / (n as f64 * depth)).powf(1.0 / across as f64).clamp(range, 1.1 * range)
-            } else {
-                range
-            };
-            let widths = std::array::from_fn(|k| {
-                if column[k] {
-                    len[k]
-                } else if b.periodic[k] && len[k] < 3.0 * width {
-                    // Wider cells would leave two, which the stencil reaches in both images.
-                    range
-                } else {
-                    width
-                }
-            });
-            if let Some(cs) = CellSetup::with_widths(b, widths, range) {
-                return Some(cs);
-            }
-        }
-        CellSetup::new(b, range)
+        CellSetup::with_widths(b, crate::sim::list_cells::list_cell_widths(b, range, n), range)
+            .or_else(|| CellSetup::new(b, range))
     }
 
     /// Cells at least `range` wide; None when a periodic axis would have fewer than two

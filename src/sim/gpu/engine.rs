@@ -139,9 +139,10 @@ impl Engine {
         debug_assert_eq!(precision, pipes.precision);
         // The cell list's cells need only the cut-off (it bins every step); the lists' the skin too.
         let range = if search == Search::Cells { params.max_cutoff() } else { params.list_range() };
+        let too_small = || SimError::Invalid("the box is too small for cell lists: use all pairs".into());
         let dims = match search {
-            Search::List | Search::Cells => layout::cell_dims(&sim_box, range)
-                .ok_or_else(|| SimError::Invalid("the box is too small for cell lists: use all pairs".into()))?,
+            Search::List => layout::list_cell_dims(&sim_box, range, n).ok_or_else(too_small)?,
+            Search::Cells => layout::cell_dims(&sim_box, range).ok_or_else(too_small)?,
             Search::AllPairs => [1, 1, 1],
         };
         let max_nbrs = match search {

@@ -232,7 +232,21 @@ pub fn pair_table(params: &SimParams) -> Vec<Pair> {
     out
 }
 
-/// The cell grid of the lists: cells at least `range` wide (one along a closed axis when it
+/// The neighbour-list build's cells for `n` atoms and list range `range`: as wide as
+/// [`crate::sim::list_cells::list_cell_widths`] makes them (about 24 atoms a cell, the
+/// CUDA build's cells), or None where the box is too small for cells ([`cell_dims`]).
+pub fn list_cell_dims(b: &SimBox, range: f64, n: usize) -> Option<[u32; 3]> {
+    let fit = cell_dims(b, range)?;
+    let widths = crate::sim::list_cells::list_cell_widths(b, range, n);
+    let len = b.length();
+    Some(std::array::from_fn(|k| {
+        let d = ((len[k] / widths[k]).floor() as u32).max(1);
+        // (a periodic axis keeps range-wide cells where wider ones would leave two)
+        if b.periodic[k] && d == 2 { fit[k] } else { d }
+    }))
+}
+
+/// The cell grid of the cell list (and the lists' where wider cells do not fit): cells at least `range` wide (one along a closed axis when it
 /// is thinner than the range). A periodic axis that holds two such cells but not three (a
 /// thin slab's depth) is one cell deep: each cell is a column through the slab, whose pairs
 /// take their minimum image along it (`P.dims.w`), so a build workgroup's i-atoms are the
