@@ -466,22 +466,27 @@ fn build_cells(lid: u32, wid: vec3<u32>, probe: u32) {
                     count += countOneBits(hits.x) + countOneBits(hits.y);
                     hits = vec2<u32>(0u);
                 }
-                for (var h = 0u; h < 2u; h++) {
-                    var bits = hits[h];
-                    loop {
-                        if bits == 0u {
-                            break;
-                        }
-                        let k = h * 32u + firstTrailingBit(bits);
-                        bits &= bits - 1u;
-                        if count < P.max_nbrs {
-                            ring[(count % 8u) * BUILD_WG + lid] = cand_id[base + k];
-                            if count % 8u == 7u {
-                                store_pack(lid, i, count / 8u);
-                            }
-                        }
-                        count += 1u;
+                // The hits appended in stream order, one loop over both halves (place 0..63):
+                // the warp goes round as often as its lane with the most hits in the chunk,
+                // not in each half. Each hit's atom is loaded an iteration ahead.
+                var lo = hits.x;
+                var hi = hits.y;
+                var e = cand_id[base + (select(32u + firstTrailingBit(hi), firstTrailingBit(lo), lo != 0u) & 63u)];
+                loop {
+                    if (lo | hi) == 0u {
+                        break;
                     }
+                    hi = select(hi & (hi - 1u), hi, lo != 0u);
+                    lo &= lo - 1u;
+                    let next = cand_id[base + (select(32u + firstTrailingBit(hi), firstTrailingBit(lo), lo != 0u) & 63u)];
+                    if count < P.max_nbrs {
+                        ring[(count % 8u) * BUILD_WG + lid] = e;
+                        if count % 8u == 7u {
+                            store_pack(lid, i, count / 8u);
+                        }
+                    }
+                    count += 1u;
+                    e = next;
                 }
             }
             workgroupBarrier();
