@@ -236,14 +236,11 @@ pub fn pair_table(params: &SimParams) -> Vec<Pair> {
 /// [`crate::sim::list_cells::list_cell_widths`] makes them (about 24 atoms a cell, the
 /// CUDA build's cells), or None where the box is too small for cells ([`cell_dims`]).
 pub fn list_cell_dims(b: &SimBox, range: f64, n: usize) -> Option<[u32; 3]> {
-    let fit = cell_dims(b, range)?;
+    cell_dims(b, range)?;
+    // (the widths never leave two cells along a periodic axis: a column or three and more)
     let widths = crate::sim::list_cells::list_cell_widths(b, range, n);
     let len = b.length();
-    Some(std::array::from_fn(|k| {
-        let d = ((len[k] / widths[k]).floor() as u32).max(1);
-        // (a periodic axis keeps range-wide cells where wider ones would leave two)
-        if b.periodic[k] && d == 2 { fit[k] } else { d }
-    }))
+    Some(std::array::from_fn(|k| ((len[k] / widths[k]).floor() as u32).max(1)))
 }
 
 /// The cell grid of the cell list (and the lists' where wider cells do not fit): cells at least `range` wide (one along a closed axis when it
