@@ -1,6 +1,6 @@
 // The force on each body (src/sim/bodies.rs): obstacle shapes first, then the wall faces on
 // walled axes (c.body_wall[2 * axis + hi] is the face's body index, -1 on periodic axes). The
-// force epilogue and obstacle_pass add the reaction of each atom's wall and obstacle forces
+// force epilogue and the obstacle pass add the reaction of each atom's wall and obstacle forces
 // (minus the force on the atom) into b.body_fix, three 64-bit fixed-point sums per body
 // (2^-32 resolution; integer adds give the same bits in any order, so the sums do not depend
 // on block size or scheduling), aggregated per warp before one atomic per warp and body.

@@ -215,7 +215,7 @@ struct Bufs {
     const unsigned int* obs_cand;  // candidate primitive indices
     const void* obs_prims;         // struct ObsPrim (obstacles.cuh)
     const double* obs_verts;       // polygon vertices, x y pairs
-    double4* obs_force;            // per atom: obstacle fx, fy, energy, virial (obstacle_pass)
+    double4* obs_force;            // per atom: obstacle fx, fy, energy, virial (obstacle_atom)
     int* cell_count;      // per cell rank
     int* cell_start;      // per cell rank, n_cells + 1
     const int* cell_rank; // linear cell index (x fastest) -> storage rank (Morton order)

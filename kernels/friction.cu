@@ -1,8 +1,8 @@
 // Surface friction (src/physics/friction.rs), mirroring the CPU's External::friction in
 // src/sim/cpu/external.rs: a Langevin force on the velocity tangential to each wall face and
 // to the obstacle surface within c.friction_range of the atom, toward zero, using the
-// velocity the atom has at this force pass. friction_pass runs before the force kernel (only
-// while friction is on) and writes the friction of each atom near a surface (near.cu) into
+// velocity the atom has at this force pass. friction_pass (surface_pass where there are also
+// obstacles) runs before the force kernel (only while friction is on) and writes the friction of each atom near a surface (near.cu) into
 // b.fric_force, which the force epilogue adds after the obstacle force; the reaction goes to
 // the surfaces' bodies here.
 // Noise: normal4(seed, STREAM_SURFACE_FRICTION, id, step * 8 + surface), surface = 2 axis + hi
@@ -19,15 +19,15 @@
 #define FRICTION_SURFACES_PER_STEP 8ull
 #define FRICTION_OBSTACLE_SURFACE 6ull
 
-extern "C" __global__ void __launch_bounds__(BLOCK) friction_pass(Consts c, Bufs a) {
-    int i = blockIdx.x * blockDim.x + threadIdx.x;
+// The surface friction of the atom in slot i (-1: none; every lane of the warp calls it).
+__device__ __forceinline__ void friction_atom(const Consts& c, const Bufs& a, int i) {
     double wf[6][3];
     #pragma unroll
     for (int f = 0; f < 6; f++) wf[f][0] = wf[f][1] = wf[f][2] = 0.0;
     double of[3] = {0.0, 0.0, 0.0};
     int shape = -1;
     // Only atoms near a surface (near.cu); warps with none leave at once.
-    bool near = i < c.n && (a.near[i] & NEAR_FRICTION);
+    bool near = i >= 0 && (a.near[i] & NEAR_FRICTION);
     if (!__any_sync(FULL_WARP, near)) return;
     if (near) {
         real_s4 x = a.pos[i];
@@ -92,4 +92,22 @@ extern "C" __global__ void __launch_bounds__(BLOCK) friction_pass(Consts c, Bufs
         }
         bodies_add_shape3(a, shape, of);
     }
+}
+
+// friction_atom over every atom slot, where there are no obstacles.
+extern "C" __global__ void __launch_bounds__(BLOCK) friction_pass(Consts c, Bufs a) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    friction_atom(c, a, i < c.n ? i : -1);
+}
+
+// The obstacle forces (forces.cu, obstacle_atom) and the surface friction of the atoms near.cu
+// flagged, in one pass before the force kernel where there are both (the wind tunnels): one
+// kernel of the step graph instead of two (H200, single: the twin eddies' step 0.0863 ->
+// 0.0843 ms, the vortex street's 0.3838 -> 0.3811). Where there are only obstacles (the
+// default tank) obstacle_pass alone stays: this kernel in its place was 1% slower there.
+extern "C" __global__ void __launch_bounds__(BLOCK) surface_pass(Consts c, Bufs a) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    int slot = i < c.n ? i : -1;
+    obstacle_atom(c, a, slot);
+    friction_atom(c, a, slot);
 }

@@ -211,6 +211,20 @@ impl Call {
     }
 }
 
+/// `ARGON_CUDA_SKIP=name,name,...`: for measuring only, kernels left out of every step (those
+/// launched over atoms, cells or one block: the passes and the rebuild's parts), so a bench
+/// shows what each costs inside the step graphs. The physics is then wrong; bench says so.
+pub fn skipped(name: &str) -> bool {
+    static SKIP: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
+    SKIP.get_or_init(|| {
+        std::env::var("ARGON_CUDA_SKIP")
+            .map(|v| v.split(',').map(|s| s.trim().to_owned()).collect())
+            .unwrap_or_default()
+    })
+    .iter()
+    .any(|s| s == name)
+}
+
 fn err(name: &str) -> impl Fn(cudarc::driver::DriverError) -> SimError + '_ {
     move |e| SimError::Device(format!("kernel {name} failed to launch: {e}"))
 }
@@ -245,8 +259,12 @@ impl Launcher<'_> {
         &self.module.funcs[name]
     }
 
-    /// A described launch of `name` over `over` with (Consts, Bufs) as first arguments.
+    /// A described launch of `name` over `over` with (Consts, Bufs) as first arguments
+    /// (none for a kernel `ARGON_CUDA_SKIP` leaves out).
     fn call(&self, name: &'static str, over: Over) -> Option<Call> {
+        if skipped(name) {
+            return None;
+        }
         let cfg = self.config(over, 0)?;
         Some(Call::new(name, self.func(name), cfg).arg(self.c).arg(self.b))
     }

@@ -156,6 +156,11 @@ impl CudaBackend {
         engine.use_graphs = step_graphs;
         let fused_steps = std::env::var("ARGON_FUSED_STEPS").map(|v| v.trim() != "0").unwrap_or(true);
         engine.fuse_steps = fused_steps;
+        if let Ok(skip) = std::env::var("ARGON_CUDA_SKIP") {
+            eprintln!(
+                "warning: ARGON_CUDA_SKIP={skip}: these kernels are left out of every step (measuring only; the physics is wrong)"
+            );
+        }
         Ok(CudaBackend {
             dev,
             engine,

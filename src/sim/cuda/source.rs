@@ -71,7 +71,9 @@ pub const KERNELS: [&str; 30] = [
 pub const RDF_KERNELS: [&str; 3] = ["rdf_bin", "rdf_scatter", "rdf_cells"];
 
 /// Kernels beyond [`KERNELS`] (kept separate so the array length stays readable).
-pub const EXTRA_KERNELS: [&str; 29] = [
+pub const EXTRA_KERNELS: [&str; 30] = [
+    "friction_pass",
+    "surface_pass",
     "publish",
     "near_pass",
     "nlist_build_wide",
@@ -92,7 +94,6 @@ pub const EXTRA_KERNELS: [&str; 29] = [
     "flow_bins_record",
     "scale_relative",
     "bodies_latch",
-    "friction_pass",
     "tunnel_zone",
     "tunnel_latch",
     "transport_init",

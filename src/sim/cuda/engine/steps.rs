@@ -244,12 +244,14 @@ impl Engine {
             // No rebuild to run it with (`list_calls`): every step, on these positions.
             calls.extend(self.near_call(l, flag::ALWAYS, 0.0));
         }
-        if self.consts.has_obstacles != 0 {
-            calls.extend(l.plain_call("obstacle_pass", Over::Atoms));
-        }
-        if self.consts.friction_range > 0.0 {
-            calls.extend(l.plain_call("friction_pass", Over::Atoms));
-        }
+        // Obstacles and surface friction in one pass where there are both.
+        let pass = match (self.consts.has_obstacles != 0, self.consts.friction_range > 0.0) {
+            (true, true) => Some("surface_pass"),
+            (true, false) => Some("obstacle_pass"),
+            (false, true) => Some("friction_pass"),
+            (false, false) => None,
+        };
+        calls.extend(pass.and_then(|k| l.plain_call(k, Over::Atoms)));
         if let Some((tiles, segs)) = self.symmetric_tiles() {
             let segs32 = segs as i32;
             calls.push(l.grid_call(self.force_kernel(mode), (tiles * segs) as u32).arg(&segs32));
