@@ -5,6 +5,9 @@
 // v = (U, 0, 0) + sqrt(T / m) (g0, g1, g2), g = normal4(seed, STREAM_TUNNEL_INFLOW, id, step),
 // step = the device clock (the step that just ended), as the host draws it.
 //
+// Where no thermostat scales the velocities after the second kick, integrate_second_zone does
+// that kick and the zone in one pass.
+//
 // Bookkeeping: tunnel_zone leaves per block the momentum and kinetic energy it gave the atoms
 // (block_sum4, a fixed order) in b.tunnel_part; tunnel_latch (one block, a fixed order) adds
 // the step's totals to the running sums b.tunnel_sum, and on a telemetry step (mode 1, after
@@ -15,11 +18,13 @@
 #include "reduce.cuh"
 #include "rng.cuh"
 
-extern "C" __global__ void __launch_bounds__(BLOCK) tunnel_zone(Consts c, Bufs b) {
-    int i = blockIdx.x * blockDim.x + threadIdx.x;
-    unsigned long long step = b.clock[0];
+// The zone for the atoms of this block: slot i (past c.n: none) at x, whose velocity (v where
+// `have_v`, else read here, only in the zone) an atom in the zone trades for its fresh one;
+// the block's momentum and kinetic energy given into tunnel_part. Every thread of the block
+// calls it.
+__device__ __forceinline__ void zone_block(const Consts& c, const Bufs& b, int i, real_s4 x, real_s4 v, bool have_v,
+                                           unsigned long long step) {
     double dp[3] = {0.0, 0.0, 0.0}, dke = 0.0;
-    real_s4 x = i < c.n ? b.pos[i] : real_s4{};
     double px = (double)x.x;
     bool in_zone = i < c.n && px >= c.tunnel_lo && px < c.tunnel_hi;
     // Most blocks hold no atom of the thin zone: their partials are zeros, as the sums give.
@@ -28,7 +33,7 @@ extern "C" __global__ void __launch_bounds__(BLOCK) tunnel_zone(Consts c, Bufs b
         return;
     }
     if (in_zone) {
-        real_s4 v = b.vel[i];
+        if (!have_v) v = b.vel[i];
         double m = b.masses[type_of(x.w)];
         double g[4];
         normal4(c.seed, STREAM_TUNNEL_INFLOW, b.ids[i], step, g);
@@ -48,6 +53,38 @@ extern "C" __global__ void __launch_bounds__(BLOCK) tunnel_zone(Consts c, Bufs b
         dke = 0.5 * m * (n2 - o2);
     }
     block_sum4(dp[0], dp[1], dp[2], dke, b.tunnel_part + 4 * blockIdx.x);
+}
+
+extern "C" __global__ void __launch_bounds__(BLOCK) tunnel_zone(Consts c, Bufs b) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    real_s4 x = i < c.n ? b.pos[i] : real_s4{};
+    zone_block(c, b, i, x, real_s4{}, false, b.clock[0]);
+}
+
+// integrate_second (kick 1, no kinetic tensor) and then tunnel_zone in one pass, where no
+// thermostat scales the velocities between them (NVE, as in the vortex street): the kinetic
+// partials are those of the kicked velocities, before the zone, as integrate_second's, and the
+// zone's partials and velocities are tunnel_zone's, bit for bit; one kernel of the step graph
+// fewer.
+extern "C" __global__ void __launch_bounds__(BLOCK) integrate_second_zone(Consts c, Bufs b) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    unsigned long long step = b.clock[0];
+    double ke2 = 0.0, px = 0.0, py = 0.0, pz = 0.0;
+    real_s4 x{}, v{};
+    if (i < c.n) {
+        x = b.pos[i];
+        v = b.vel[i];
+        double m = mass_of(b, x);
+        v = second_kick(c, b, i, v, b.force[i], m, step);
+        b.vel[i] = v;
+        double vx = (double)v.x, vy = (double)v.y, vz = (double)v.z;
+        ke2 = m * (vx * vx + vy * vy + vz * vz);
+        px = m * vx;
+        py = m * vy;
+        pz = m * vz;
+    }
+    block_sum4(ke2, px, py, pz, b.partials_kin + 4 * blockIdx.x);
+    zone_block(c, b, i, x, v, true, step);
 }
 
 // One block of TOTAL_THREADS: the step's totals over the n_blocks partials of tunnel_zone

@@ -71,7 +71,7 @@ pub const KERNELS: [&str; 30] = [
 pub const RDF_KERNELS: [&str; 3] = ["rdf_bin", "rdf_scatter", "rdf_cells"];
 
 /// Kernels beyond [`KERNELS`] (kept separate so the array length stays readable).
-pub const EXTRA_KERNELS: [&str; 30] = [
+pub const EXTRA_KERNELS: [&str; 31] = [
     "friction_pass",
     "surface_pass",
     "publish",
@@ -95,6 +95,7 @@ pub const EXTRA_KERNELS: [&str; 30] = [
     "scale_relative",
     "bodies_latch",
     "tunnel_zone",
+    "integrate_second_zone",
     "tunnel_latch",
     "transport_init",
     "transport_sample",

@@ -361,7 +361,14 @@ impl Engine {
             return Ok(());
         }
         out.add(self.piston_call(l, true, false))?;
-        out.add(l.integrate_second_call(1, kin_off))?;
+        // With nothing to scale the velocities between them, the kick and the tunnel's zone
+        // are one pass (kernels/tunnel.cu).
+        let zone_in_kick = self.tunnel_on() && !thermostat_on && kin_off < 0;
+        if zone_in_kick {
+            out.add(l.plain_call("integrate_second_zone", Over::Atoms))?;
+        } else {
+            out.add(l.integrate_second_call(1, kin_off))?;
+        }
         let relative = thermostat_on && self.relative_to_flow();
         if relative {
             // The bins' mass and momentum, then their means and sum |P|^2 / M for finish_step.
@@ -380,7 +387,7 @@ impl Engine {
         }
         // The tunnel's inflow zone after the thermostat's scaling (never left to the next
         // step), and its latch, which on a telemetry step corrects the record just written.
-        for c in self.tunnel_calls(l, ev) {
+        for c in self.tunnel_calls(l, ev, !zone_in_kick) {
             out.add(Some(c))?;
         }
         // A pressure-tensor sample of the step's final velocities, as the CPU's: the

@@ -63,15 +63,16 @@ impl Engine {
         Ok(())
     }
 
-    /// The zone and its latch closing a step (a record with `ev`, then the thermal readout's
-    /// flow bins of the state after the zone: `flow_record_calls`); none without a tunnel.
-    pub(super) fn tunnel_calls(&self, l: &Launcher, ev: bool) -> Vec<Call> {
+    /// The zone (unless `zone`: the second kick did it, `integrate_second_zone`) and its
+    /// latch closing a step (a record with `ev`, then the thermal readout's flow bins of the
+    /// state after the zone: `flow_record_calls`); none without a tunnel.
+    pub(super) fn tunnel_calls(&self, l: &Launcher, ev: bool, zone: bool) -> Vec<Call> {
         if !self.tunnel_on() {
             return Vec::new();
         }
         let mode = if ev { LATCH_RECORD } else { LATCH_ADD };
         let blocks = self.n_blocks as i32;
-        let zone = l.plain_call("tunnel_zone", Over::Atoms);
+        let zone = if zone { l.plain_call("tunnel_zone", Over::Atoms) } else { None };
         let latch = l.plain_call("tunnel_latch", Over::Total).map(|c| c.arg(&blocks).arg(&mode));
         let thermal = if ev { self.flow_record_calls(l) } else { Vec::new() };
         zone.into_iter().chain(latch).chain(thermal).collect()
