@@ -503,7 +503,7 @@ impl Engine {
             SimError::Device(format!(
                 "running the step kernels (integrate_first, {}{}, integrate_second, finish_step) failed: {e}. \
                  Run with CUDA_LAUNCH_BLOCKING=1 to have the failing kernel named",
-                if self.consts.has_obstacles != 0 || self.consts.friction_range > 0.0 { "surface_pass, " } else { "" },
+                self.surface_kernel().map(|k| format!("{k}, ")).unwrap_or_default(),
                 self.force_kernel(steps::Mode::NoEv).trim_end_matches("_noev"),
             ))
         })?;

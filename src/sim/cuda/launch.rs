@@ -213,8 +213,9 @@ impl Call {
 
 /// `ARGON_CUDA_SKIP=name,name,...`: for measuring only, kernels left out of every step (those
 /// launched over atoms, cells or one block: the passes and the rebuild's parts), so a bench
-/// shows what each costs inside the step graphs. The physics is then wrong; bench says so.
-pub fn skipped(name: &str) -> bool {
+/// shows what each costs inside the step graphs. The physics is then wrong; the backend
+/// warns when it opens.
+fn skipped(name: &str) -> bool {
     static SKIP: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
     SKIP.get_or_init(|| {
         std::env::var("ARGON_CUDA_SKIP")

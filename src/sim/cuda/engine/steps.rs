@@ -211,6 +211,17 @@ impl Engine {
         calls.into_iter().flatten().collect()
     }
 
+    /// The pass of obstacle forces and surface friction before the force kernel: one kernel
+    /// for both where there are both; none where there is neither.
+    pub(super) fn surface_kernel(&self) -> Option<&'static str> {
+        match (self.consts.has_obstacles != 0, self.consts.friction_range > 0.0) {
+            (true, true) => Some("surface_pass"),
+            (true, false) => Some("obstacle_pass"),
+            (false, true) => Some("friction_pass"),
+            (false, false) => None,
+        }
+    }
+
     /// `near_pass` (`kernels/near.cu`) on `gate` with `margin` (how far atoms may move before
     /// it runs again); none without obstacles or surface friction.
     fn near_call(&self, l: &Launcher, gate: i32, margin: f64) -> Option<Call> {
@@ -244,14 +255,7 @@ impl Engine {
             // No rebuild to run it with (`list_calls`): every step, on these positions.
             calls.extend(self.near_call(l, flag::ALWAYS, 0.0));
         }
-        // Obstacles and surface friction in one pass where there are both.
-        let pass = match (self.consts.has_obstacles != 0, self.consts.friction_range > 0.0) {
-            (true, true) => Some("surface_pass"),
-            (true, false) => Some("obstacle_pass"),
-            (false, true) => Some("friction_pass"),
-            (false, false) => None,
-        };
-        calls.extend(pass.and_then(|k| l.plain_call(k, Over::Atoms)));
+        calls.extend(self.surface_kernel().and_then(|k| l.plain_call(k, Over::Atoms)));
         if let Some((tiles, segs)) = self.symmetric_tiles() {
             let segs32 = segs as i32;
             calls.push(l.grid_call(self.force_kernel(mode), (tiles * segs) as u32).arg(&segs32));
