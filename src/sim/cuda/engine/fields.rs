@@ -6,7 +6,7 @@
 
 use std::sync::mpsc::{Receiver, Sender, channel};
 
-use cudarc::driver::{CudaSlice, DevicePtr, PinnedHostSlice};
+use cudarc::driver::{CudaEvent, CudaSlice, DevicePtr, PinnedHostSlice};
 
 use super::arrays::{alloc, dev_err};
 use crate::flow::{Grid, STRIDE};
@@ -32,6 +32,10 @@ const PER_BIN: usize = STRIDE + 1;
 /// A window's sums on their way to the host (an asynchronous copy into a page-locked buffer).
 pub struct SumsCopy {
     buf: Option<PinnedHostSlice<u8>>,
+    /// Recorded on the stream after the copy: the pinned buffer's own event is never recorded,
+    /// as the device turns cudarc's event tracking off (`device.rs`), so its reads would not
+    /// wait for the copy.
+    done: CudaEvent,
     back: Sender<PinnedHostSlice<u8>>,
     bins: usize,
 }
@@ -41,6 +45,7 @@ impl SumsCopy {
     /// (one a bin), then returns the buffer for the next window.
     pub fn wait(mut self) -> Result<(Vec<f64>, Vec<f64>), String> {
         let buf = self.buf.take().ok_or("no buffer")?;
+        self.done.synchronize().map_err(|e| format!("waiting for the flow-field sums: {e}"))?;
         let mut data: Vec<f64> = buf
             .as_slice()
             .map_err(|e| format!("reading the flow-field sums: {e}"))?
@@ -103,8 +108,9 @@ impl DeviceFields {
         };
         let sums = self.sums.as_mut().ok_or_else(|| SimError::Device("flow-field sums: not allocated".into()))?;
         dev.stream.memcpy_dtoh(&sums.slice(0..bytes), &mut buf).map_err(dev_err("reading the flow-field sums"))?;
+        let done = dev.stream.record_event(None).map_err(dev_err("reading the flow-field sums"))?;
         dev.stream.memset_zeros(sums).map_err(dev_err("zeroing the flow-field sums"))?;
-        Ok(SumsCopy { buf: Some(buf), back: self.free_tx.clone(), bins: self.bins })
+        Ok(SumsCopy { buf: Some(buf), done, back: self.free_tx.clone(), bins: self.bins })
     }
 
     /// The grid as `fields_sample` takes it.
