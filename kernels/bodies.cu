@@ -6,23 +6,8 @@
 // the step loop: measure, forces, the first pass of an advance) only zeroes the fixed-point
 // sums. One block of BLOCK threads, each body component on its own thread (a fixed order).
 #include "common.cuh"
+#include "bodies.cuh"
 
 extern "C" __global__ void __launch_bounds__(BLOCK) bodies_latch(Consts c, Bufs b, int mode) {
-    int m = 3 * c.n_bodies;
-    int stride = m + 1;
-    int record = (int)b.clock[1];
-    for (int k = threadIdx.x; k <= m; k += blockDim.x) {
-        double add = 1.0;
-        if (k < m) {
-            add = (double)(long long)b.body_fix[k] / 4294967296.0;
-            b.body_fix[k] = 0ull;
-        }
-        if (mode < 0) continue;
-        double s = b.body_sum[k] + add;
-        if (mode == 1) {
-            b.body_records[(size_t)record * stride + k] = s;
-            s = 0.0;
-        }
-        b.body_sum[k] = s;
-    }
+    bodies_latch_block(c, b, mode);
 }

@@ -96,3 +96,26 @@ __device__ __forceinline__ void bodies_add_shape3(const Bufs& b, int shape, cons
     }
 #endif
 }
+
+// bodies_latch's work (bodies.cu) for the threads of one block: each body component on its
+// own thread (a fixed order). Also called by block 0 of the tunnel's fused integrator
+// (tunnel.cu), which runs after the force pass as the latch would.
+__device__ __forceinline__ void bodies_latch_block(const Consts& c, const Bufs& b, int mode) {
+    int m = 3 * c.n_bodies;
+    int stride = m + 1;
+    int record = (int)b.clock[1];
+    for (int k = threadIdx.x; k <= m; k += blockDim.x) {
+        double add = 1.0;
+        if (k < m) {
+            add = (double)(long long)b.body_fix[k] / 4294967296.0;
+            b.body_fix[k] = 0ull;
+        }
+        if (mode < 0) continue;
+        double s = b.body_sum[k] + add;
+        if (mode == 1) {
+            b.body_records[(size_t)record * stride + k] = s;
+            s = 0.0;
+        }
+        b.body_sum[k] = s;
+    }
+}

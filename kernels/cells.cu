@@ -7,15 +7,24 @@
 // in memory too), then by the previous index, so lists and force sums are deterministic.
 #include "common.cuh"
 #include "cells.cuh"
+#include "near.cuh"
 
 // slot[i]: the atom's arrival place in its cell (low SLOT_BITS) and its sub-cell above, while
 // n fits SLOT_BITS (so does every cell's population); larger systems keep the plain place.
 #define SLOT_BITS 26
 #define SLOT_MASK ((1 << SLOT_BITS) - 1)
 
+// Each atom's arrival place in its cell, from one atomic per cell and warp: atoms sorted by
+// cell at the last rebuild come in runs of the same cell, whose atomics on one counter would
+// wait on each other (the places differ from one atomic per atom, but cells_sort orders a
+// cell's atoms by sub-cell and previous index whatever their arrival, so the sorted order is
+// the same).
 extern "C" __global__ void __launch_bounds__(BLOCK) cells_bin(Consts c, Bufs b, int gate) {
     if (!b.flags[gate]) return;
     int i = blockIdx.x * blockDim.x + threadIdx.x;
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 700
+    unsigned int live = __ballot_sync(0xffffffffu, i < c.n);
+#endif
     if (i >= c.n) return;
     int cc[3];
     cell_coords(c, b.pos[i], cc);
@@ -35,7 +44,16 @@ extern "C" __global__ void __launch_bounds__(BLOCK) cells_bin(Consts c, Bufs b, 
             sub |= ((q & 1) << k) | ((q >> 1) << (k + 3));
         }
     }
-    b.slot[i] = (int)((unsigned int)atomicAdd(&b.cell_count[rank], 1) | ((unsigned int)sub << SLOT_BITS));
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 700
+    unsigned int place = (unsigned int)atomicAdd(&b.cell_count[rank], 1);
+#else
+    unsigned int peers = __match_any_sync(live, rank);
+    int lane = (int)(threadIdx.x & 31), leader = __ffs(peers) - 1;
+    unsigned int first = 0;
+    if (lane == leader) first = (unsigned int)atomicAdd(&b.cell_count[rank], __popc(peers));
+    unsigned int place = __shfl_sync(peers, first, leader) + __popc(peers & ((1u << lane) - 1u));
+#endif
+    b.slot[i] = (int)(place | ((unsigned int)sub << SLOT_BITS));
 }
 
 // Exclusive prefix sum of cell_count into cell_start (n_cells + 1 entries) in three passes:
@@ -177,11 +195,15 @@ extern "C" __global__ void __launch_bounds__(BLOCK) cells_sort(Consts c, Bufs b,
     }
 }
 
-extern "C" __global__ void __launch_bounds__(BLOCK) permute_copy(Consts c, Bufs b, int gate) {
+// The sorted atoms back from the scratch arrays; with `near_margin` >= 0 (obstacles or surface
+// friction) also their near-surface flags on these positions (near.cuh), which near_pass
+// would set after the list build.
+extern "C" __global__ void __launch_bounds__(BLOCK) permute_copy(Consts c, Bufs b, int gate, double near_margin) {
     if (!b.flags[gate]) return;
     int k = blockIdx.x * blockDim.x + threadIdx.x;
     if (k >= c.n) return;
     real_s4 x = b.pos2[k];
+    if (near_margin >= 0.0) b.near[k] = near_bits(c, b, x, near_margin);
     b.pos[k] = x;
     b.vel[k] = b.vel2[k];
     b.ids[k] = b.ids2[k];

@@ -214,7 +214,8 @@ __device__ __forceinline__ void fused_integrate(const Consts& c, const Bufs& a, 
     o.pos = out;
 #endif
     if (!blown) {
-        kick_drift(c, o, i, x, v, f, m, step + 1, track, q);
+        real_s4 y = x;
+        kick_drift(c, o, i, y, v, f, m, step + 1, track, q);
         return;
     }
     // After a blow-up the positions stay (as integrate_fused leaves them), in the other array

@@ -82,8 +82,10 @@ extern "C" __global__ void __launch_bounds__(BLOCK) integrate_fused(Consts c, Bu
         int blown = b.flags[FLAG_BLOWUP];
         m = mass_of(b, x);
         v = second_kick(c, b, i, b.vel[i], f, m, step);
+        // kick_drift leaves the next step's velocity in its argument: a copy keeps this step's.
+        real_s4 w = v;
         if (blown) b.vel[i] = v;
-        else kick_drift(c, b, i, x, v, f, m, step + 1, track, q);
+        else kick_drift(c, b, i, x, w, f, m, step + 1, track, q);
     }
     if (kin_off >= 0) kinetic_tensor(b, kin_off, m, v);
 }

@@ -27,8 +27,8 @@ __device__ __forceinline__ real_f4 build_position(const Bufs& b, int i, int trac
 
 // First half kick and drift of atom i (state x, v; force f) for `step`: wrap on periodic
 // axes, the escape and runaway tests, and with `track` the skin test against q, the build
-// position (build_position). Stores x and v.
-__device__ __forceinline__ void kick_drift(const Consts& c, const Bufs& b, int i, real_s4 x, real_s4 v,
+// position (build_position). Stores x and v, and leaves them in x and v.
+__device__ __forceinline__ void kick_drift(const Consts& c, const Bufs& b, int i, real_s4& x, real_s4& v,
                                            const real_f4& f, double m, unsigned long long step, int track,
                                            const real_f4& q) {
     real_s dtfm = (real_s)(0.5 * c.dt / m);

@@ -17,12 +17,15 @@
 #include "common.cuh"
 #include "reduce.cuh"
 #include "rng.cuh"
+#include "integrate.cuh"
+#include "bodies.cuh"
+#include "dye.cuh"
 
 // The zone for the atoms of this block: slot i (past c.n: none) at x, whose velocity (v where
-// `have_v`, else read here, only in the zone) an atom in the zone trades for its fresh one;
-// the block's momentum and kinetic energy given into tunnel_part. Every thread of the block
-// calls it.
-__device__ __forceinline__ void zone_block(const Consts& c, const Bufs& b, int i, real_s4 x, real_s4 v, bool have_v,
+// `have_v`, else read here, only in the zone) an atom in the zone trades for its fresh one
+// (stored, and left in v); the block's momentum and kinetic energy given into tunnel_part.
+// Every thread of the block calls it.
+__device__ __forceinline__ void zone_block(const Consts& c, const Bufs& b, int i, real_s4 x, real_s4& v, bool have_v,
                                            unsigned long long step) {
     double dp[3] = {0.0, 0.0, 0.0}, dke = 0.0;
     double px = (double)x.x;
@@ -51,14 +54,15 @@ __device__ __forceinline__ void zone_block(const Consts& c, const Bufs& b, int i
         double n2 = n[0] * n[0] + n[1] * n[1] + n[2] * n[2];
         double o2 = o[0] * o[0] + o[1] * o[1] + o[2] * o[2];
         dke = 0.5 * m * (n2 - o2);
+        v = w;
     }
     block_sum4(dp[0], dp[1], dp[2], dke, b.tunnel_part + 4 * blockIdx.x);
 }
 
 extern "C" __global__ void __launch_bounds__(BLOCK) tunnel_zone(Consts c, Bufs b) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
-    real_s4 x = i < c.n ? b.pos[i] : real_s4{};
-    zone_block(c, b, i, x, real_s4{}, false, b.clock[0]);
+    real_s4 x = i < c.n ? b.pos[i] : real_s4{}, v{};
+    zone_block(c, b, i, x, v, false, b.clock[0]);
 }
 
 // integrate_second (kick 1, no kinetic tensor) and then tunnel_zone in one pass, where no
@@ -85,6 +89,42 @@ extern "C" __global__ void __launch_bounds__(BLOCK) integrate_second_zone(Consts
     }
     block_sum4(ke2, px, py, pz, b.partials_kin + 4 * blockIdx.x);
     zone_block(c, b, i, x, v, true, step);
+}
+
+// integrate_second_zone and the next step's integrate_first in one pass (integrate_fused with
+// the zone between its kicks), for a tunnel's steps with neither telemetry nor a
+// velocity-scaling thermostat: the second half kick of step s (the clock's), the inflow zone
+// (its velocities and per-block partials as tunnel_zone's, for tunnel_latch), then the first
+// half kick and drift of step s + 1 and, with `dye`, dye_step's tags for the drifted atom.
+// With `bodies`, block 0 also does bodies_latch's LATCH_ADD (its force sums are complete:
+// the force pass ran before). No kinetic partials: nothing reads them after such a step. The
+// same bits as the kernels it replaces.
+extern "C" __global__ void __launch_bounds__(BLOCK) integrate_fused_zone(Consts c, Bufs b, int track, int bodies,
+                                                                         unsigned short* dye, const double* rakes,
+                                                                         int n_rakes, int dye_zone, double reach) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    unsigned long long step = b.clock[0];
+    if (bodies && blockIdx.x == 0) bodies_latch_block(c, b, 0);
+    real_s4 x{}, v{};
+    real_f4 f{}, q{};
+    double m = 0.0;
+    int blown = b.flags[FLAG_BLOWUP];
+    if (i < c.n) {
+        x = b.pos[i];
+        // Forces and build positions are read once here; positions and velocities stay cached.
+        f = ldcs4(b.force + i);
+        q = build_position(b, i, track);
+        m = mass_of(b, x);
+        v = second_kick(c, b, i, b.vel[i], f, m, step);
+    }
+    zone_block(c, b, i, x, v, true, step);
+    if (i >= c.n) return;
+    if (blown) {
+        b.vel[i] = v;
+        return;
+    }
+    kick_drift(c, b, i, x, v, f, m, step + 1, track, q);
+    if (dye) dye_atom(c, b, i, x, &v, dye, rakes, n_rakes, dye_zone, reach);
 }
 
 // One block of TOTAL_THREADS: the step's totals over the n_blocks partials of tunnel_zone

@@ -7,7 +7,8 @@
 //! every block size; thermostats, walls, obstacles and body forces against the CPU; the tether
 //! against the CPU (every precision and algorithm, re-sorted atoms, an index past the atom
 //! count); obstacle and surface-friction forces between list rebuilds (the flagged passes)
-//! against the CPU; the wind tunnel's inflow zone and its start spin against the CPU; the seed paper's sum
+//! against the CPU; the wind tunnel's inflow zone and its start spin against the CPU, and its
+//! fused steps against its separate kernels bit for bit; the seed paper's sum
 //! |v_GPU - v_CPU| after one step; live switches; analysis; published positions; dye tags and
 //! rakes (`common::dye`).
 
@@ -18,6 +19,7 @@ use std::sync::Arc;
 use argon_sandbox::io::extxyz::read_extxyz;
 use argon_sandbox::io::thermo::read_thermo_csv;
 use argon_sandbox::physics::cutoff::Cutoff;
+use argon_sandbox::physics::dye::DyeRake;
 use argon_sandbox::physics::friction::SurfaceFriction;
 use argon_sandbox::physics::obstacles::ObstacleField;
 use argon_sandbox::physics::params::{Algorithm, SimParams, Tether, Thermostat};
@@ -566,6 +568,67 @@ fn fused_steps_match_separate_kernels_bit_for_bit() {
             assert_eq!(tf, tp, "{what}, graphs {graphs}: telemetry differs");
             assert_eq!(fused.atoms.positions, plain.atoms.positions, "{what}, graphs {graphs}: positions differ");
             assert_eq!(fused.atoms.velocities, plain.atoms.velocities, "{what}, graphs {graphs}: velocities differ");
+        }
+    }
+}
+
+/// A wind tunnel's steps fused through `integrate_fused_zone` (the second half kick, the inflow
+/// zone, the next step's kick and drift, the rakes' tags and the bodies' latch in one pass)
+/// follow exactly the trajectory, the telemetry (the zone's and the bodies' sums included) and
+/// the dye tags of the separate kernels, in every precision, with graphs and without: the thin
+/// walled slab's cylinder with surface friction and the start spin, NVE, two rakes.
+#[test]
+fn tunnel_fused_steps_match_separate_kernels_bit_for_bit() {
+    if !gpu() {
+        return;
+    }
+    let slab = systems().into_iter().find(|s| s.name == "thin walled slab").unwrap();
+    let spin = argon_sandbox::physics::tunnel::StartSpin { spin: 2.0, time: 0.15 };
+    let tunnel = Tunnel { speed: 0.5, zone: 2.0, start_spin: Some(spin) };
+    // Across the whole slab (17.1 sigma) up- and downstream of the cylinder at (9, 7).
+    let rakes: Vec<DyeRake> =
+        [3.5, 6.0, 13.0, 17.0].iter().zip(1..).map(|(&x, tag)| DyeRake { a: [x, 0.2], b: [x, 16.9], tag }).collect();
+    for precision in Precision::ALL {
+        let p = SimParams {
+            precision,
+            algorithm: Algorithm::Neighbors,
+            surface_friction: Some(SurfaceFriction { damp: 0.5, range: 1.5 }),
+            tunnel: Some(tunnel),
+            telemetry_every: 9,
+            ..slab.params.clone()
+        };
+        let run = |graphs: bool, fused: bool| {
+            let mut g = CudaBackend::new(slab.b, p.clone(), &slab.atoms, slab.field.clone()).unwrap();
+            g.set_step_graphs(graphs);
+            g.set_fused_steps(fused);
+            g.set_dye_rakes(&rakes).unwrap();
+            for steps in [5, 40, 1, 77, 30] {
+                g.advance(steps).unwrap();
+            }
+            // Every number of the records but the wall-clock rate, to the bit.
+            let t: Vec<String> = g
+                .drain_telemetry()
+                .into_iter()
+                .map(|t| format!("{:?}", argon_sandbox::sim::Telemetry { steps_per_s: 0.0, ..t }))
+                .collect();
+            (g.snapshot().unwrap(), t, g.fused_steps_run())
+        };
+        let (plain, tp, none) = run(true, false);
+        assert_eq!(none, 0, "{precision:?}: steps fused while off");
+        assert_eq!(tp.len(), 153 / 9, "{precision:?}: telemetry records");
+        let tagged = plain.atoms.dye.iter().filter(|&&d| d != 0).count();
+        assert!(tagged > 20, "{precision:?}: only {tagged} atoms crossed a rake");
+        for graphs in [true, false] {
+            let (fused, tf, count) = run(graphs, true);
+            eprintln!("tunnel {precision:?}, graphs {graphs}: {count} of 153 steps fused, {tagged} atoms tagged");
+            assert!(count >= 100, "{precision:?}: only {count} of 153 steps fused");
+            assert_eq!(tf, tp, "{precision:?}, graphs {graphs}: telemetry differs");
+            assert_eq!(
+                fused.atoms.positions, plain.atoms.positions,
+                "{precision:?}, graphs {graphs}: positions differ"
+            );
+            assert_eq!(fused.atoms.velocities, plain.atoms.velocities, "{precision:?}, graphs {graphs}: velocities");
+            assert_eq!(fused.atoms.dye, plain.atoms.dye, "{precision:?}, graphs {graphs}: dye tags differ");
         }
     }
 }

@@ -5,7 +5,7 @@
 use crate::physics::real::Precision;
 
 /// (file name, text) of every kernel source, in the order they are concatenated.
-const SOURCES: [(&str, &str); 25] = [
+const SOURCES: [(&str, &str); 27] = [
     ("common.cuh", include_str!("../../../kernels/common.cuh")),
     ("cells.cuh", include_str!("../../../kernels/cells.cuh")),
     ("lj.cuh", include_str!("../../../kernels/lj.cuh")),
@@ -16,6 +16,8 @@ const SOURCES: [(&str, &str); 25] = [
     ("reduce.cuh", include_str!("../../../kernels/reduce.cuh")),
     ("binsum.cuh", include_str!("../../../kernels/binsum.cuh")),
     ("integrate.cuh", include_str!("../../../kernels/integrate.cuh")),
+    ("dye.cuh", include_str!("../../../kernels/dye.cuh")),
+    ("near.cuh", include_str!("../../../kernels/near.cuh")),
     ("integrate.cu", include_str!("../../../kernels/integrate.cu")),
     ("forces.cu", include_str!("../../../kernels/forces.cu")),
     ("friction.cu", include_str!("../../../kernels/friction.cu")),
@@ -71,7 +73,7 @@ pub const KERNELS: [&str; 30] = [
 pub const RDF_KERNELS: [&str; 3] = ["rdf_bin", "rdf_scatter", "rdf_cells"];
 
 /// Kernels beyond [`KERNELS`] (kept separate so the array length stays readable).
-pub const EXTRA_KERNELS: [&str; 31] = [
+pub const EXTRA_KERNELS: [&str; 32] = [
     "friction_pass",
     "surface_pass",
     "publish",
@@ -96,6 +98,7 @@ pub const EXTRA_KERNELS: [&str; 31] = [
     "bodies_latch",
     "tunnel_zone",
     "integrate_second_zone",
+    "integrate_fused_zone",
     "tunnel_latch",
     "transport_init",
     "transport_sample",

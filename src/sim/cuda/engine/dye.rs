@@ -1,8 +1,9 @@
 //! Dye tags on the CUDA device (issue 47; `kernels/dye.cu`): one u16 per atom by canonical
 //! index (`dye[ids[slot]]`), so the re-sorting never touches them and they follow their atoms
 //! as `ids` does; allocated only while the state has a dye column or rakes. `dye_step` (the
-//! rakes, then the tunnel zone's clearing) is a node of every step right after its drift,
-//! only while there are rakes, or a tunnel and tags; its arguments are held by value in the
+//! rakes, then the tunnel zone's clearing) is a node of every step right after its drift
+//! (or, after a tunnel's fused integrator, part of that kernel), only while there are rakes,
+//! or a tunnel and tags; its arguments are held by value in the
 //! step graphs, so any change empties the graph cache. The tags' place in the overflow backup,
 //! the checkpoints (`checkpoint.rs`) and the state read back (`transfer.rs`).
 
@@ -89,6 +90,26 @@ impl Engine {
         let (zone, reach) = (i32::from(d.zone), crate::sim::RUNAWAY_STEP);
         let call = l.plain_call("dye_step", Over::Atoms)?;
         Some(call.arg(&d.tags_ptr).arg(&d.rakes_ptr).arg(&d.n_rakes).arg(&zone).arg(&reach))
+    }
+
+    /// The tunnel's fused integrator (`integrate_fused_zone`, kernels/tunnel.cu), which does
+    /// dye_step's work for each drifted atom when there is a dye step; with `bodies` its first
+    /// block also latches the body forces.
+    pub(super) fn fused_zone_call(&self, l: &Launcher, track: i32, bodies: bool) -> Option<Call> {
+        let (tags, rakes, n_rakes, zone) = match self.dye.as_ref().filter(|d| d.n_rakes > 0 || d.zone) {
+            Some(d) => (d.tags_ptr, d.rakes_ptr, d.n_rakes, i32::from(d.zone)),
+            None => (0u64, 0u64, 0i32, 0i32),
+        };
+        let call = l.plain_call("integrate_fused_zone", Over::Atoms)?;
+        Some(
+            call.arg(&track)
+                .arg(&i32::from(bodies))
+                .arg(&tags)
+                .arg(&rakes)
+                .arg(&n_rakes)
+                .arg(&zone)
+                .arg(&crate::sim::RUNAWAY_STEP),
+        )
     }
 
     /// The tags in canonical order (empty without a dye column).

@@ -186,10 +186,14 @@ impl Engine {
             calls.push(l.gated_call("cells_scan_top", Over::Scan, gate));
             calls.push(l.gated_call("cells_scan_add", Over::Cells, gate));
         }
+        // Which atoms may feel a surface until the next rebuild (cells: this step), set by
+        // permute_copy on the sorted positions (negative: no surfaces, no flags).
+        let margin = if self.algorithm == Algorithm::Neighbors { self.consts.skin_half_sq.sqrt() } else { 0.0 };
+        let near_margin = if self.has_surfaces() { margin } else { -1.0 };
         calls.extend([
             l.gated_call("cells_scatter", Over::Atoms, gate),
             l.gated_call("cells_sort", Over::CellWarps, gate),
-            l.gated_call("permute_copy", Over::Atoms, gate),
+            l.gated_call("permute_copy", Over::Atoms, gate).map(|c| c.arg(&near_margin)),
         ]);
         if self.algorithm == Algorithm::Neighbors {
             // Columns through a thin slab (a periodic axis of one cell) take their own variants.
@@ -202,9 +206,6 @@ impl Engine {
             };
             calls.push(l.gated_call(build, Over::BuildWarps, gate));
         }
-        // Which atoms may feel a surface until the next rebuild (cells: this step).
-        let margin = if self.algorithm == Algorithm::Neighbors { self.consts.skin_half_sq.sqrt() } else { 0.0 };
-        calls.push(self.near_call(l, gate, margin));
         if self.algorithm == Algorithm::Neighbors && !in_if {
             calls.push(l.gated_call("rebuild_done", Over::Single, gate));
         }
@@ -222,10 +223,17 @@ impl Engine {
         }
     }
 
+    /// Whether there are obstacles or surface friction, whose passes take the near-surface
+    /// flags (`kernels/near.cu`).
+    fn has_surfaces(&self) -> bool {
+        self.consts.has_obstacles != 0 || self.consts.friction_range > 0.0
+    }
+
     /// `near_pass` (`kernels/near.cu`) on `gate` with `margin` (how far atoms may move before
-    /// it runs again); none without obstacles or surface friction.
+    /// it runs again); none without obstacles or surface friction. With lists or cells
+    /// permute_copy sets the flags instead.
     fn near_call(&self, l: &Launcher, gate: i32, margin: f64) -> Option<Call> {
-        if self.consts.has_obstacles == 0 && self.consts.friction_range <= 0.0 {
+        if !self.has_surfaces() {
             return None;
         }
         l.gated_call("near_pass", Over::Atoms, gate).map(|c| c.arg(&margin))
@@ -314,8 +322,10 @@ impl Engine {
         }
         // Rakes and the tunnel zone's clearing on the drifted positions (this step's drift:
         // integrate_first above, or the previous step's fused pass; `l` reads the array it
-        // wrote), before the rebuild re-sorts them.
-        out.add(self.dye_call(l))?;
+        // wrote), before the rebuild re-sorts them; a tunnel's fused pass did them itself.
+        if first || !self.tunnel_on() {
+            out.add(self.dye_call(l))?;
+        }
         // `cond` comes only with neighbour lists, so there is always a rebuild to hold.
         match cond {
             Some((f, ctx)) => {
@@ -351,6 +361,16 @@ impl Engine {
         }
         for c in self.force_calls(l, mode) {
             out.add(Some(c))?;
+        }
+        if fuse_next && self.tunnel_on() {
+            // The tunnel's fused pass (`plan`: no thermostat, telemetry or sample here): the
+            // second kick, the zone, the next step's kick, drift and dye, and the bodies'
+            // latch; then the zone's latch.
+            out.add(self.fused_zone_call(l, track, self.consts.n_bodies > 0))?;
+            for c in self.tunnel_calls(l, false, false) {
+                out.add(Some(c))?;
+            }
+            return Ok(());
         }
         out.add(self.body_latch_call(l, if ev { bodies::LATCH_RECORD } else { bodies::LATCH_ADD }))?;
         if fuse_next {
@@ -423,8 +443,11 @@ impl Engine {
             let (msd_now, vacf_now) = (msd & (1 << s) != 0, vacf & (1 << s) != 0);
             let sampled = sample || stress_separate || msd_now || vacf_now;
             // The tunnel's zone runs between a step's second kick and the next one's first, on
-            // scaled velocities: with it on, steps are never fused and always scale themselves.
-            let fuse_next = !ev && !thermostat_on && !tunnel_on && !sampled && s + 1 < steps;
+            // scaled velocities: with it on, only steps without a thermostat or a piston fuse
+            // (through integrate_fused_zone, and only with fused steps on), and steps always
+            // scale themselves.
+            let zone_fuses = self.fuse_steps && self.consts.piston_on == 0;
+            let fuse_next = !ev && !thermostat_on && (!tunnel_on || zone_fuses) && !sampled && s + 1 < steps;
             // Inside a segment the next step's kick applies this step's velocity factor; the
             // last step scales before the state can be read. Relative to the flow the factor
             // applies about each bin's mean, which only scale_relative does: every step scales.
@@ -441,16 +464,19 @@ impl Engine {
             && self.algorithm == Algorithm::Neighbors
             && self.consts.piston_on == 0
             && self.other_bufs.is_some();
-        let may: Vec<bool> = out.iter().map(|p| can_fuse && p.kind.fuse_next && !p.kind.stress).collect();
+        let may: Vec<bool> = out.iter().map(|p| can_fuse && p.kind.fuse_next && !p.kind.stress && !tunnel_on).collect();
         for (p, f) in out.iter_mut().zip(pair_fused(&may)) {
             p.fused = f;
         }
         out
     }
 
-    /// Steps of a segment of `shape` that run fused (see `Fused`).
+    /// Steps of a segment of `shape` that run fused: in one kernel with their forces (see
+    /// `Fused`), or a tunnel's whose integrator, zone and dye run in one pass with the next
+    /// step's (`integrate_fused_zone`).
     pub(super) fn fused_steps(&self, shape: Shape) -> u64 {
-        self.plan(shape).iter().filter(|p| p.fused != Fused::No).count() as u64
+        let tunnel = shape.tunnel_on;
+        self.plan(shape).iter().filter(|p| p.fused != Fused::No || (tunnel && p.kind.fuse_next)).count() as u64
     }
 
     /// Adds (or, with no graph, launches) `steps` steps, telemetry on the last with `ev_last`,
