@@ -40,7 +40,10 @@ fn translation_unit(harness: &str) -> String {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let read = |p: &str| std::fs::read_to_string(root.join(p)).unwrap_or_else(|e| panic!("{p}: {e}"));
     let mut tu = read("tests/emu/warp.h");
-    for f in ["kernels/common.cuh", "kernels/cells.cuh", "kernels/cells.cu"] {
+    // The obstacle field and the near-surface flags, which permute_copy sets, come before.
+    for f in
+        ["kernels/common.cuh", "kernels/cells.cuh", "kernels/obstacles.cuh", "kernels/near.cuh", "kernels/cells.cu"]
+    {
         tu.push_str(&format!("// ---- {f}\n"));
         for line in read(f).lines() {
             let t = line.trim();

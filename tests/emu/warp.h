@@ -107,6 +107,15 @@ inline unsigned __ballot_sync(unsigned, bool p) {
     return m;
 }
 inline bool __all_sync(unsigned, bool p) { return __ballot_sync(0xffffffffu, p) == 0xffffffffu; }
+// The lanes of `mask` whose v equals this lane's.
+inline unsigned __match_any_sync(unsigned mask, int v) {
+    cur_warp->slot[emu_lane()] = (unsigned long long)(unsigned)v;
+    emu_barrier();
+    unsigned m = 0;
+    for (int i = 0; i < 32; i++) m |= (unsigned)(((mask >> i) & 1u) && cur_warp->slot[i] == (unsigned)v) << i;
+    emu_barrier();
+    return m;
+}
 inline void __syncwarp() { emu_barrier(); }
 
 inline void (*emu_kernel)();
