@@ -84,32 +84,28 @@ impl Engine {
         Ok(())
     }
 
+    /// `dye_step`'s dye arguments (tags, rakes, rake count, the zone's clearing on) while it
+    /// has something to do: rakes, or a tunnel and tags.
+    fn dye_args(&self) -> Option<(u64, u64, i32, i32)> {
+        let d = self.dye.as_ref().filter(|d| d.n_rakes > 0 || d.zone)?;
+        Some((d.tags_ptr, d.rakes_ptr, d.n_rakes, i32::from(d.zone)))
+    }
+
     /// `dye_step` after a drift, on the positions `l` reads; None while it has nothing to do.
     pub(super) fn dye_call(&self, l: &Launcher) -> Option<Call> {
-        let d = self.dye.as_ref().filter(|d| d.n_rakes > 0 || d.zone)?;
-        let (zone, reach) = (i32::from(d.zone), crate::sim::RUNAWAY_STEP);
+        let (tags, rakes, n_rakes, zone) = self.dye_args()?;
         let call = l.plain_call("dye_step", Over::Atoms)?;
-        Some(call.arg(&d.tags_ptr).arg(&d.rakes_ptr).arg(&d.n_rakes).arg(&zone).arg(&reach))
+        Some(call.arg(&tags).arg(&rakes).arg(&n_rakes).arg(&zone).arg(&crate::sim::RUNAWAY_STEP))
     }
 
     /// The tunnel's fused integrator (`integrate_fused_zone`, kernels/tunnel.cu), which does
-    /// dye_step's work for each drifted atom when there is a dye step; with `bodies` its first
-    /// block also latches the body forces.
+    /// dye_step's work for each drifted atom when there is a dye step (null tags otherwise);
+    /// with `bodies` its first block also latches the body forces.
     pub(super) fn fused_zone_call(&self, l: &Launcher, track: i32, bodies: bool) -> Option<Call> {
-        let (tags, rakes, n_rakes, zone) = match self.dye.as_ref().filter(|d| d.n_rakes > 0 || d.zone) {
-            Some(d) => (d.tags_ptr, d.rakes_ptr, d.n_rakes, i32::from(d.zone)),
-            None => (0u64, 0u64, 0i32, 0i32),
-        };
+        let (tags, rakes, n_rakes, zone) = self.dye_args().unwrap_or((0, 0, 0, 0));
         let call = l.plain_call("integrate_fused_zone", Over::Atoms)?;
-        Some(
-            call.arg(&track)
-                .arg(&i32::from(bodies))
-                .arg(&tags)
-                .arg(&rakes)
-                .arg(&n_rakes)
-                .arg(&zone)
-                .arg(&crate::sim::RUNAWAY_STEP),
-        )
+        let call = call.arg(&track).arg(&i32::from(bodies));
+        Some(call.arg(&tags).arg(&rakes).arg(&n_rakes).arg(&zone).arg(&crate::sim::RUNAWAY_STEP))
     }
 
     /// The tags in canonical order (empty without a dye column).

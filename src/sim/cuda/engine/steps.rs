@@ -226,7 +226,7 @@ impl Engine {
     /// Whether there are obstacles or surface friction, whose passes take the near-surface
     /// flags (`kernels/near.cu`).
     fn has_surfaces(&self) -> bool {
-        self.consts.has_obstacles != 0 || self.consts.friction_range > 0.0
+        self.surface_kernel().is_some()
     }
 
     /// `near_pass` (`kernels/near.cu`) on `gate` with `margin` (how far atoms may move before
@@ -429,6 +429,8 @@ impl Engine {
     fn plan(&self, shape: Shape) -> Vec<Planned> {
         let Shape { steps, ev_last, thermostat_on, tunnel_on, samples, stress: stress_mask, msd, vacf } = shape;
         let (mut first, mut scale_first) = (true, false);
+        // A tunnel's steps fuse through integrate_fused_zone (see `fuse_next` below).
+        let zone_fuses = self.fuse_steps && self.consts.piston_on == 0;
         let mut out = Vec::with_capacity(steps as usize);
         for s in 0..steps {
             let ev = ev_last && s + 1 == steps;
@@ -446,7 +448,6 @@ impl Engine {
             // scaled velocities: with it on, only steps without a thermostat or a piston fuse
             // (through integrate_fused_zone, and only with fused steps on), and steps always
             // scale themselves.
-            let zone_fuses = self.fuse_steps && self.consts.piston_on == 0;
             let fuse_next = !ev && !thermostat_on && (!tunnel_on || zone_fuses) && !sampled && s + 1 < steps;
             // Inside a segment the next step's kick applies this step's velocity factor; the
             // last step scales before the state can be read. Relative to the flow the factor
