@@ -5,9 +5,10 @@
 use std::sync::mpsc::Sender;
 use std::time::Instant;
 
+use super::pacing::FillPacer;
 use super::{Flow, Worker, bake};
 use crate::app::actions::ADD_CLEARANCE;
-use crate::app::commands::{Analysis, AnalysisRequest, SimCommand, SimReport};
+use crate::app::commands::{Analysis, AnalysisRequest, PaceMode, SimCommand, SimReport};
 use crate::scene::Scene;
 use crate::shapes::Shape;
 use crate::sim::{AtomState, Backend, BackendChoice, CaughtAtoms, SimError, fallback_for, open_backend_on, start_at};
@@ -33,8 +34,20 @@ impl Worker {
                 self.chunk(n.max(1));
                 self.maybe_status(true);
             }
-            SimCommand::SetPace(p) => self.pace = p,
-            SimCommand::DisplayRate { fps } => self.fill.display(fps, self.pace.target_hz),
+            SimCommand::SetPace(p) => {
+                if p.mode == PaceMode::Fill && self.pace.mode != PaceMode::Fill {
+                    // Back to the default pace: it starts afresh, as when the app opens.
+                    self.fill = FillPacer::default();
+                }
+                self.pace = p;
+            }
+            // The display's rate says how much of each frame the `Fill` pace may take; while
+            // paused or under another pace it says nothing about that share.
+            SimCommand::DisplayRate { fps } => {
+                if self.running && self.pace.mode == PaceMode::Fill {
+                    self.fill.display(fps, self.pace.target_hz);
+                }
+            }
             SimCommand::UseSlots(s) => {
                 if self.pending.is_some() {
                     self.hand_over(true);

@@ -61,8 +61,7 @@ impl Worker {
         if self.pending.is_some() {
             self.hand_over(true);
         }
-        let frame = Duration::from_secs_f64(1.0 / self.pace.target_hz.clamp(1.0, 1000.0));
-        self.fill.chunk_done(steps, took, frame * FRAMES_PER_CHUNK);
+        self.fill.chunk_done(steps, took, chunk_period(self.pace.target_hz));
         let rest = self.fill.rest(took);
         self.due = Instant::now();
         if rest.is_zero() || !self.running {
@@ -134,6 +133,20 @@ impl Worker {
 /// drawn every other display frame (1.45 ms of the GPU per draw of a million atoms at 1080p);
 /// the display keeps its rate, each new state shown for two of its frames.
 pub const FRAMES_PER_CHUNK: u32 = 2;
+/// The shortest time a `Fill` chunk aims at, whatever the display's rate: on a 144 or 240 Hz
+/// monitor two frames are 14 or 8 ms, and the per-chunk costs of a small system (on 2 CPU
+/// cores, a chunk of 3,000 atoms at 240 Hz rested to half a frame stepped at a quarter of its
+/// flat-out rate instead of a half) would eat into the steps. New states still reach the
+/// display 30 times a second.
+pub const MIN_CHUNK: Duration = Duration::from_micros(33_333);
+
+/// The time a `Fill` chunk aims at with a display of `target_hz`: [`FRAMES_PER_CHUNK`]
+/// frames, at least [`MIN_CHUNK`].
+pub fn chunk_period(target_hz: f64) -> Duration {
+    let frame = Duration::from_secs_f64(1.0 / target_hz.clamp(1.0, 1000.0));
+    (frame * FRAMES_PER_CHUNK).max(MIN_CHUNK)
+}
+
 /// Chunks under `Fill` never exceed this many steps (a few hundred atoms on a GPU).
 pub const MAX_FILL_STEPS: u64 = 100_000;
 /// The least share of each frame the simulation keeps under `Fill`, however slow the display.
@@ -144,18 +157,22 @@ pub const MIN_SHARE: f64 = 0.5;
 /// the chunks themselves, so it follows the system, the backend and the machine); `share` is 1
 /// while the display keeps [`DISPLAY_KEEP`] of its target rate, and falls by 15 % a report
 /// (once a second) while it does not, to [`MIN_SHARE`] at most, the simulation resting
-/// for the rest of the frame. Climbing back, it stays 5 % below the share at which the
-/// display last fell short, a ceiling that itself rises by 1 % a report.
+/// for the rest of the frame. A single short second (a scene loading, shaders compiling, a
+/// window resized) is a blip, not contention: the share falls only from the second short
+/// report in a row. Climbing back, it stays 5 % below the share at which the display last
+/// fell short, a ceiling that itself rises by 1 % a report.
 #[derive(Clone, Debug, PartialEq)]
 pub struct FillPacer {
     steps: u64,
     share: f64,
     ceiling: f64,
+    /// Reports in a row with the display short of its rate.
+    short: u32,
 }
 
 impl Default for FillPacer {
     fn default() -> Self {
-        FillPacer { steps: 1, share: 1.0, ceiling: 1.0 }
+        FillPacer { steps: 1, share: 1.0, ceiling: 1.0, short: 0 }
     }
 }
 
@@ -193,9 +210,14 @@ impl FillPacer {
             return;
         }
         if fps < DISPLAY_KEEP * target_hz {
+            self.short += 1;
+            if self.short < 2 {
+                return;
+            }
             self.ceiling = (self.share - 0.05).max(MIN_SHARE);
             self.share = (self.share * 0.85).max(MIN_SHARE);
         } else {
+            self.short = 0;
             self.ceiling = (self.ceiling + 0.01).min(1.0);
             self.share = (self.share + 0.05).min(self.ceiling).max(MIN_SHARE);
         }
@@ -262,6 +284,13 @@ mod tests {
         let mut p = FillPacer::default();
         p.display(60.0, 60.0);
         assert_eq!(p.share(), 1.0);
+        // One short second is a blip (a scene loading): nothing changes.
+        p.display(50.0, 60.0);
+        assert_eq!(p.share(), 1.0);
+        p.display(60.0, 60.0);
+        p.display(50.0, 60.0);
+        assert_eq!(p.share(), 1.0, "blips apart are not contention");
+        // Two in a row are.
         p.display(50.0, 60.0);
         assert!((p.share() - 0.85).abs() < 1e-12);
         let took = FRAME.mul_f64(0.85);
@@ -282,12 +311,23 @@ mod tests {
         p.display(55.5, 60.0);
         assert_eq!(p.share(), 1.0);
         p.display(54.0, 60.0);
+        p.display(54.0, 60.0);
         assert!(p.share() < 1.0);
         // Nonsense rates change nothing.
         let before = p.clone();
         p.display(f64::NAN, 60.0);
         p.display(0.0, 60.0);
         assert_eq!(p, before);
+    }
+
+    #[test]
+    fn fill_chunks_take_two_frames_and_at_least_a_thirtieth_of_a_second() {
+        let near = |a: Duration, b: f64| (a.as_secs_f64() - b).abs() < 1e-6;
+        assert!(near(chunk_period(60.0), 2.0 / 60.0));
+        assert!(near(chunk_period(30.0), 2.0 / 30.0));
+        assert_eq!(chunk_period(144.0), MIN_CHUNK);
+        assert_eq!(chunk_period(240.0), MIN_CHUNK);
+        assert_eq!(chunk_period(0.0), Duration::from_secs(2), "a nonsense rate is clamped");
     }
 
     #[test]
