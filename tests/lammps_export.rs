@@ -64,6 +64,7 @@ fn export(scene: &Scene, units: LammpsUnits, dir: &Path) -> Vec<String> {
         shapes: &setup.shapes,
         source: "lammps_export test",
         units,
+        rakes: 0,
         steps: STEPS,
         thermo_every: STEPS,
     })

@@ -133,6 +133,7 @@ fn lammps_reads_our_dump_exactly() {
         shapes: &s.shapes,
         source: "trajectories test",
         units: LammpsUnits::Lj,
+        rakes: 0,
         steps: 0,
         thermo_every: 1,
     })

@@ -68,6 +68,7 @@ impl App {
         let params = self.status.as_ref().map_or_else(|| self.params.clone(), |s| s.params.clone());
         let shapes = self.shapes.clone();
         let units = self.settings.lammps_units;
+        let rakes = self.dye.sources.iter().filter(|e| matches!(e.kind, super::dye::DyeKind::Rake { .. })).count();
         // The deck writes the flow fields on the app's grid (for `argon-sandbox lammps-fields`)
         // with the sampling the Flow view runs, or, for a flow scene (a tunnel or obstacles)
         // with the view off, with the sampling the view would run.
@@ -87,6 +88,7 @@ impl App {
                 shapes: &shapes,
                 source: &source,
                 units,
+                rakes,
                 steps: 10_000,
                 thermo_every: 100,
             }, fields.as_ref())?;

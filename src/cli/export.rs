@@ -102,6 +102,7 @@ pub fn run(args: &ExportArgs) -> Result<()> {
             shapes: &setup.shapes,
             source: &source,
             units: args.units,
+            rakes: crate::scene::dye::rakes(&setup.dye).len(),
             steps: args.steps,
             thermo_every: args.thermo_every,
         },

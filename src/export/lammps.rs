@@ -114,6 +114,8 @@ pub struct ExportInput<'a> {
     /// Where the system came from (a scene path, "the app"), for the header.
     pub source: &'a str,
     pub units: LammpsUnits,
+    /// Dye rakes in the system (not exported; named in a warning with the tagged atoms).
+    pub rakes: usize,
     /// `run` length written at the end of the script.
     pub steps: u64,
     pub thermo_every: u64,
@@ -318,6 +320,17 @@ pub fn build_deck_with_fields(inp: &ExportInput, fields: Option<&FieldSpec>) -> 
         let _ = writeln!(script, "\n# Not exported: {msg}.");
         warnings.push(msg);
     }
+    let tagged = a.dye.iter().filter(|&&d| d != 0).count();
+    if tagged > 0 || inp.rakes > 0 {
+        let msg = format!(
+            "the dye ({tagged} atoms tagged, {} rakes) is not exported: the deck carries no per-atom tag and \
+             LAMMPS has no stock fix that tags the atoms crossing a line; the flow is the same without it (dye \
+             does not act on the atoms)",
+            inp.rakes
+        );
+        let _ = writeln!(script, "\n# Not exported: {msg}.");
+        warnings.push(msg);
+    }
     let capped = capped_atoms(inp);
     if capped > 0 {
         let msg = format!(
@@ -475,6 +488,7 @@ mod tests {
             shapes: &[],
             source: "test",
             units: LammpsUnits::Lj,
+            rakes: 0,
             steps: 0,
             thermo_every: 1,
         })
@@ -530,6 +544,7 @@ mod tests {
                 shapes: &[],
                 source: "test",
                 units: LammpsUnits::Lj,
+                rakes: 0,
                 steps: 0,
                 thermo_every: 1,
             })
@@ -539,6 +554,43 @@ mod tests {
         atoms.velocities.push([0.0; 3]);
         atoms.types.push(0);
         assert!(inp(&atoms).unwrap_err().contains("NaN"));
+    }
+
+    /// Dye tags and rakes are named as not exported (the deck would otherwise run without them
+    /// silently); a system without dye gets no such warning.
+    #[test]
+    fn dye_is_flagged_as_not_exported() {
+        let b = SimBox::new([5.0; 3], [true; 3]);
+        let p = SimParams::default();
+        let mut atoms = AtomState::default();
+        for k in 0..4 {
+            atoms.positions.push([1.0 + k as f64, 1.0, 1.0]);
+            atoms.velocities.push([0.0; 3]);
+            atoms.types.push(0);
+        }
+        let deck = |atoms: &AtomState, rakes: usize| {
+            build_deck(&ExportInput {
+                sim_box: &b,
+                params: &p,
+                atoms,
+                shapes: &[],
+                source: "test",
+                units: LammpsUnits::Lj,
+                rakes,
+                steps: 0,
+                thermo_every: 1,
+            })
+            .unwrap()
+        };
+        let dye = |d: &LammpsDeck| d.warnings.iter().find(|w| w.contains("dye")).cloned();
+        assert_eq!(dye(&deck(&atoms, 0)), None);
+        atoms.dye = vec![0, 2, 2, 0];
+        let w = dye(&deck(&atoms, 0)).expect("tagged atoms are named");
+        assert!(w.contains("2 atoms tagged, 0 rakes"), "{w}");
+        atoms.dye = vec![0; 4];
+        let d = deck(&atoms, 3);
+        assert!(dye(&d).is_some_and(|w| w.contains("0 atoms tagged, 3 rakes")), "{:?}", d.warnings);
+        assert!(d.input.contains("# Not exported: the dye"), "the deck says so too");
     }
 
     #[test]

@@ -148,6 +148,13 @@ pub fn derivative(grid: &Grid, layer: &[f64], axis: usize, c: [usize; 3]) -> f64
 }
 
 impl Fields {
+    /// The layers these fields have: every one of [`FieldKind::ALL`], and dye where the sums
+    /// counted it.
+    pub fn kinds(&self) -> impl Iterator<Item = FieldKind> + use<> {
+        let dye = self.dye_sampled;
+        FieldKind::every().filter(move |k| dye || !FieldKind::OPTIONAL.contains(k))
+    }
+
     /// The layer of `kind`.
     pub fn layer(&self, kind: FieldKind) -> &[f64] {
         match kind {

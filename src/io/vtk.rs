@@ -1,6 +1,7 @@
 //! VTK XML files of flow fields for ParaView (and VTK, VisIt, PyVista): one `.vti` image per
-//! finished window, each bin a cell, every layer a `Float64` cell array in ASCII, plus the
-//! velocity as a 3-component vector; and the `.pvd` collection that strings them into a time
+//! finished window, each bin a cell, every layer a `Float64` cell array in ASCII (the dye
+//! fraction too, where the sums counted dye: every backend's, not a LAMMPS run's rebuilt
+//! ones), plus the velocity as a 3-component vector; and the `.pvd` collection that strings them into a time
 //! series. Lengths in sigma, times in tau, values in reduced LJ units (listed in a comment at
 //! the top of each file).
 //!
@@ -43,7 +44,7 @@ pub fn vti_string(fields: &Fields, time_tau: f64) -> String {
         num(fields.time[0]),
         num(fields.time[1])
     );
-    for k in FieldKind::ALL {
+    for k in fields.kinds() {
         let _ = write!(s, " {} [{}]", k.name(), k.unit_lj());
     }
     s.push_str(". Empty values are written as 0; bins without atoms are hidden (vtkGhostType). -->\n");
@@ -65,7 +66,7 @@ pub fn vti_string(fields: &Fields, time_tau: f64) -> String {
     s.push_str("    </FieldData>\n");
     let _ = writeln!(s, "    <Piece Extent=\"{extent}\">");
     s.push_str("      <CellData Scalars=\"density\" Vectors=\"velocity\">\n");
-    for k in FieldKind::ALL {
+    for k in fields.kinds() {
         array(&mut s, k.name(), 1, fields.layer(k).iter().copied());
     }
     let velocity = (0..g.len()).flat_map(|b| [fields.vx[b], fields.vy[b], fields.vz[b]]);
@@ -190,6 +191,9 @@ mod tests {
         let pos: Vec<[f64; 3]> = (0..grid.len() - 1).flat_map(|bin| [grid.centre(bin); 2]).collect();
         let vel = vec![[1.0, 2.0, 3.0]; pos.len()];
         acc.sample(&grid, &pos, &vel, &[1.0], &vec![0; pos.len()]);
+        // One of the two atoms in each bin carries dye.
+        let dye: Vec<u16> = (0..pos.len()).map(|i| (i % 2) as u16).collect();
+        acc.sample_dye(&grid, &dye, |i| pos[i]);
         finish(&acc, &grid, [10.0, 12.5])
     }
 
@@ -212,7 +216,10 @@ mod tests {
         assert!(xml.contains("<Piece Extent=\"0 3 0 2 0 2\">"));
         assert_eq!(array_values(&xml, "TimeValue"), vec![12.5]);
         assert_eq!(array_values(&xml, "samples"), vec![1.0]);
-        for k in FieldKind::ALL {
+        assert!(f.dye_sampled, "the backends' sums count dye");
+        assert_eq!(array_values(&xml, "dye")[0], 0.5);
+        assert!(xml.contains(" dye [1]"), "the header lists the dye layer");
+        for k in FieldKind::every() {
             let values = array_values(&xml, k.name());
             let want: Vec<f64> = f.layer(k).iter().map(|v| if v.is_finite() { *v } else { 0.0 }).collect();
             assert_eq!(values, want, "{k}");
@@ -230,6 +237,18 @@ mod tests {
         assert!(ghost[..last].iter().all(|&g| g == 0.0) && ghost[last] == 32.0);
         assert!(!xml.to_lowercase().contains("nan") && !xml.contains("inf"));
         assert_eq!(xml.matches("<DataArray").count(), xml.matches("</DataArray>").count());
+    }
+
+    /// Sums that did not count dye (a LAMMPS run's, rebuilt from its dumps) have no dye
+    /// layer to write, rather than a layer of zeros.
+    #[test]
+    fn vti_has_a_dye_layer_only_where_the_sums_counted_dye() {
+        let mut f = small_field();
+        f.dye_sampled = false;
+        let xml = vti_string(&f, 1.0);
+        assert!(!xml.contains("Name=\"dye\""), "a dye layer from sums that did not count dye");
+        assert!(!xml.contains(" dye [1]"));
+        assert_eq!(array_values(&xml, "count").len(), f.grid.len());
     }
 
     #[test]
