@@ -8,6 +8,7 @@ use std::path::PathBuf;
 use anyhow::{Context, Result, bail};
 use clap::Args;
 
+use super::field_flags::{FieldFlags, flag_of};
 use crate::export::lammps::{ExportInput, LammpsUnits, build_deck_with_fields, write_deck};
 use crate::flow::FieldSpec;
 
@@ -36,18 +37,8 @@ pub struct ExportArgs {
     /// No field or force output in the deck, even when the scene has `fields`.
     #[arg(long, conflicts_with = "fields")]
     pub no_fields: bool,
-    /// Field bin edge in sigma (default: the scene's, else 2).
-    #[arg(long, value_name = "SIGMA")]
-    pub field_bin: Option<f64>,
-    /// Sample the fields every this many steps (default: the scene's, else 10).
-    #[arg(long, value_name = "STEPS")]
-    pub field_every: Option<u64>,
-    /// Average the fields over windows of this many tau (default: the scene's, else 50).
-    #[arg(long, value_name = "TAU")]
-    pub field_window: Option<f64>,
-    /// Bin the fields in 3D (layers along z) instead of through the depth.
-    #[arg(long)]
-    pub field_3d: bool,
+    #[command(flatten)]
+    pub field_flags: FieldFlags,
     /// No summary on stderr (warnings are still printed).
     #[arg(long)]
     pub quiet: bool,
@@ -56,7 +47,7 @@ pub struct ExportArgs {
 /// The deck's field settings: None with --no-fields or when neither the scene nor --fields
 /// asks for them; the flags override the scene's. A bad setting names its flag.
 fn field_spec(args: &ExportArgs, scene: Option<FieldSpec>) -> Result<Option<FieldSpec>> {
-    let flags = args.field_bin.is_some() || args.field_every.is_some() || args.field_window.is_some() || args.field_3d;
+    let flags = args.field_flags.first_given().is_some();
     if args.no_fields {
         if flags {
             bail!("--no-fields leaves the fields out; drop --field-bin, --field-every, --field-window and --field-3d");
@@ -66,18 +57,13 @@ fn field_spec(args: &ExportArgs, scene: Option<FieldSpec>) -> Result<Option<Fiel
     if !(args.fields || flags || scene.is_some()) {
         return Ok(None);
     }
-    let mut spec = scene.unwrap_or_default();
-    spec.bin = args.field_bin.unwrap_or(spec.bin);
-    spec.every = args.field_every.unwrap_or(spec.every);
-    spec.window_tau = args.field_window.unwrap_or(spec.window_tau);
-    spec.three_d |= args.field_3d;
-    Ok(Some(spec))
+    Ok(Some(args.field_flags.apply(scene.unwrap_or_default())))
 }
 
 /// A field-setting error from the deck builder with the flag that sets it.
 fn field_flag(e: String) -> String {
-    for (field, flag) in [("bin", "--field-bin"), ("every", "--field-every"), ("window_tau", "--field-window")] {
-        if e.starts_with(&format!("fields: {field} = ")) {
+    for field in ["bin", "every", "window_tau"] {
+        if let (true, Some(flag)) = (e.starts_with(&format!("fields: {field} = ")), flag_of(field)) {
             return format!("invalid {flag}: {}", &e["fields: ".len()..]);
         }
     }

@@ -6,6 +6,7 @@ pub mod bench;
 pub mod eos;
 pub mod examples;
 pub mod export;
+pub mod field_flags;
 pub mod lammps_fields;
 pub mod measure;
 pub mod run;

@@ -10,6 +10,7 @@ use std::time::Instant;
 use anyhow::{Context, Result, anyhow, bail};
 use clap::{Args, ValueEnum};
 
+use super::field_flags::{FieldFlags, flag_of};
 use crate::analysis;
 use crate::cli::run_flags::{apply_flags, param_flag};
 use crate::cli::run_forces::ForceFiles;
@@ -117,18 +118,8 @@ pub struct RunArgs {
     /// per finished window and at the end of the run, listed in `fields.pvd` (ParaView).
     #[arg(long, value_name = "DIR")]
     pub fields: Option<PathBuf>,
-    /// Field bin edge in sigma (default 2, or the scene's `fields`).
-    #[arg(long, value_name = "SIGMA")]
-    pub field_bin: Option<f64>,
-    /// Sample the fields every this many steps (default 10, or the scene's).
-    #[arg(long, value_name = "STEPS")]
-    pub field_every: Option<u64>,
-    /// Average the fields over windows of this many tau (default 50, or the scene's).
-    #[arg(long, value_name = "TAU")]
-    pub field_window: Option<f64>,
-    /// Bin the fields in 3D (layers along z) instead of through the depth.
-    #[arg(long)]
-    pub field_3d: bool,
+    #[command(flatten)]
+    pub field_flags: FieldFlags,
     /// Write the force of the fluid on each obstacle and wall face (epsilon/sigma), averaged
     /// over each telemetry interval, to this CSV (with --fields, `forces.csv` per field window
     /// and `forces_series.csv` per telemetry record are written into the fields folder too).
@@ -143,31 +134,14 @@ pub struct RunArgs {
 /// without `--fields`. Errors name the flag.
 fn field_spec(args: &RunArgs, scene: Option<FieldSpec>, sim_box: &SimBox, dt: f64) -> Result<Option<FieldSpec>> {
     if args.fields.is_none() {
-        let flag = [
-            (args.field_bin.is_some(), "--field-bin"),
-            (args.field_every.is_some(), "--field-every"),
-            (args.field_window.is_some(), "--field-window"),
-            (args.field_3d, "--field-3d"),
-        ]
-        .into_iter()
-        .find_map(|(given, f)| given.then_some(f));
-        if let Some(f) = flag {
+        if let Some(f) = args.field_flags.first_given() {
             bail!("{f} needs --fields DIR (the folder the field files go into)");
         }
         return Ok(None);
     }
-    let mut spec = scene.unwrap_or_default();
-    spec.bin = args.field_bin.unwrap_or(spec.bin);
-    spec.every = args.field_every.unwrap_or(spec.every);
-    spec.window_tau = args.field_window.unwrap_or(spec.window_tau);
-    spec.three_d |= args.field_3d;
+    let spec = args.field_flags.apply(scene.unwrap_or_default());
     spec.validate(sim_box, dt).map_err(|e| {
-        let flag = match e.field {
-            "bin" => "--field-bin",
-            "every" => "--field-every",
-            "window_tau" => "--field-window",
-            _ => "the scene's fields",
-        };
+        let flag = flag_of(e.field).unwrap_or("the scene's fields");
         anyhow!("invalid {flag}: {e}")
     })?;
     Ok(Some(spec))
