@@ -26,6 +26,7 @@ pub mod commands;
 pub mod dye;
 pub mod eos;
 pub mod exports;
+pub mod files;
 pub mod flow;
 pub mod force_plots;
 pub mod frames;
