@@ -78,14 +78,14 @@ fn wake_vy(s: &Snapshot) -> f64 {
 
 /// `wake_vy` every 25 steps (0.1 tau) over `samples` samples from the tunnel started with
 /// `seed`.
-fn wake_raw(spin: Option<StartSpin>, samples: usize, seed: u64) -> Vec<f64> {
+fn wake_raw(spin: Option<StartSpin>, samples: usize, seed: u64) -> Vec<(f64, f64)> {
     let s = setup_seeded(spin, seed);
     assert_eq!(s.params.tunnel.unwrap().start_spin, spin);
     let mut sim = backend(&s, s.params.clone());
     (0..samples)
         .map(|_| {
             sim.advance(25).unwrap();
-            wake_vy(&sim.copy_state().unwrap())
+            (sim.step() as f64 * s.params.dt, wake_vy(&sim.copy_state().unwrap()))
         })
         .collect()
 }
@@ -99,13 +99,12 @@ const SEEDS: u64 = 6;
 /// The mean over [`SEEDS`] runs of `wake_vy` every 25 steps (0.1 tau), over `samples`
 /// samples, smoothed over 1 tau (the mean of the last ten samples), with the time of each.
 fn wake_series(spin: Option<StartSpin>, samples: usize) -> Vec<(f64, f64)> {
-    let dt = setup(spin).params.dt;
-    let runs: Vec<Vec<f64>> = (1..=SEEDS).map(|seed| wake_raw(spin, samples, seed)).collect();
-    let mean: Vec<f64> = (0..samples).map(|k| runs.iter().map(|r| r[k]).sum::<f64>() / SEEDS as f64).collect();
+    let runs: Vec<Vec<(f64, f64)>> = (1..=SEEDS).map(|seed| wake_raw(spin, samples, seed)).collect();
+    let mean: Vec<f64> = (0..samples).map(|k| runs.iter().map(|r| r[k].1).sum::<f64>() / SEEDS as f64).collect();
     (0..samples)
         .map(|k| {
             let w = &mean[(k + 1).saturating_sub(10)..=k];
-            ((k + 1) as f64 * 25.0 * dt, w.iter().sum::<f64>() / w.len() as f64)
+            (runs[0][k].0, w.iter().sum::<f64>() / w.len() as f64)
         })
         .collect()
 }

@@ -481,6 +481,11 @@ mod tests {
 
     /// The LJ-units deck of `atoms` in `b` with `p`, no shapes, no steps.
     fn lj_deck(b: &SimBox, p: &SimParams, atoms: &AtomState) -> LammpsDeck {
+        try_lj_deck(b, p, atoms, 0).unwrap()
+    }
+
+    /// The LJ-units deck of `atoms` in `b` with `p` and `rakes` dye rakes, no shapes, no steps.
+    fn try_lj_deck(b: &SimBox, p: &SimParams, atoms: &AtomState, rakes: usize) -> Result<LammpsDeck, String> {
         build_deck(&ExportInput {
             sim_box: b,
             params: p,
@@ -488,11 +493,10 @@ mod tests {
             shapes: &[],
             source: "test",
             units: LammpsUnits::Lj,
-            rakes: 0,
+            rakes,
             steps: 0,
             thermo_every: 1,
         })
-        .unwrap()
     }
 
     #[test]
@@ -536,19 +540,7 @@ mod tests {
         let b = SimBox::new([5.0; 3], [true; 3]);
         let p = SimParams::default();
         let mut atoms = AtomState::default();
-        let inp = |atoms: &AtomState| {
-            build_deck(&ExportInput {
-                sim_box: &b,
-                params: &p,
-                atoms,
-                shapes: &[],
-                source: "test",
-                units: LammpsUnits::Lj,
-                rakes: 0,
-                steps: 0,
-                thermo_every: 1,
-            })
-        };
+        let inp = |atoms: &AtomState| try_lj_deck(&b, &p, atoms, 0);
         assert!(inp(&atoms).unwrap_err().contains("no atoms"));
         atoms.positions.push([f64::NAN, 0.0, 0.0]);
         atoms.velocities.push([0.0; 3]);
@@ -568,20 +560,7 @@ mod tests {
             atoms.velocities.push([0.0; 3]);
             atoms.types.push(0);
         }
-        let deck = |atoms: &AtomState, rakes: usize| {
-            build_deck(&ExportInput {
-                sim_box: &b,
-                params: &p,
-                atoms,
-                shapes: &[],
-                source: "test",
-                units: LammpsUnits::Lj,
-                rakes,
-                steps: 0,
-                thermo_every: 1,
-            })
-            .unwrap()
-        };
+        let deck = |atoms: &AtomState, rakes: usize| try_lj_deck(&b, &p, atoms, rakes).unwrap();
         let dye = |d: &LammpsDeck| d.warnings.iter().find(|w| w.contains("dye")).cloned();
         assert_eq!(dye(&deck(&atoms, 0)), None);
         atoms.dye = vec![0, 2, 2, 0];
