@@ -124,9 +124,31 @@ fn thin_slabs_run_their_lists() {
             (0..3).any(|k| (b.periodic[k] && l[k] < 3.0 * range) || (!b.periodic[k] && l[k] < 2.0 * range)),
             "{what}: not thin"
         );
-        assert_eq!(Algorithm::Auto.resolve(atoms.len(), &b, range), Algorithm::Neighbors, "{what}: Auto");
+        let cutoff = SimParams::default().max_cutoff();
+        assert_eq!(Algorithm::Auto.resolve(atoms.len(), &b, range, cutoff), Algorithm::Neighbors, "{what}: Auto");
         compare_with(b, SimParams::default(), &atoms, shapes, what, true);
     }
+}
+
+/// A skin wide enough that the list range passes half a thin slab's periodic depth (6.84
+/// sigma; range 3.5): the depth is one column whose pairs take their minimum image, which
+/// needs only the cut-off within half of it. Auto still takes the list, and every algorithm
+/// gives the forces of all pairs (the CPU's per-atom list takes no columns: it runs the cell
+/// list there; the device backends' columns are held to the CPU in tests/cuda.rs and
+/// tests/wgpu_backend.rs).
+#[test]
+fn a_thin_slab_takes_a_skin_past_half_its_depth() {
+    let (b, atoms) = jiggled_fluid([12, 8, 4], [false; 3], 0.12, &[], 4);
+    let p = SimParams { skin: 1.0, ..SimParams::default() };
+    assert!(2.0 * p.list_range() > b.length()[2] && 2.0 * p.max_cutoff() <= b.length()[2]);
+    assert_eq!(Algorithm::Auto.resolve(atoms.len(), &b, p.list_range(), p.max_cutoff()), Algorithm::Neighbors);
+    compare_with(b, p.clone(), &atoms, &[], "thin slab, skin past half its depth", false);
+    // The CPU's per-atom list takes no columns: in double it runs the cell list there (not a
+    // list built from all pairs).
+    let q = SimParams { precision: Precision::Double, algorithm: Algorithm::Neighbors, ..p };
+    let mut cpu = CpuBackend::new(b, q, &atoms, None).unwrap();
+    cpu.advance(30).unwrap();
+    assert!(cpu.pair_search().starts_with("cell list"), "{}", cpu.pair_search());
 }
 
 #[test]

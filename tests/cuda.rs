@@ -85,7 +85,15 @@ fn systems() -> Vec<System> {
             field: ObstacleField::bake(&shapes, &tank, 0.1).map(Arc::new),
         },
         System { name: "small box", b: small, params: SimParams::default(), atoms: sa, field: None },
-        System { name: "thin periodic slab", b: slab, params: SimParams::default(), atoms: sla, field: None },
+        System { name: "thin periodic slab", b: slab, params: SimParams::default(), atoms: sla.clone(), field: None },
+        // The list range (3.5) past half the depth (6.84): still one column, minimum images.
+        System {
+            name: "thin periodic slab, skin past half its depth",
+            b: slab,
+            params: SimParams { skin: 1.0, ..SimParams::default() },
+            atoms: sla,
+            field: None,
+        },
         System {
             name: "thin walled slab",
             b: wslab,
@@ -826,6 +834,46 @@ fn tunnel_matches_the_cpu() {
         eprintln!("tunnel, {precision:?}: zone mean vx {mean:.4} +- {se:.4} over {n} samples");
         assert!((mean - tunnel.speed).abs() < 4.0 * se, "{precision:?}: zone mean vx {mean} +- {se}");
     }
+}
+
+/// A thin slab's column lists with the list range past half the depth (skin 1.0, range 3.5,
+/// depth 6.84) through many rebuilds: the CPU's trajectory in double to round-off, and that of
+/// the usual skin (whose lists hold the same pairs within the cut-off).
+#[test]
+fn a_skin_past_half_a_slabs_depth_keeps_the_trajectory() {
+    if !gpu() {
+        return;
+    }
+    let s = systems().into_iter().find(|s| s.name == "thin periodic slab, skin past half its depth").unwrap();
+    let l = s.b.length();
+    assert!(2.0 * s.params.list_range() > l[2]);
+    let gap = |a: &[[f64; 3]], c: &[[f64; 3]]| {
+        a.iter()
+            .zip(c)
+            .map(|(a, c)| s.b.min_image(*a, *c).iter().fold(0.0f64, |m, d| m.max(d.abs())))
+            .fold(0.0, f64::max)
+    };
+    let run = |skin: f64, cuda: bool| {
+        let p = SimParams { skin, precision: Precision::Double, algorithm: Algorithm::Neighbors, ..s.params.clone() };
+        let mut b: Box<dyn Backend> = if cuda {
+            Box::new(CudaBackend::new(s.b, p, &s.atoms, None).unwrap())
+        } else {
+            Box::new(CpuBackend::new(s.b, p, &s.atoms, None).unwrap())
+        };
+        b.advance(400).unwrap();
+        // (The CPU's per-atom lists take no columns: it runs the cell list here.)
+        assert!(!b.pair_search().contains("all pairs"), "skin {skin}: {}", b.pair_search());
+        b.snapshot().unwrap().atoms
+    };
+    let wide = run(1.0, true);
+    let (cpu, narrow) = (run(1.0, false), run(0.3, true));
+    let (dc, dn) = (gap(&wide.positions, &cpu.positions), gap(&wide.positions, &narrow.positions));
+    let dv = largest_gap(&wide.velocities, &cpu.velocities);
+    eprintln!(
+        "skin 1.0 in a 6.84-deep slab, 400 steps: vs the CPU {dc:.1e} (velocities {dv:.1e}), vs skin 0.3 {dn:.1e}"
+    );
+    assert!(dc < 1e-9 * l[0] && dv < 1e-8, "the CPU's trajectory left: {dc:e} {dv:e}");
+    assert!(dn < 1e-9 * l[0], "skin 0.3's trajectory left: {dn:e}");
 }
 
 #[test]

@@ -67,7 +67,9 @@ fn systems() -> Vec<(&'static str, SimBox, SimParams, AtomState)> {
         ("lower half filled", hb, SimParams::default(), half),
         ("dilute gas, walls along x", gb, SimParams::default(), gas),
         ("tank with walls, gravity and a drive", tb, tank_params, tank),
-        ("thin periodic slab", sb, SimParams::default(), slab),
+        ("thin periodic slab", sb, SimParams::default(), slab.clone()),
+        // The list range (3.5) past half the depth (6.84): one column, minimum images.
+        ("thin slab, skin past half its depth", sb, SimParams { skin: 1.0, ..SimParams::default() }, slab),
         ("four-species mixture", mb, mix_params, mix),
     ]
 }
@@ -86,6 +88,9 @@ fn forces_and_energies_match_the_cpu() {
             let params = SimParams { algorithm, precision: Precision::Single, ..p.clone() };
             let mut g = GpuBackend::new(b, params, &atoms, None).unwrap();
             let got = g.forces().unwrap();
+            if algorithm == Algorithm::Neighbors {
+                assert_eq!(g.pair_search(), "neighbour list", "{name}: the list fell back");
+            }
             let err = force_error(&got, &want);
             assert!(err < 1e-5, "{name}, {algorithm:?}: forces off by {err:e}");
             let t = g.measure().unwrap();

@@ -257,7 +257,7 @@ pub fn run(args: &RunArgs) -> Result<()> {
     let mut wake = WakeLog::new(&shapes, fields_dir, sim_box.length()[2], mass, params.tunnel.map(|t| t.speed));
     let n = sim.n_atoms();
     if !args.quiet {
-        let algorithm = params.algorithm.resolve(n, &sim_box, params.list_range());
+        let algorithm = params.algorithm.resolve(n, &sim_box, params.list_range(), params.max_cutoff());
         let l = sim_box.length();
         let bounds: String = sim_box.periodic.iter().map(|&p| if p { 'p' } else { 'w' }).collect();
         eprintln!("backend: {why} ({})", sim.info().device);

@@ -153,19 +153,20 @@ impl Algorithm {
     }
 
     /// The algorithm `Auto` stands for at `n` atoms in `sim_box` with interaction range
-    /// `range`: the neighbour list wherever lists fit ([`Algorithm::lists_fit`]) and its
+    /// `range` (the largest cut-off `cutoff` plus the skin): the neighbour list wherever lists
+    /// fit ([`Algorithm::lists_fit`]) and its
     /// estimated cost is below all pairs', else all pairs (tiled). The estimate counts pair
     /// visits per step: all pairs n^2 / 2; the list n times the neighbours in range at the
     /// box's mean density, at LIST_PAIR_COST each (an indexed load against a streamed tile),
     /// plus LIST_ATOM_COST per atom for the integrator, the skin test and the rebuilds. In a
     /// liquid the list wins above about 500 atoms, in a dilute gas above a few dozen, and
     /// never loses above a few thousand atoms at any density.
-    pub fn resolve(self, n: usize, sim_box: &SimBox, range: f64) -> Algorithm {
+    pub fn resolve(self, n: usize, sim_box: &SimBox, range: f64, cutoff: f64) -> Algorithm {
         const LIST_PAIR_COST: f64 = 3.0;
         const LIST_ATOM_COST: f64 = 20.0;
         match self {
             Algorithm::Auto => {
-                if !Algorithm::lists_fit(sim_box, range) {
+                if !Algorithm::lists_fit(sim_box, range, cutoff) {
                     return Algorithm::AllPairsTiled;
                 }
                 let l = sim_box.length();
@@ -179,13 +180,13 @@ impl Algorithm {
         }
     }
 
-    /// Whether cell and neighbour lists of interaction range `range` work in `sim_box`: every
-    /// periodic edge at least twice the range (so each pair has one image in range); walled
-    /// edges of any size. Thin slabs (two cells along a periodic axis, one along a walled
-    /// one) qualify.
-    pub fn lists_fit(sim_box: &SimBox, range: f64) -> bool {
-        let l = sim_box.length();
-        (0..3).all(|k| !sim_box.periodic[k] || l[k] >= 2.0 * range)
+    /// Whether neighbour lists of interaction range `range` (cut-off `cutoff` plus the skin)
+    /// work in `sim_box`: every periodic edge at least twice the range (so each pair has one
+    /// image in range), or thinner than three ranges and at least twice the cut-off (a column
+    /// through a thin slab, whose pairs take their minimum image along it:
+    /// [`crate::sim::list_cells::column_axes`]); walled edges of any size.
+    pub fn lists_fit(sim_box: &SimBox, range: f64, cutoff: f64) -> bool {
+        crate::sim::list_cells::lists_fit(sim_box, range, cutoff)
     }
 }
 

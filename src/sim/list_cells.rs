@@ -1,7 +1,9 @@
 //! How wide the neighbour-list build's cells are, shared by the device backends (CUDA and
 //! wgpu): both builds take a cell's atoms as one warp's (or workgroup row's) 32 i-atoms, so a
 //! cell as wide as the list range (about 19 atoms in a liquid) leaves lanes idle, and a
-//! periodic depth that holds two range-wide cells but not three is one cell deep (a column).
+//! periodic depth shorter than three list ranges is one cell deep (a column), whose pairs take
+//! their minimum image along it: it needs only twice the cut-off, not twice the list range,
+//! so a thin slab can take any skin.
 
 use crate::physics::sim_box::SimBox;
 
@@ -14,19 +16,38 @@ use crate::physics::sim_box::SimBox;
 /// atoms 5-13% slower.
 pub const BUILD_CELL_ATOMS: f64 = 23.5;
 
-/// The list build's cell widths along each axis for `n` atoms in `b` and list range `range`:
-/// up to 10% wider than the range, for about [`BUILD_CELL_ATOMS`] atoms a cell at the box's
-/// mean density (the build's tests drop a wider cell's far candidates). A periodic axis that
-/// holds two range-wide cells but not three (a thin slab's depth) is one cell deep instead
-/// (its width is the box's length there): each cell is a column through the slab whose pairs
-/// take their minimum image along it. A periodic axis that wider cells would leave with two
-/// keeps range-wide ones (the stencil would reach the other cell in both images).
-pub fn list_cell_widths(b: &SimBox, range: f64, n: usize) -> [f64; 3] {
+/// The periodic axes of `b` that lists of range `range` (cut-off `cutoff` plus the skin) take
+/// as one column: shorter than three ranges (so no more than two range-wide cells), at least
+/// twice the cut-off. Each pair takes its minimum image along a column, so the list holds every
+/// pair within the range in the torus's distance, and each atom moving at most half the skin
+/// keeps every pair within the cut-off listed; the cut-off within half the length leaves one
+/// image in range of the forces. So the range may pass half the length there (a wider skin in
+/// the vortex street's slab, 5.65 sigma deep: rebuilds rarer in its hot, fast fluid).
+pub fn column_axes(b: &SimBox, range: f64, cutoff: f64) -> [bool; 3] {
+    let len = b.length();
+    std::array::from_fn(|k| b.periodic[k] && len[k] < 3.0 * range && len[k] >= 2.0 * cutoff)
+}
+
+/// Whether lists of range `range` and cut-off `cutoff` fit `b` on the device backends: every
+/// periodic axis at least twice the range, or a column ([`column_axes`]).
+pub fn lists_fit(b: &SimBox, range: f64, cutoff: f64) -> bool {
+    let (len, column) = (b.length(), column_axes(b, range, cutoff));
+    (0..3).all(|k| !b.periodic[k] || column[k] || len[k] >= 2.0 * range)
+}
+
+/// The list build's cell widths along each axis for `n` atoms in `b`, list range `range` and
+/// cut-off `cutoff`: up to 10% wider than the range, for about [`BUILD_CELL_ATOMS`] atoms a
+/// cell at the box's mean density (the build's tests drop a wider cell's far candidates). A
+/// column axis ([`column_axes`], a thin slab's depth) is one cell deep instead (its width is
+/// the box's length there): each cell is a column through the slab whose pairs take their
+/// minimum image along it. A periodic axis that wider cells would leave with two keeps
+/// range-wide ones (the stencil would reach the other cell in both images).
+pub fn list_cell_widths(b: &SimBox, range: f64, cutoff: f64, n: usize) -> [f64; 3] {
     let len = b.length();
     if n == 0 {
         return [range; 3];
     }
-    let column: [bool; 3] = std::array::from_fn(|k| b.periodic[k] && len[k] >= 2.0 * range && len[k] < 3.0 * range);
+    let column = column_axes(b, range, cutoff);
     let across = column.iter().filter(|&&c| !c).count() as i32;
     // The width across giving BUILD_CELL_ATOMS a cell: n / V * w^across * (column depths).
     let depth: f64 = (0..3).filter(|&k| column[k]).map(|k| len[k]).product();
@@ -55,16 +76,27 @@ mod tests {
     fn cells_hold_about_24_atoms_at_most_a_tenth_wider_and_thin_depths_are_columns() {
         // in.lj at a million atoms: about 24.5 atoms a cell, under the 10% cap.
         let side = (1_048_576.0f64 / 0.8442).cbrt();
-        let w = list_cell_widths(&SimBox::new([side; 3], [true; 3]), 2.8, 1_048_576);
+        let w = list_cell_widths(&SimBox::new([side; 3], [true; 3]), 2.8, 2.5, 1_048_576);
         let atoms = w[0].powi(3) * 0.8442;
         assert!(w.iter().all(|&x| x == w[0]) && (23.0..25.0).contains(&atoms), "{w:?}: {atoms}");
         // A dilute gas: capped at 10% wider.
-        let gas = list_cell_widths(&SimBox::new([100.0; 3], [true; 3]), 2.8, 10_000);
+        let gas = list_cell_widths(&SimBox::new([100.0; 3], [true; 3]), 2.8, 2.5, 10_000);
         assert!(gas.iter().all(|&x| (x - 3.08).abs() < 1e-12), "{gas:?}");
         // The vortex street's slab: columns along z, range-wide across (27 atoms a column).
-        let street = list_cell_widths(&SimBox::new([862.0, 404.0, 5.6463], [true; 3]), 2.8, 1_174_416);
+        let street_box = SimBox::new([862.0, 404.0, 5.6463], [true; 3]);
+        let street = list_cell_widths(&street_box, 2.8, 2.5, 1_174_416);
         assert_eq!(street, [2.8, 2.8, 5.6463]);
+        // A wider skin: the range passes half the depth, still a column (the cut-off fits).
+        assert_eq!(list_cell_widths(&street_box, 3.0, 2.5, 1_174_416), [3.0, 3.0, 5.6463]);
+        assert!(lists_fit(&street_box, 3.0, 2.5) && lists_fit(&street_box, 4.0, 2.5));
+        // The cut-off past half the depth: no column, and lists do not fit.
+        assert_eq!(column_axes(&street_box, 3.0, 2.9), [false; 3]);
+        assert!(!lists_fit(&street_box, 3.0, 2.9));
+        // Three ranges deep or more: no column; two ranges wide but not three: a column.
+        assert_eq!(column_axes(&SimBox::new([40.0, 8.4, 8.3], [true; 3]), 2.8, 2.5), [false, false, true]);
+        // Walled axes are never columns.
+        assert_eq!(column_axes(&SimBox::new([40.0, 40.0, 5.6], [true, true, false]), 2.8, 2.5), [false; 3]);
         // No atoms: range-wide.
-        assert_eq!(list_cell_widths(&SimBox::new([50.0; 3], [true; 3]), 2.8, 0), [2.8; 3]);
+        assert_eq!(list_cell_widths(&SimBox::new([50.0; 3], [true; 3]), 2.8, 2.5, 0), [2.8; 3]);
     }
 }

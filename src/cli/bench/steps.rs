@@ -167,7 +167,7 @@ pub fn run(args: &BenchArgs) -> Result<()> {
                         };
                         let used_skin = sim.params().skin;
                         let per_step = median(times);
-                        let resolved = algorithm.resolve(n, &sim_box, 2.8);
+                        let resolved = algorithm.resolve(n, &sim_box, 2.8, 2.5);
                         let pairs_per_step = match resolved {
                             Algorithm::AllPairsGlobal | Algorithm::AllPairsTiled => (n as f64) * (n as f64),
                             _ => n as f64 * 0.8442 * 4.0 / 3.0 * std::f64::consts::PI * 2.5f64.powi(3),

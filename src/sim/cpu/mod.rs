@@ -96,7 +96,7 @@ fn make_ctx<'a>(
     let (n, b) = with_sim!(engine, s => (s.n(), s.sim_box));
     Ctx {
         params,
-        algorithm: params.algorithm.resolve(n, &b, params.list_range()),
+        algorithm: params.algorithm.resolve(n, &b, params.list_range(), params.max_cutoff()),
         field,
         masses: params.species.iter().map(|s| s.mass).collect(),
         dof: analysis::degrees_of_freedom(n, &b, params, field.is_some()),
@@ -170,7 +170,12 @@ impl CpuBackend {
 
     /// The algorithm that actually runs (Auto resolved).
     pub fn resolved_algorithm(&self) -> crate::physics::params::Algorithm {
-        self.params.algorithm.resolve(self.n_atoms(), &self.sim_box(), self.params.list_range())
+        self.params.algorithm.resolve(
+            self.n_atoms(),
+            &self.sim_box(),
+            self.params.list_range(),
+            self.params.max_cutoff(),
+        )
     }
 
     /// Raw g(r) counts (see [`RdfCounts`]) by the chosen pair search, for comparing the cell

@@ -97,6 +97,10 @@ pub struct CpuSim<P: PrecisionMode> {
     nl_valid: bool,
     /// The valid list is the cluster list (else the per-atom list).
     nl_clusters: bool,
+    /// Whether the last neighbour-list force pass ran the cell list instead: a list range
+    /// past half a thin periodic depth leaves the per-atom list no cells (the device backends
+    /// take such a depth as one column; see `dispatch.rs`).
+    nl_as_cells: bool,
     clusters: ClusterList,
     cluster_bufs: Vec<Vec<Block>>,
     bufs: Vec<Vec<[P::Force; 4]>>,
@@ -158,6 +162,7 @@ impl<P: PrecisionMode> CpuSim<P> {
             nl_range: 0.0,
             nl_valid: false,
             nl_clusters: false,
+            nl_as_cells: false,
             clusters: ClusterList::default(),
             cluster_bufs: Vec::new(),
             bufs: Vec::new(),

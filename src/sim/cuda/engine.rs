@@ -72,8 +72,8 @@ impl CellSetup {
     /// [`crate::sim::list_cells::list_cell_widths`] makes them (about 24 atoms a cell, thin
     /// periodic depths one column deep: the vortex street 307 x 144 columns of about 27 atoms),
     /// else range-wide.
-    pub fn for_lists(b: &SimBox, range: f64, n: usize) -> Option<CellSetup> {
-        CellSetup::with_widths(b, crate::sim::list_cells::list_cell_widths(b, range, n), range)
+    pub fn for_lists(b: &SimBox, range: f64, cutoff: f64, n: usize) -> Option<CellSetup> {
+        CellSetup::with_widths(b, crate::sim::list_cells::list_cell_widths(b, range, cutoff, n), range)
             .or_else(|| CellSetup::new(b, range))
     }
 
@@ -90,15 +90,15 @@ impl CellSetup {
     }
 
     /// Cells at least `widths[k]` wide along axis k (all widened alike past 2^24 cells); None
-    /// when a periodic axis is shorter than twice `range` (its minimum image is ambiguous) or
-    /// would have fewer than two cells without being one cell wide on purpose (`widths[k]` its
-    /// length: a column).
+    /// when a periodic axis that is not one cell wide on purpose (`widths[k]` its length: a
+    /// column, whose pairs take their minimum image) is shorter than twice `range` (its
+    /// minimum image is ambiguous) or would have fewer than two cells.
     fn with_widths(b: &SimBox, widths: [f64; 3], range: f64) -> Option<CellSetup> {
         let len = b.length();
         let mut scale = 1.0;
         loop {
             let dims: [usize; 3] = std::array::from_fn(|k| ((len[k] / (widths[k] * scale)).floor() as usize).max(1));
-            if (0..3).any(|k| b.periodic[k] && (len[k] < 2.0 * range || (dims[k] < 2 && widths[k] < len[k]))) {
+            if (0..3).any(|k| b.periodic[k] && widths[k] < len[k] && (len[k] < 2.0 * range || dims[k] < 2)) {
                 return None;
             }
             let total = dims[0] * dims[1] * dims[2];
@@ -274,13 +274,13 @@ impl Engine {
             None
         };
 
-        let wanted = params.algorithm.resolve(n, &self.sim_box, params.list_range());
+        let wanted = params.algorithm.resolve(n, &self.sim_box, params.list_range(), params.max_cutoff());
         let range = match wanted {
             Algorithm::Cells => params.max_cutoff(),
             _ => params.list_range(),
         };
         self.cells = match wanted {
-            Algorithm::Neighbors => CellSetup::for_lists(&self.sim_box, range, n),
+            Algorithm::Neighbors => CellSetup::for_lists(&self.sim_box, range, params.max_cutoff(), n),
             Algorithm::Cells => CellSetup::new(&self.sim_box, range),
             _ => None,
         };
@@ -570,25 +570,33 @@ mod tests {
         let edge = (1_048_576.0f64 / 0.8442).cbrt();
         let b = SimBox::new([edge; 3], [true; 3]);
         assert_eq!(CellSetup::new(&b, 2.8).unwrap().dims, [38; 3]);
-        assert_eq!(CellSetup::for_lists(&b, 2.8, 1_048_576).unwrap().dims, [35; 3]);
+        assert_eq!(CellSetup::for_lists(&b, 2.8, 2.5, 1_048_576).unwrap().dims, [35; 3]);
         // A dilute gas: at most 10% wider than the range; a dense liquid: the range.
-        assert_eq!(CellSetup::for_lists(&b, 2.8, 10_000).unwrap().dims, [34; 3]);
-        assert_eq!(CellSetup::for_lists(&b, 2.8, 4_000_000).unwrap().dims, [38; 3]);
+        assert_eq!(CellSetup::for_lists(&b, 2.8, 2.5, 10_000).unwrap().dims, [34; 3]);
+        assert_eq!(CellSetup::for_lists(&b, 2.8, 2.5, 4_000_000).unwrap().dims, [38; 3]);
         // A periodic depth of two range-wide cells but not three is one column deep, and the
         // width across gives about 24 atoms a column (at least the range).
         let slab = SimBox::new([40.0, 40.0, 5.9], [true; 3]);
-        assert_eq!(CellSetup::for_lists(&slab, 2.8, 8_000).unwrap().dims, [14, 14, 1]);
+        assert_eq!(CellSetup::for_lists(&slab, 2.8, 2.5, 8_000).unwrap().dims, [14, 14, 1]);
         let dilute = SimBox::new([40.0, 40.0, 5.9], [true; 3]);
-        assert_eq!(CellSetup::for_lists(&dilute, 2.8, 3_000).unwrap().dims, [12, 12, 1]);
+        assert_eq!(CellSetup::for_lists(&dilute, 2.8, 2.5, 3_000).unwrap().dims, [12, 12, 1]);
         // The vortex street's slab (862 x 404 x 5.6463 at density 0.6): 307 x 144 columns of
         // 27 atoms at the range's width.
         let street = SimBox::new([862.0, 404.0, 5.6463], [true; 3]);
-        assert_eq!(CellSetup::for_lists(&street, 2.8, 1_174_416).unwrap().dims, [307, 144, 1]);
+        assert_eq!(CellSetup::for_lists(&street, 2.8, 2.5, 1_174_416).unwrap().dims, [307, 144, 1]);
         // Three cells deep: no column.
-        assert_eq!(CellSetup::for_lists(&SimBox::new([40.0, 40.0, 8.5], [true; 3]), 2.8, 11_000).unwrap().dims[2], 3);
+        assert_eq!(
+            CellSetup::for_lists(&SimBox::new([40.0, 40.0, 8.5], [true; 3]), 2.8, 2.5, 11_000).unwrap().dims[2],
+            3
+        );
+        // A wider skin in the street: the range (3.0) past half the depth, still one column.
+        assert_eq!(CellSetup::for_lists(&street, 3.0, 2.5, 1_174_416).unwrap().dims, [287, 134, 1]);
         // The cell-list forces keep two cells.
         assert_eq!(CellSetup::new(&street, 2.8).unwrap().dims[2], 2);
-        assert!(CellSetup::for_lists(&SimBox::new([5.5, 20.0, 20.0], [true; 3]), 2.8, 500).is_none());
+        // Shorter than twice the range but not than twice the cut-off: a column; shorter than
+        // twice the cut-off: no lists.
+        assert_eq!(CellSetup::for_lists(&SimBox::new([5.5, 20.0, 20.0], [true; 3]), 2.8, 2.5, 500).unwrap().dims[0], 1);
+        assert!(CellSetup::for_lists(&SimBox::new([4.9, 20.0, 20.0], [true; 3]), 2.8, 2.5, 500).is_none());
     }
 
     #[test]

@@ -141,7 +141,7 @@ impl Engine {
         let range = if search == Search::Cells { params.max_cutoff() } else { params.list_range() };
         let too_small = || SimError::Invalid("the box is too small for cell lists: use all pairs".into());
         let dims = match search {
-            Search::List => layout::list_cell_dims(&sim_box, range, n).ok_or_else(too_small)?,
+            Search::List => layout::list_cell_dims(&sim_box, range, params.max_cutoff(), n).ok_or_else(too_small)?,
             Search::Cells => layout::cell_dims(&sim_box, range).ok_or_else(too_small)?,
             Search::AllPairs => [1, 1, 1],
         };

@@ -232,13 +232,16 @@ pub fn pair_table(params: &SimParams) -> Vec<Pair> {
     out
 }
 
-/// The neighbour-list build's cells for `n` atoms and list range `range`: as wide as
-/// [`crate::sim::list_cells::list_cell_widths`] makes them (about 24 atoms a cell, the
-/// CUDA build's cells), or None where the box is too small for cells ([`cell_dims`]).
-pub fn list_cell_dims(b: &SimBox, range: f64, n: usize) -> Option<[u32; 3]> {
-    cell_dims(b, range)?;
+/// The neighbour-list build's cells for `n` atoms, list range `range` and cut-off `cutoff`:
+/// as wide as [`crate::sim::list_cells::list_cell_widths`] makes them (about 24 atoms a cell,
+/// the CUDA build's cells; a thin slab's depth one column, whatever the skin), or None where
+/// the box is too small for lists ([`crate::sim::list_cells::lists_fit`]).
+pub fn list_cell_dims(b: &SimBox, range: f64, cutoff: f64, n: usize) -> Option<[u32; 3]> {
+    if !crate::sim::list_cells::lists_fit(b, range, cutoff) {
+        return None;
+    }
     // (the widths never leave two cells along a periodic axis: a column or three and more)
-    let widths = crate::sim::list_cells::list_cell_widths(b, range, n);
+    let widths = crate::sim::list_cells::list_cell_widths(b, range, cutoff, n);
     let len = b.length();
     Some(std::array::from_fn(|k| ((len[k] / widths[k]).floor() as u32).max(1)))
 }

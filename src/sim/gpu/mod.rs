@@ -82,14 +82,15 @@ pub struct GpuBackend {
 }
 
 /// The search the algorithm asks for in `b` (cells and lists fall back to all pairs in a box
-/// too small for two cells of their range along a periodic axis: the cut-off and skin for
-/// lists; the cut-off for the cell list, a box `SimParams::validate` refuses already).
+/// too small for them: lists where a periodic axis is shorter than twice the cut-off and
+/// skin without being a column, `list_cells::lists_fit`; the cell list where one is shorter
+/// than twice the cut-off, a box `SimParams::validate` refuses already).
 fn search_for(params: &SimParams, b: &SimBox) -> Search {
     match params.algorithm {
         Algorithm::AllPairsGlobal | Algorithm::AllPairsTiled => Search::AllPairs,
         Algorithm::Cells if layout::cell_dims(b, params.max_cutoff()).is_none() => Search::AllPairs,
         Algorithm::Cells => Search::Cells,
-        _ if layout::cell_dims(b, params.list_range()).is_none() => Search::AllPairs,
+        _ if !crate::sim::list_cells::lists_fit(b, params.list_range(), params.max_cutoff()) => Search::AllPairs,
         _ => Search::List,
     }
 }

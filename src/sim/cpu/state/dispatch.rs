@@ -55,6 +55,17 @@ impl<P: PrecisionMode> CpuSim<P> {
         type A<P> = <P as PrecisionMode>::Accum;
         let img = MinImage::<P::Force>::new(&self.sim_box);
         let mut algorithm = ctx.algorithm;
+        // A list range past half a thin periodic depth (the device backends take that depth
+        // as one column of list cells, whose pairs take their minimum image) leaves this
+        // per-atom list no cells: without the cluster-pair lists, which handle it, the cell
+        // list (range the cut-off) serves instead of a list built from all pairs.
+        self.nl_as_cells = algorithm == Algorithm::Neighbors
+            && cluster_coeffs(c, &self.sim_box, ctx.params.list_range()).is_none()
+            && !CellGrid::fits_lists(&self.sim_box, ctx.params.list_range())
+            && CellGrid::fits_lists(&self.sim_box, ctx.params.max_cutoff());
+        if self.nl_as_cells {
+            algorithm = Algorithm::Cells;
+        }
         if algorithm == Algorithm::Cells {
             // Every pair's cut-off is within the largest.
             let range = ctx.params.max_cutoff();
@@ -115,6 +126,9 @@ impl<P: PrecisionMode> CpuSim<P> {
         match algorithm {
             Algorithm::AllPairsGlobal => "all pairs",
             Algorithm::Cells if self.cells.grid.is_some() => "cell list",
+            Algorithm::Neighbors if self.nl_as_cells => {
+                "cell list (the list range passes half a thin periodic depth: no list cells on the CPU)"
+            }
             Algorithm::Neighbors if self.nl_clusters => "cluster-pair list",
             Algorithm::Neighbors if self.nl_grid.is_some() => "neighbour list",
             Algorithm::Neighbors => "neighbour list (built from all pairs: the box is too small for cells)",
