@@ -176,12 +176,13 @@ struct Consts {
     double friction_range;
     double friction_noise;
     // The wind tunnel's inflow zone (tunnel.cu): the stream speed, the zone
-    // [tunnel_lo, tunnel_hi) along x, and 1 while the tunnel is on.
+    // [tunnel_lo, tunnel_hi) along x, 1 while the tunnel is on, and the blocks of running
+    // sums in tunnel_sum.
     double tunnel_speed;
     double tunnel_lo;
     double tunnel_hi;
     int tunnel_on;
-    int pad3;
+    int tunnel_slots;
     // The inner region of the box (f32): positions farther than the list range plus the skin
     // from every periodic face, where the neighbour-list force loop needs no minimum image
     // (empty where the box is too small; unbounded on walled axes).

@@ -9,11 +9,13 @@
 // that kick and the zone in one pass.
 //
 // Bookkeeping: tunnel_zone leaves per block the momentum and kinetic energy it gave the atoms
-// (block_sum4, a fixed order) in b.tunnel_part; tunnel_latch (one block, a fixed order) adds
-// the step's totals to the running sums b.tunnel_sum, and on a telemetry step (mode 1, after
-// finish_step wrote record b.clock[1] - 1) adds them to that record's kinetic energy and
-// momentum (the record then describes the state after the zone, as the CPU's does), copies
-// the running sums into b.tunnel_records and restarts them.
+// (block_sum4, a fixed order) in b.tunnel_part, and adds them to the block's running sums in
+// b.tunnel_sum (c.tunnel_slots blocks of 4, room for the smallest block size, so sums of an
+// earlier block size stay counted). Only on a telemetry step (after finish_step wrote record
+// b.clock[1] - 1) does tunnel_latch (one block, a fixed order) total them: it adds the step's
+// partials to that record's kinetic energy and momentum (the record then describes the state
+// after the zone, as the CPU's does), writes the running sums' totals to b.tunnel_records
+// and restarts them. (A single-block latch every step cost the vortex street 6 us a step.)
 #include "common.cuh"
 #include "reduce.cuh"
 #include "rng.cuh"
@@ -57,6 +59,11 @@ __device__ __forceinline__ void zone_block(const Consts& c, const Bufs& b, int i
         v = w;
     }
     block_sum4(dp[0], dp[1], dp[2], dke, b.tunnel_part + 4 * blockIdx.x);
+    // The block's running sums (block_sum4's thread 0 wrote the partials it adds).
+    if (threadIdx.x == 0) {
+        #pragma unroll
+        for (int k = 0; k < 4; k++) b.tunnel_sum[4 * blockIdx.x + k] += b.tunnel_part[4 * blockIdx.x + k];
+    }
 }
 
 extern "C" __global__ void __launch_bounds__(BLOCK) tunnel_zone(Consts c, Bufs b) {
@@ -127,41 +134,36 @@ extern "C" __global__ void __launch_bounds__(BLOCK) integrate_fused_zone(Consts 
     if (dye) dye_atom(c, b, i, x, &v, dye, rakes, n_rakes, dye_zone, reach);
 }
 
-// One block of TOTAL_THREADS: the step's totals over the n_blocks partials of tunnel_zone
-// into the running sums; mode 1 (a telemetry step) also corrects that step's record and
-// closes it.
-extern "C" __global__ void __launch_bounds__(TOTAL_THREADS) tunnel_latch(Consts c, Bufs b, int n_blocks, int mode) {
+// One block of TOTAL_THREADS, on a telemetry step: the step's totals over the n_blocks
+// partials of tunnel_zone correct that step's record, and the running sums of all
+// c.tunnel_slots blocks, totalled, close it and restart.
+extern "C" __global__ void __launch_bounds__(TOTAL_THREADS) tunnel_latch(Consts c, Bufs b, int n_blocks) {
     __shared__ double scratch[32];
-    double a0 = 0.0, a1 = 0.0, a2 = 0.0, a3 = 0.0;
-    #pragma unroll 8
+    double a[4] = {0.0, 0.0, 0.0, 0.0}, t[4] = {0.0, 0.0, 0.0, 0.0};
     for (int k = threadIdx.x; k < n_blocks; k += TOTAL_THREADS) {
-        a0 += b.tunnel_part[4 * k];
-        a1 += b.tunnel_part[4 * k + 1];
-        a2 += b.tunnel_part[4 * k + 2];
-        a3 += b.tunnel_part[4 * k + 3];
-    }
-    double d[4];
-    d[0] = block_sum_n<TOTAL_THREADS>(a0, scratch);
-    d[1] = block_sum_n<TOTAL_THREADS>(a1, scratch);
-    d[2] = block_sum_n<TOTAL_THREADS>(a2, scratch);
-    d[3] = block_sum_n<TOTAL_THREADS>(a3, scratch);
-    if (threadIdx.x != 0) return;
-    double s[4];
-    #pragma unroll
-    for (int k = 0; k < 4; k++) s[k] = b.tunnel_sum[k] + d[k];
-    if (mode == 1) {
-        int record = (int)b.clock[1] - 1;
-        double* r = b.records + RECORD_WORDS * record;
-        r[1] += 2.0 * d[3];
-        r[6] += d[0];
-        r[7] += d[1];
-        r[8] += d[2];
         #pragma unroll
-        for (int k = 0; k < 4; k++) {
-            b.tunnel_records[4 * (size_t)record + k] = s[k];
-            s[k] = 0.0;
+        for (int q = 0; q < 4; q++) a[q] += b.tunnel_part[4 * k + q];
+    }
+    for (int k = threadIdx.x; k < c.tunnel_slots; k += TOTAL_THREADS) {
+        #pragma unroll
+        for (int q = 0; q < 4; q++) {
+            t[q] += b.tunnel_sum[4 * (size_t)k + q];
+            b.tunnel_sum[4 * (size_t)k + q] = 0.0;
         }
     }
+    double d[4], s[4];
     #pragma unroll
-    for (int k = 0; k < 4; k++) b.tunnel_sum[k] = s[k];
+    for (int q = 0; q < 4; q++) {
+        d[q] = block_sum_n<TOTAL_THREADS>(a[q], scratch);
+        s[q] = block_sum_n<TOTAL_THREADS>(t[q], scratch);
+    }
+    if (threadIdx.x != 0) return;
+    int record = (int)b.clock[1] - 1;
+    double* r = b.records + RECORD_WORDS * record;
+    r[1] += 2.0 * d[3];
+    r[6] += d[0];
+    r[7] += d[1];
+    r[8] += d[2];
+    #pragma unroll
+    for (int q = 0; q < 4; q++) b.tunnel_records[4 * (size_t)record + q] = s[q];
 }

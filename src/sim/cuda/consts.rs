@@ -100,12 +100,13 @@ pub struct Consts {
     pub friction_range: f64,
     pub friction_noise: f64,
     /// The wind tunnel's inflow zone (`physics::tunnel`, `kernels/tunnel.cu`): the stream
-    /// speed, the zone `[tunnel_lo, tunnel_hi)` along x, and 1 while the tunnel is on.
+    /// speed, the zone `[tunnel_lo, tunnel_hi)` along x, 1 while the tunnel is on, and the
+    /// blocks of running sums the zone keeps (`engine/tunnel.rs`, set by the engine).
     pub tunnel_speed: f64,
     pub tunnel_lo: f64,
     pub tunnel_hi: f64,
     pub tunnel_on: i32,
-    pub pad3: i32,
+    pub tunnel_slots: i32,
     /// The inner region of the box: positions farther than [`inner_margin`] from every
     /// periodic face, whose listed partners all sit in the same image, so the neighbour-list
     /// force loop leaves the minimum image out there (empty when the box is too small for one;

@@ -1,9 +1,10 @@
 //! The wind tunnel's inflow zone on the device (`physics::tunnel`, `kernels/tunnel.cu`): the
-//! zone's launches at the end of a step (`tunnel_zone`, then `tunnel_latch`, and on a
-//! telemetry step the thermal readout's flow bins of the state after it), the arrays of
-//! its bookkeeping (per-block partials, the running sums since the last record, one copy of
-//! those per telemetry record, read back with the telemetry records: nothing crosses PCIe
-//! per step), their backup around an advance that may be redone, and zeroing on a rollback.
+//! zone's launches at the end of a step (`tunnel_zone`, and on a telemetry step
+//! `tunnel_latch` and the thermal readout's flow bins of the state after it), the arrays of
+//! its bookkeeping (per-block partials, per-block running sums since the last record, one
+//! total of those per telemetry record, read back with the telemetry records: nothing
+//! crosses PCIe per step), their backup around an advance that may be redone, and zeroing on
+//! a rollback.
 //! Allocated only while the tunnel is on.
 
 use cudarc::driver::CudaSlice;
@@ -16,10 +17,7 @@ use crate::sim::SimError;
 use crate::sim::cuda::device::Device;
 use crate::sim::cuda::launch::{Call, Launcher, Over};
 
-/// `tunnel_latch` modes: add the step to the running sums, or add and close a record.
-const LATCH_ADD: i32 = 0;
-const LATCH_RECORD: i32 = 1;
-/// Doubles per record and in the running sums: px, py, pz, kinetic energy.
+/// Doubles per record and per block of running sums: px, py, pz, kinetic energy.
 const WORDS: usize = 4;
 
 impl Engine {
@@ -39,15 +37,26 @@ impl Engine {
             self.a.tunnel_records = None;
             return Ok(());
         }
-        // Per block of tunnel_zone at the smallest block size (32), so any block size fits.
+        // Per block of tunnel_zone at the smallest block size (32), so any block size fits;
+        // the running sums kept per block too (kernels/tunnel.cu: the zone adds its step to
+        // its block's, and only a telemetry step's latch totals them), grown keeping those
+        // summed so far.
         let blocks = self.n.div_ceil(32).max(1);
-        if self.a.tunnel_part.as_ref().is_none_or(|p| p.len() < blocks * WORDS * 8) {
-            self.a.tunnel_part = Some(alloc(dev, blocks * WORDS * 8, "allocating the tunnel's sums")?);
+        let bytes = blocks * WORDS * 8;
+        if self.a.tunnel_part.as_ref().is_none_or(|p| p.len() < bytes) {
+            self.a.tunnel_part = Some(alloc(dev, bytes, "allocating the tunnel's sums")?);
         }
-        if self.a.tunnel_sum.is_none() {
-            self.a.tunnel_sum = Some(alloc(dev, WORDS * 8, "allocating the tunnel's sums")?);
-            self.a.tunnel_sum_bak = Some(alloc(dev, WORDS * 8, "allocating the tunnel's sums")?);
+        if self.a.tunnel_sum.as_ref().is_none_or(|s| s.len() < bytes) {
+            let mut grown = alloc(dev, bytes, "allocating the tunnel's sums")?;
+            if let Some(old) = self.a.tunnel_sum.as_ref() {
+                let mut head = grown.slice_mut(..old.len());
+                dev.stream.memcpy_dtod(old, &mut head).map_err(dev_err("keeping the tunnel's sums"))?;
+            }
+            self.a.tunnel_sum = Some(grown);
+            self.a.tunnel_sum_bak = Some(alloc(dev, bytes, "allocating the tunnel's sums")?);
         }
+        let slots = self.a.tunnel_sum.as_ref().map_or(0, |s| s.len() / (WORDS * 8));
+        self.consts.tunnel_slots = slots as i32;
         self.ensure_tunnel_records(dev)
     }
 
@@ -63,17 +72,17 @@ impl Engine {
         Ok(())
     }
 
-    /// The zone (unless `zone`: the second kick did it, `integrate_second_zone`) and its
-    /// latch closing a step (a record with `ev`, then the thermal readout's flow bins of the
-    /// state after the zone: `flow_record_calls`); none without a tunnel.
+    /// The zone (unless `zone`: the second kick did it, `integrate_second_zone`) closing a
+    /// step, and on a telemetry step (`ev`) its latch closing the record, then the thermal
+    /// readout's flow bins of the state after the zone (`flow_record_calls`); none without a
+    /// tunnel.
     pub(super) fn tunnel_calls(&self, l: &Launcher, ev: bool, zone: bool) -> Vec<Call> {
         if !self.tunnel_on() {
             return Vec::new();
         }
-        let mode = if ev { LATCH_RECORD } else { LATCH_ADD };
         let blocks = self.n_blocks as i32;
         let zone = if zone { l.plain_call("tunnel_zone", Over::Atoms) } else { None };
-        let latch = l.plain_call("tunnel_latch", Over::Total).map(|c| c.arg(&blocks).arg(&mode));
+        let latch = if ev { l.plain_call("tunnel_latch", Over::Total).map(|c| c.arg(&blocks)) } else { None };
         let thermal = if ev { self.flow_record_calls(l) } else { Vec::new() };
         zone.into_iter().chain(latch).chain(thermal).collect()
     }
