@@ -182,11 +182,25 @@ impl Algorithm {
 
     /// Whether neighbour lists of interaction range `range` (cut-off `cutoff` plus the skin)
     /// work in `sim_box`: every periodic edge at least twice the range (so each pair has one
-    /// image in range), or thinner than three ranges and at least twice the cut-off (a column
-    /// through a thin slab, whose pairs take their minimum image along it:
-    /// [`crate::sim::list_cells::column_axes`]); walled edges of any size.
+    /// image in range), or a column ([`Algorithm::column_axes`]); walled edges of any size.
+    /// (The CPU's per-atom lists take no columns: it runs the cell list there.)
     pub fn lists_fit(sim_box: &SimBox, range: f64, cutoff: f64) -> bool {
-        crate::sim::list_cells::lists_fit(sim_box, range, cutoff)
+        let (len, column) = (sim_box.length(), Algorithm::column_axes(sim_box, range, cutoff));
+        (0..3).all(|k| !sim_box.periodic[k] || column[k] || len[k] >= 2.0 * range)
+    }
+
+    /// The periodic axes of `b` that lists of range `range` (cut-off `cutoff` plus the skin)
+    /// take as one column of list cells (`sim::list_cells`, the CUDA and wgpu builds): shorter
+    /// than three ranges (so no more than two range-wide cells), at least twice the cut-off.
+    /// Each pair takes its minimum image along a column, so the list holds every pair within
+    /// the range in the torus's distance, and each atom moving at most half the skin keeps
+    /// every pair within the cut-off listed; the cut-off within half the length leaves one
+    /// image in range of the forces. So the range may pass half the length there (a wider
+    /// skin in the vortex street's slab, 5.65 sigma deep: rebuilds rarer in its hot, fast
+    /// fluid).
+    pub fn column_axes(b: &SimBox, range: f64, cutoff: f64) -> [bool; 3] {
+        let len = b.length();
+        std::array::from_fn(|k| b.periodic[k] && len[k] < 3.0 * range && len[k] >= 2.0 * cutoff)
     }
 }
 

@@ -5,6 +5,7 @@
 //! their minimum image along it: it needs only twice the cut-off, not twice the list range,
 //! so a thin slab can take any skin.
 
+use crate::physics::params::Algorithm;
 use crate::physics::sim_box::SimBox;
 
 /// Atoms a list-build cell should hold: the build takes a cell's atoms as one warp's i-atoms
@@ -16,29 +17,10 @@ use crate::physics::sim_box::SimBox;
 /// atoms 5-13% slower.
 pub const BUILD_CELL_ATOMS: f64 = 23.5;
 
-/// The periodic axes of `b` that lists of range `range` (cut-off `cutoff` plus the skin) take
-/// as one column: shorter than three ranges (so no more than two range-wide cells), at least
-/// twice the cut-off. Each pair takes its minimum image along a column, so the list holds every
-/// pair within the range in the torus's distance, and each atom moving at most half the skin
-/// keeps every pair within the cut-off listed; the cut-off within half the length leaves one
-/// image in range of the forces. So the range may pass half the length there (a wider skin in
-/// the vortex street's slab, 5.65 sigma deep: rebuilds rarer in its hot, fast fluid).
-pub fn column_axes(b: &SimBox, range: f64, cutoff: f64) -> [bool; 3] {
-    let len = b.length();
-    std::array::from_fn(|k| b.periodic[k] && len[k] < 3.0 * range && len[k] >= 2.0 * cutoff)
-}
-
-/// Whether lists of range `range` and cut-off `cutoff` fit `b` on the device backends: every
-/// periodic axis at least twice the range, or a column ([`column_axes`]).
-pub fn lists_fit(b: &SimBox, range: f64, cutoff: f64) -> bool {
-    let (len, column) = (b.length(), column_axes(b, range, cutoff));
-    (0..3).all(|k| !b.periodic[k] || column[k] || len[k] >= 2.0 * range)
-}
-
 /// The list build's cell widths along each axis for `n` atoms in `b`, list range `range` and
 /// cut-off `cutoff`: up to 10% wider than the range, for about [`BUILD_CELL_ATOMS`] atoms a
 /// cell at the box's mean density (the build's tests drop a wider cell's far candidates). A
-/// column axis ([`column_axes`], a thin slab's depth) is one cell deep instead (its width is
+/// column axis ([`Algorithm::column_axes`], a thin slab's depth) is one cell deep instead (its width is
 /// the box's length there): each cell is a column through the slab whose pairs take their
 /// minimum image along it. A periodic axis that wider cells would leave with two keeps
 /// range-wide ones (the stencil would reach the other cell in both images).
@@ -47,7 +29,7 @@ pub fn list_cell_widths(b: &SimBox, range: f64, cutoff: f64, n: usize) -> [f64; 
     if n == 0 {
         return [range; 3];
     }
-    let column = column_axes(b, range, cutoff);
+    let column = Algorithm::column_axes(b, range, cutoff);
     let across = column.iter().filter(|&&c| !c).count() as i32;
     // The width across giving BUILD_CELL_ATOMS a cell: n / V * w^across * (column depths).
     let depth: f64 = (0..3).filter(|&k| column[k]).map(|k| len[k]).product();
@@ -88,14 +70,14 @@ mod tests {
         assert_eq!(street, [2.8, 2.8, 5.6463]);
         // A wider skin: the range passes half the depth, still a column (the cut-off fits).
         assert_eq!(list_cell_widths(&street_box, 3.0, 2.5, 1_174_416), [3.0, 3.0, 5.6463]);
-        assert!(lists_fit(&street_box, 3.0, 2.5) && lists_fit(&street_box, 4.0, 2.5));
+        assert!(Algorithm::lists_fit(&street_box, 3.0, 2.5) && Algorithm::lists_fit(&street_box, 4.0, 2.5));
         // The cut-off past half the depth: no column, and lists do not fit.
-        assert_eq!(column_axes(&street_box, 3.0, 2.9), [false; 3]);
-        assert!(!lists_fit(&street_box, 3.0, 2.9));
+        assert_eq!(Algorithm::column_axes(&street_box, 3.0, 2.9), [false; 3]);
+        assert!(!Algorithm::lists_fit(&street_box, 3.0, 2.9));
         // Three ranges deep or more: no column; two ranges wide but not three: a column.
-        assert_eq!(column_axes(&SimBox::new([40.0, 8.4, 8.3], [true; 3]), 2.8, 2.5), [false, false, true]);
+        assert_eq!(Algorithm::column_axes(&SimBox::new([40.0, 8.4, 8.3], [true; 3]), 2.8, 2.5), [false, false, true]);
         // Walled axes are never columns.
-        assert_eq!(column_axes(&SimBox::new([40.0, 40.0, 5.6], [true, true, false]), 2.8, 2.5), [false; 3]);
+        assert_eq!(Algorithm::column_axes(&SimBox::new([40.0, 40.0, 5.6], [true, true, false]), 2.8, 2.5), [false; 3]);
         // No atoms: range-wide.
         assert_eq!(list_cell_widths(&SimBox::new([50.0; 3], [true; 3]), 2.8, 2.5, 0), [2.8; 3]);
     }

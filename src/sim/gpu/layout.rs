@@ -235,9 +235,9 @@ pub fn pair_table(params: &SimParams) -> Vec<Pair> {
 /// The neighbour-list build's cells for `n` atoms, list range `range` and cut-off `cutoff`:
 /// as wide as [`crate::sim::list_cells::list_cell_widths`] makes them (about 24 atoms a cell,
 /// the CUDA build's cells; a thin slab's depth one column, whatever the skin), or None where
-/// the box is too small for lists ([`crate::sim::list_cells::lists_fit`]).
+/// the box is too small for lists ([`Algorithm::lists_fit`]).
 pub fn list_cell_dims(b: &SimBox, range: f64, cutoff: f64, n: usize) -> Option<[u32; 3]> {
-    if !crate::sim::list_cells::lists_fit(b, range, cutoff) {
+    if !crate::physics::params::Algorithm::lists_fit(b, range, cutoff) {
         return None;
     }
     // (the widths never leave two cells along a periodic axis: a column or three and more)

@@ -83,14 +83,16 @@ pub struct GpuBackend {
 
 /// The search the algorithm asks for in `b` (cells and lists fall back to all pairs in a box
 /// too small for them: lists where a periodic axis is shorter than twice the cut-off and
-/// skin without being a column, `list_cells::lists_fit`; the cell list where one is shorter
+/// skin without being a column, `Algorithm::lists_fit`; the cell list where one is shorter
 /// than twice the cut-off, a box `SimParams::validate` refuses already).
 fn search_for(params: &SimParams, b: &SimBox) -> Search {
     match params.algorithm {
         Algorithm::AllPairsGlobal | Algorithm::AllPairsTiled => Search::AllPairs,
         Algorithm::Cells if layout::cell_dims(b, params.max_cutoff()).is_none() => Search::AllPairs,
         Algorithm::Cells => Search::Cells,
-        _ if !crate::sim::list_cells::lists_fit(b, params.list_range(), params.max_cutoff()) => Search::AllPairs,
+        _ if !crate::physics::params::Algorithm::lists_fit(b, params.list_range(), params.max_cutoff()) => {
+            Search::AllPairs
+        }
         _ => Search::List,
     }
 }
