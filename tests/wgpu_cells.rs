@@ -229,8 +229,10 @@ fn cell_forces_match_the_cpu_in_mixed_and_double() {
 }
 
 /// A box of two cut-off cells a side (5.1 sigma, the smallest the cut-off allows): the cell
-/// list runs there, visiting each cell once along every axis, where the neighbour list
-/// (cut-off and skin) falls back to all pairs.
+/// list runs there, visiting each cell once along every axis; the neighbour list (cut-off
+/// and skin, past half the box) runs too, the box one column of list cells along every axis
+/// (each pair's minimum image, `Algorithm::column_axes`), where it had fallen back to all
+/// pairs. Both give the CPU's forces.
 #[test]
 fn two_cells_a_side_run_the_cell_list_where_lists_fall_back() {
     if !common::wgpu_adapter() {
@@ -241,11 +243,14 @@ fn two_cells_a_side_run_the_cell_list_where_lists_fall_back() {
     assert!(b.length()[0] >= 2.0 * p.max_cutoff() && b.length()[0] < 2.0 * p.list_range());
     let mut cells = GpuBackend::new(b, with(&p, Algorithm::Cells, Precision::Single), &atoms, None).unwrap();
     assert_eq!(cells.pair_search(), "cell list");
-    let list = GpuBackend::new(b, with(&p, Algorithm::Neighbors, Precision::Single), &atoms, None).unwrap();
-    assert_eq!(list.pair_search(), "all pairs (tiled)");
+    let mut list = GpuBackend::new(b, with(&p, Algorithm::Neighbors, Precision::Single), &atoms, None).unwrap();
+    assert_eq!(list.pair_search(), "neighbour list");
     let mut cpu = CpuBackend::new(b, with(&p, Algorithm::Cells, Precision::Double), &atoms, None).unwrap();
-    let err = force_error(&cells.forces().unwrap(), &cpu.forces().unwrap());
+    let want_f = cpu.forces().unwrap();
+    let err = force_error(&cells.forces().unwrap(), &want_f);
     assert!(err < 1e-5, "two cells a side: forces off the CPU's by {err:e}");
+    let err = force_error(&list.forces().unwrap(), &want_f);
+    assert!(err < 1e-5, "one list column a side: forces off the CPU's by {err:e}");
     let (t, want) = (cells.measure().unwrap(), cpu.measure().unwrap());
     assert!(rel(t.pair_energy, want.pair_energy) < 1e-5, "pair energy {} vs CPU {}", t.pair_energy, want.pair_energy);
     assert!(rel(t.virial, want.virial) < 1e-5, "virial {} vs CPU {}", t.virial, want.virial);
