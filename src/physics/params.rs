@@ -189,6 +189,14 @@ impl Algorithm {
         (0..3).all(|k| !sim_box.periodic[k] || column[k] || len[k] >= 2.0 * range)
     }
 
+    /// Whether cells at least `range` wide, each pair in its one image within `range`, fit
+    /// `sim_box`: every periodic edge at least twice the range (the cell grids of the CPU and
+    /// of CUDA's cell list; lists may also take columns, [`Algorithm::lists_fit`]).
+    pub fn images_fit(sim_box: &SimBox, range: f64) -> bool {
+        let len = sim_box.length();
+        (0..3).all(|k| !sim_box.periodic[k] || len[k] >= 2.0 * range)
+    }
+
     /// The periodic axes of `b` that lists of range `range` (cut-off `cutoff` plus the skin)
     /// take as one column of list cells (`sim::list_cells`, the CUDA and wgpu builds): shorter
     /// than three ranges (so no more than two range-wide cells), at least twice the cut-off.

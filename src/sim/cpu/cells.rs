@@ -4,6 +4,7 @@
 //!
 //! Owns binning only; the loops over pairs live with the algorithms that use them.
 
+use crate::physics::params::Algorithm;
 use crate::physics::real::Real;
 use crate::physics::sim_box::SimBox;
 
@@ -49,16 +50,10 @@ impl CellGrid {
     /// full rows visit it once ([`CellGrid::row_ranges`]), the forward spans twice, in the two
     /// images, of which at most one is in range ([`CellGrid::forward_spans`]).
     pub fn for_lists(b: &SimBox, range: f64) -> Option<CellGrid> {
-        if !CellGrid::fits_lists(b, range) {
+        if !Algorithm::images_fit(b, range) {
             return None;
         }
         CellGrid::new(b, range, 2).or_else(|| CellGrid::make(b, range, 1, 2))
-    }
-
-    /// Whether [`CellGrid::for_lists`] gives a grid: every periodic edge at least twice `range`.
-    pub fn fits_lists(b: &SimBox, range: f64) -> bool {
-        let len = b.length();
-        (0..3).all(|k| !b.periodic[k] || len[k] >= 2.0 * range)
     }
 
     fn make(b: &SimBox, range: f64, reach: usize, min_periodic: usize) -> Option<CellGrid> {

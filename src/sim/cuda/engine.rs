@@ -78,12 +78,11 @@ impl CellSetup {
     }
 
     /// Cells at least `range` wide; None when a periodic axis would have fewer than two
-    /// (shorter than twice the range: see `Algorithm::lists_fit`). Along a periodic axis of
+    /// (shorter than twice the range: `Algorithm::images_fit`). Along a periodic axis of
     /// two cells the 27-cell stencil reaches the other cell both ways: the cell-list forces
     /// visit it once.
     pub fn new(b: &SimBox, range: f64) -> Option<CellSetup> {
-        let len = b.length();
-        if (0..3).any(|k| b.periodic[k] && len[k] < 2.0 * range) {
+        if !Algorithm::images_fit(b, range) {
             return None;
         }
         CellSetup::with_widths(b, [range; 3], range)

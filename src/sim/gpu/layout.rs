@@ -6,7 +6,7 @@
 
 use super::block::Block;
 use crate::physics::lj::{LjPair, Table};
-use crate::physics::params::{SimParams, Thermostat};
+use crate::physics::params::{Algorithm, SimParams, Thermostat};
 use crate::physics::real::Precision;
 use crate::physics::sim_box::SimBox;
 use crate::physics::wall::Wall93;
@@ -237,7 +237,7 @@ pub fn pair_table(params: &SimParams) -> Vec<Pair> {
 /// the CUDA build's cells; a thin slab's depth one column, whatever the skin), or None where
 /// the box is too small for lists ([`Algorithm::lists_fit`]).
 pub fn list_cell_dims(b: &SimBox, range: f64, cutoff: f64, n: usize) -> Option<[u32; 3]> {
-    if !crate::physics::params::Algorithm::lists_fit(b, range, cutoff) {
+    if !Algorithm::lists_fit(b, range, cutoff) {
         return None;
     }
     // (the widths never leave two cells along a periodic axis: a column or three and more)

@@ -90,9 +90,7 @@ fn search_for(params: &SimParams, b: &SimBox) -> Search {
         Algorithm::AllPairsGlobal | Algorithm::AllPairsTiled => Search::AllPairs,
         Algorithm::Cells if layout::cell_dims(b, params.max_cutoff()).is_none() => Search::AllPairs,
         Algorithm::Cells => Search::Cells,
-        _ if !crate::physics::params::Algorithm::lists_fit(b, params.list_range(), params.max_cutoff()) => {
-            Search::AllPairs
-        }
+        _ if !Algorithm::lists_fit(b, params.list_range(), params.max_cutoff()) => Search::AllPairs,
         _ => Search::List,
     }
 }

@@ -55,14 +55,19 @@ impl<P: PrecisionMode> CpuSim<P> {
         type A<P> = <P as PrecisionMode>::Accum;
         let img = MinImage::<P::Force>::new(&self.sim_box);
         let mut algorithm = ctx.algorithm;
+        let lj32 = if algorithm == Algorithm::Neighbors {
+            cluster_coeffs(c, &self.sim_box, ctx.params.list_range())
+        } else {
+            None
+        };
         // A list range past half a thin periodic depth (the device backends take that depth
         // as one column of list cells, whose pairs take their minimum image) leaves this
         // per-atom list no cells: without the cluster-pair lists, which handle it, the cell
         // list (range the cut-off) serves instead of a list built from all pairs.
         self.nl_as_cells = algorithm == Algorithm::Neighbors
-            && cluster_coeffs(c, &self.sim_box, ctx.params.list_range()).is_none()
-            && !CellGrid::fits_lists(&self.sim_box, ctx.params.list_range())
-            && CellGrid::fits_lists(&self.sim_box, ctx.params.max_cutoff());
+            && lj32.is_none()
+            && !Algorithm::images_fit(&self.sim_box, ctx.params.list_range())
+            && Algorithm::images_fit(&self.sim_box, ctx.params.max_cutoff());
         if self.nl_as_cells {
             algorithm = Algorithm::Cells;
         }
@@ -78,7 +83,6 @@ impl<P: PrecisionMode> CpuSim<P> {
             }
         }
         if algorithm == Algorithm::Neighbors {
-            let lj32 = cluster_coeffs(c, &self.sim_box, ctx.params.list_range());
             if lj32.is_some() != self.nl_clusters || self.nl.pos_at_build.len() != self.pos.len() {
                 self.nl_valid = false;
             }
