@@ -170,7 +170,7 @@ struct Consts {
     int n_bodies;
     int body_wall[6];
     int pad2;
-    // Surface friction (friction.cu): gamma = 1/damp, the range (0: off), and
+    // Surface friction (surface.cuh): gamma = 1/damp, the range (0: off), and
     // sqrt(2 gamma T / dt), the noise amplitude per sqrt(mass).
     double friction_gamma;
     double friction_range;
@@ -188,7 +188,7 @@ struct Consts {
     // (empty where the box is too small; unbounded on walled axes).
     float inner_lo[3];
     float inner_hi[3];
-    // The tunnel's start spin (friction.cu, physics::friction::Spin): the obstacle surfaces'
+    // The tunnel's start spin (surface.cuh, physics::friction::Spin): the obstacle surfaces'
     // tangential speed u, counter-clockwise, for the force passes of the steps before
     // friction_spin_until (0: no spin).
     double friction_spin;
@@ -249,7 +249,7 @@ struct Bufs {
     unsigned long long* body_fix; // per body 3 x 64-bit fixed-point force of this force pass (bodies.cuh)
     double* body_sum;     // per body 3 f64 force sums since the last record, then the step count
     double* body_records; // per telemetry record: body_sum as it was at the record's step
-    double4* fric_force;  // per atom: the surface friction force x, y, z, unused (friction.cu)
+    double4* fric_force;  // per atom: the surface friction force x, y, z, unused (surface.cuh)
     double* tunnel_part;  // per block of tunnel_zone: px, py, pz, KE the zone gave this step (tunnel.cu)
     double* tunnel_sum;   // the zone's px, py, pz, KE summed since the last record
     double* tunnel_records; // per telemetry record: tunnel_sum as it was at the record's step

@@ -1,7 +1,7 @@
 // Pair forces on the GPU for the four algorithms, mirroring src/sim/cpu/forces.rs, plus the
 // one-body forces (walls, obstacles, surface friction, gravity, drive, tether) of
-// src/sim/cpu/external.rs in the epilogue (obstacles computed by obstacle_pass and the
-// friction by friction_pass, or both by surface_pass, friction.cu, just before). One thread per atom; every pair is visited from both sides (full lists), so
+// src/sim/cpu/external.rs in the epilogue (obstacles and friction computed by surface_pass,
+// surface.cu, just before). One thread per atom; every pair is visited from both sides (full lists), so
 // energies and virials take half of each pair. With EV, per-block sums of
 // (pair energy, pair virial, external energy, external virial) go to partials[4 * block ..].
 // The STRESS mode (transport sampling, src/sim/cuda/engine/stress.rs) does what EV does and
@@ -127,11 +127,11 @@ __device__ __forceinline__ void external_forces(const Consts& c, const Bufs& a, 
             if (k == 1 && c.piston_on) a.piston_part[i] = (double)fh;
         }
     }
-    // Which surfaces the atom may feel (near.cu): the obstacle and friction passes write only
-    // those atoms' forces, and every other atom's is zero.
+    // Which surfaces the atom may feel (near.cu): surface_pass writes only those atoms'
+    // forces, and every other atom's is zero.
     unsigned int near = c.has_obstacles || c.friction_range > 0.0 ? a.near[i] : 0u;
     if (near & NEAR_OBSTACLE) {
-        // From the obstacle pass, launched just before: the force kernels stay lean.
+        // From surface_pass, launched just before: the force kernels stay lean.
         double4 o = a.obs_force[i];
         f[0] += o.x;
         f[1] += o.y;
@@ -151,7 +151,7 @@ __device__ __forceinline__ void external_forces(const Consts& c, const Bufs& a, 
         }
     }
     if (near & NEAR_FRICTION) {
-        // Surface friction from its pass, launched just before (no energy, no virial).
+        // Surface friction from the same pass (no energy, no virial).
         double4 q = a.fric_force[i];
         f[0] += q.x;
         f[1] += q.y;
@@ -594,39 +594,4 @@ FORCE_KERNELS(forces_neighbors, neighbor_list)
 #define STEP_MIN_BLOCKS (STEP_BLOCKS > 0 ? STEP_BLOCKS : 1)
 extern "C" __global__ void __launch_bounds__(BLOCK, STEP_MIN_BLOCKS) forces_neighbors_step(Consts c, Bufs a, real_f4* out, int track) {
     neighbor_list<MODE_NOEV>(c, a, out, track);
-}
-
-// The obstacle force, energy and virial of the atom in slot i (-1: none) if near.cu flagged it
-// (exact distance, obstacles.cuh), into obs_force for the force kernel's epilogue to add in
-// with the other one-body forces; warps with no such atom leave at once. With bodies, the
-// reaction goes to the shape of the nearest surface. Every lane of the warp calls it, from
-// obstacle_pass below or surface_pass (friction.cu): passes of their own, so the candidate
-// loop does not cost the pair loops registers.
-__device__ __forceinline__ void obstacle_atom(const Consts& c, const Bufs& a, int i) {
-    int shape = -1;
-    double4 o = make_double4(0.0, 0.0, 0.0, 0.0);
-    bool near = i >= 0 && (a.near[i] & NEAR_OBSTACLE);
-    if (!__any_sync(FULL_WARP, near)) return;
-    if (near) {
-        real_s4 x = a.pos[i];
-        double gx, gy;
-        int nearest;
-        double dist = obs_sample_shape(c, a, (double)x.x, (double)x.y, gx, gy, nearest);
-        Wall93 ob = wall_from(c.o_c1, c.o_c2, c.o_c3, c.o_c4, c.o_offset, c.o_cutoff, c.o_dcap, c.o_ecap, c.o_fcap);
-        real_f fo, eo;
-        wall_eval(ob, (real_f)dist, fo, eo);
-        if (fo != (real_f)0 || eo != (real_f)0) {
-            o = make_double4((double)fo * gx, (double)fo * gy, (double)eo, dist * (double)fo);
-            shape = nearest;
-        }
-        a.obs_force[i] = o;
-    }
-    if (c.n_bodies > 0) bodies_add_obstacle(a, shape, o.x, o.y);
-}
-
-// obstacle_atom over every atom slot, where there is no surface friction (surface_pass,
-// friction.cu, does both).
-extern "C" __global__ void __launch_bounds__(BLOCK) obstacle_pass(Consts c, Bufs a) {
-    int i = blockIdx.x * blockDim.x + threadIdx.x;
-    obstacle_atom(c, a, i < c.n ? i : -1);
 }

@@ -132,6 +132,18 @@ __device__ __forceinline__ double obs_sample_shape(const Consts& c, const Bufs& 
     return best;
 }
 
+// The nearest obstacle surface to a point: distance, unit gradient and shape (-1: none).
+struct ObsHit {
+    double dist, gx, gy;
+    int shape;
+};
+
+__device__ __forceinline__ ObsHit obs_hit(const Consts& c, const Bufs& a, double x, double y) {
+    ObsHit h;
+    h.dist = obs_sample_shape(c, a, x, y, h.gx, h.gy, h.shape);
+    return h;
+}
+
 // Distance and gradient at (x, y), as obs_sample_shape without the shape.
 __device__ __forceinline__ double obs_sample(const Consts& c, const Bufs& a, double x, double y, double& gx,
                                              double& gy) {

@@ -1,5 +1,5 @@
 //! Surface friction: thermal, no-slip walls and obstacles. Its settings ([`SurfaceFriction`])
-//! and the per-atom arithmetic both backends use (mirrored in `kernels/friction.cu`).
+//! and the per-atom arithmetic both backends use (mirrored in `kernels/surface.cuh`).
 //!
 //! The 9-3 walls and the obstacles are smooth: their force depends on the distance only, so
 //! it is purely normal and a fluid slips along them freely (a perfect-slip boundary). With

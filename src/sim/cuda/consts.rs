@@ -94,7 +94,7 @@ pub struct Consts {
     pub n_bodies: i32,
     pub body_wall: [i32; 6],
     pub pad2: i32,
-    /// Surface friction (`physics::friction`, `kernels/friction.cu`): gamma = 1/damp, the
+    /// Surface friction (`physics::friction`, `kernels/surface.cuh`): gamma = 1/damp, the
     /// range (0: off) and sqrt(2 gamma T / dt), the noise amplitude per sqrt(mass).
     pub friction_gamma: f64,
     pub friction_range: f64,
@@ -113,7 +113,7 @@ pub struct Consts {
     /// unbounded on walled axes).
     pub inner_lo: [f32; 3],
     pub inner_hi: [f32; 3],
-    /// The tunnel's start spin ([`crate::physics::friction::Spin`], `kernels/friction.cu`):
+    /// The tunnel's start spin ([`crate::physics::friction::Spin`], `kernels/surface.cuh`):
     /// the obstacle surfaces' tangential speed and the first device clock step without it
     /// (0: no spin).
     pub friction_spin: f64,

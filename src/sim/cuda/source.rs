@@ -5,7 +5,7 @@
 use crate::physics::real::Precision;
 
 /// (file name, text) of every kernel source, in the order they are concatenated.
-const SOURCES: [(&str, &str); 27] = [
+const SOURCES: [(&str, &str); 28] = [
     ("common.cuh", include_str!("../../../kernels/common.cuh")),
     ("cells.cuh", include_str!("../../../kernels/cells.cuh")),
     ("lj.cuh", include_str!("../../../kernels/lj.cuh")),
@@ -18,10 +18,11 @@ const SOURCES: [(&str, &str); 27] = [
     ("integrate.cuh", include_str!("../../../kernels/integrate.cuh")),
     ("dye.cuh", include_str!("../../../kernels/dye.cuh")),
     ("near.cuh", include_str!("../../../kernels/near.cuh")),
+    ("surface.cuh", include_str!("../../../kernels/surface.cuh")),
     ("integrate.cu", include_str!("../../../kernels/integrate.cu")),
     ("forces.cu", include_str!("../../../kernels/forces.cu")),
-    ("friction.cu", include_str!("../../../kernels/friction.cu")),
     ("near.cu", include_str!("../../../kernels/near.cu")),
+    ("surface.cu", include_str!("../../../kernels/surface.cu")),
     ("cells.cu", include_str!("../../../kernels/cells.cu")),
     ("analysis.cu", include_str!("../../../kernels/analysis.cu")),
     ("rdf.cu", include_str!("../../../kernels/rdf.cu")),
@@ -36,7 +37,7 @@ const SOURCES: [(&str, &str); 27] = [
 ];
 
 /// Every kernel entry point, for loading and for error messages.
-pub const KERNELS: [&str; 30] = [
+pub const KERNELS: [&str; 29] = [
     "integrate_first",
     "integrate_second",
     "integrate_fused",
@@ -54,7 +55,6 @@ pub const KERNELS: [&str; 30] = [
     "forces_neighbors_noev",
     "forces_neighbors_ev",
     "forces_neighbors_stress",
-    "obstacle_pass",
     "cells_bin",
     "cells_scan_blocks",
     "cells_scan_top",
@@ -74,8 +74,8 @@ pub const RDF_KERNELS: [&str; 3] = ["rdf_bin", "rdf_scatter", "rdf_cells"];
 
 /// Kernels beyond [`KERNELS`] (kept separate so the array length stays readable).
 pub const EXTRA_KERNELS: [&str; 32] = [
-    "friction_pass",
     "surface_pass",
+    "obstacle_pass",
     "publish",
     "near_pass",
     "nlist_build_wide",
@@ -164,13 +164,24 @@ pub fn options(precision: Precision, block: u32, n_types: usize, arch: (i32, i32
         Precision::Mixed => 1,
         Precision::Double => 2,
     };
-    vec![
+    let mut opts = vec![
         format!("-DPRECISION={p}"),
         format!("-DBLOCK={block}"),
         format!("-DNTYPES={n_types}"),
         format!("--gpu-architecture=compute_{}{}", arch.0, arch.1),
         "--std=c++17".to_string(),
-    ]
+    ];
+    opts.extend(extra_options());
+    opts
+}
+
+/// `ARGON_NVRTC_OPTIONS`: more NVRTC options, whitespace-separated, for tuning the kernels'
+/// compile-time knobs on a machine without a rebuild (`-DSURFACE_THREADS=1024`, ...); only
+/// `-D` definitions are taken.
+fn extra_options() -> Vec<String> {
+    std::env::var("ARGON_NVRTC_OPTIONS")
+        .map(|v| v.split_whitespace().filter(|o| o.starts_with("-D")).map(str::to_string).collect())
+        .unwrap_or_default()
 }
 
 /// Compiles the kernels to PTX. Errors carry NVRTC's log.

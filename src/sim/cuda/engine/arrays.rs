@@ -34,7 +34,7 @@ pub(super) struct Arrays {
     pub(super) obs_prims: Option<CudaSlice<u8>>,
     pub(super) obs_verts: Option<CudaSlice<u8>>,
     pub(super) obs_force: Option<CudaSlice<u8>>,
-    /// Per atom: the surface friction force (friction.cu), only while friction is on.
+    /// Per atom: the surface friction force (surface.cuh), only while friction is on.
     pub(super) fric_force: Option<CudaSlice<u8>>,
     /// Per atom: which surfaces it may feel until the next rebuild (`kernels/near.cu`), with
     /// obstacles or surface friction.

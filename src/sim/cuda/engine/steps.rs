@@ -212,18 +212,18 @@ impl Engine {
         calls.into_iter().flatten().collect()
     }
 
-    /// The pass of obstacle forces and surface friction before the force kernel: one kernel
-    /// for both where there are both; none where there is neither.
+    /// The pass of obstacle forces and surface friction before each force pass, for the atoms
+    /// the near-surface flags name (`kernels/surface.cu`): `obstacle_pass` where there is no
+    /// friction; none where there are neither.
     pub(super) fn surface_kernel(&self) -> Option<&'static str> {
         match (self.consts.has_obstacles != 0, self.consts.friction_range > 0.0) {
-            (true, true) => Some("surface_pass"),
+            (_, true) => Some("surface_pass"),
             (true, false) => Some("obstacle_pass"),
-            (false, true) => Some("friction_pass"),
             (false, false) => None,
         }
     }
 
-    /// Whether there are obstacles or surface friction, whose passes take the near-surface
+    /// Whether there are obstacles or surface friction, whose pass takes the near-surface
     /// flags (`kernels/near.cu`).
     fn has_surfaces(&self) -> bool {
         self.surface_kernel().is_some()
@@ -249,8 +249,7 @@ impl Engine {
         Ok(())
     }
 
-    /// The forces: the obstacle pass when there are obstacles, the surface friction pass
-    /// when it is on, then the force kernel.
+    /// The forces: the surfaces' pass (`surface_kernel`), then the force kernel.
     fn force_calls(&self, l: &Launcher, mode: Mode) -> Vec<Call> {
         self.force_calls_into(l, mode, None)
     }
