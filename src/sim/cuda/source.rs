@@ -179,9 +179,12 @@ pub fn options(precision: Precision, block: u32, n_types: usize, arch: (i32, i32
 /// compile-time knobs on a machine without a rebuild (`-DSURFACE_THREADS=1024`, ...); only
 /// `-D` definitions are taken.
 fn extra_options() -> Vec<String> {
-    std::env::var("ARGON_NVRTC_OPTIONS")
-        .map(|v| v.split_whitespace().filter(|o| o.starts_with("-D")).map(str::to_string).collect())
-        .unwrap_or_default()
+    std::env::var("ARGON_NVRTC_OPTIONS").map(|v| definitions_in(&v)).unwrap_or_default()
+}
+
+/// The `-D` definitions among whitespace-separated options.
+fn definitions_in(options: &str) -> Vec<String> {
+    options.split_whitespace().filter(|o| o.starts_with("-D")).map(str::to_string).collect()
 }
 
 /// Compiles the kernels to PTX. Errors carry NVRTC's log.
@@ -253,6 +256,13 @@ mod tests {
         }
         let e = compile(Precision::Double, 0, 1, (9, 0)).unwrap_err();
         assert!(e.contains("NVRTC could not compile") && e.contains("error"), "{e}");
+    }
+
+    /// The tuning knob passes definitions only (no architecture or optimisation flags).
+    #[test]
+    fn the_tuning_knob_takes_definitions_only() {
+        assert_eq!(definitions_in("  -DA=1 --use_fast_math -DB\t-arch=sm_50 "), ["-DA=1", "-DB"]);
+        assert!(definitions_in("").is_empty());
     }
 
     #[test]
