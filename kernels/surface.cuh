@@ -24,7 +24,6 @@
 #include "near.cuh"
 
 #define FRICTION_SURFACES_PER_STEP 8ull
-
 #define FRICTION_OBSTACLE_SURFACE 6ull
 
 // The obstacle force, energy and virial of the atom in slot i (-1: none) if near.cu flagged it
