@@ -29,23 +29,16 @@
 // The obstacle force, energy and virial of the atom in slot i (-1: none) if near.cu flagged it
 // (exact distance, obstacles.cuh), into obs_force for the force kernel's epilogue to add in
 // with the other one-body forces; warps with no such atom leave at once. With bodies, the
-// reaction goes to the shape of the nearest surface. Every lane of the warp calls it.
-// `hit`: the atom's nearest surface where the caller has it (surface_atom), else null.
-__device__ __forceinline__ void obstacle_atom(const Consts& c, const Bufs& a, int i, const ObsHit* hit = nullptr) {
+// reaction goes to the shape of the nearest surface. Every lane of the warp calls it, with
+// `hit` the atom's nearest surface (surface_atom samples it once for this and the friction).
+__device__ __forceinline__ void obstacle_atom(const Consts& c, const Bufs& a, int i, const ObsHit& hit) {
     int shape = -1;
     double4 o = make_double4(0.0, 0.0, 0.0, 0.0);
     bool near = i >= 0 && (a.near[i] & NEAR_OBSTACLE);
     if (!__any_sync(FULL_WARP, near)) return;
     if (near) {
-        ObsHit h;
-        if (hit) {
-            h = *hit;
-        } else {
-            real_s4 x = a.pos[i];
-            h = obs_hit(c, a, (double)x.x, (double)x.y);
-        }
-        double gx = h.gx, gy = h.gy, dist = h.dist;
-        int nearest = h.shape;
+        double gx = hit.gx, gy = hit.gy, dist = hit.dist;
+        int nearest = hit.shape;
         Wall93 ob = wall_from(c.o_c1, c.o_c2, c.o_c3, c.o_c4, c.o_offset, c.o_cutoff, c.o_dcap, c.o_ecap, c.o_fcap);
         real_f fo, eo;
         wall_eval(ob, (real_f)dist, fo, eo);
@@ -58,9 +51,9 @@ __device__ __forceinline__ void obstacle_atom(const Consts& c, const Bufs& a, in
     if (c.n_bodies > 0) bodies_add_obstacle(a, shape, o.x, o.y);
 }
 
-// The surface friction of the atom in slot i (-1: none; every lane of the warp calls it).
-// `hit`: the atom's nearest obstacle surface where the caller has it (surface_atom), else null.
-__device__ __forceinline__ void friction_atom(const Consts& c, const Bufs& a, int i, const ObsHit* hit = nullptr) {
+// The surface friction of the atom in slot i (-1: none; every lane of the warp calls it), with
+// `hit` its nearest obstacle surface where there are obstacles (surface_atom).
+__device__ __forceinline__ void friction_atom(const Consts& c, const Bufs& a, int i, const ObsHit& hit) {
     double wf[6][3];
     #pragma unroll
     for (int f = 0; f < 6; f++) wf[f][0] = wf[f][1] = wf[f][2] = 0.0;
@@ -100,10 +93,9 @@ __device__ __forceinline__ void friction_atom(const Consts& c, const Bufs& a, in
             }
         }
         if (c.has_obstacles) {
-            ObsHit h = hit ? *hit : obs_hit(c, a, p[0], p[1]);
-            double gx = h.gx, gy = h.gy;
-            int nearest = h.shape;
-            if (h.dist < c.friction_range && nearest >= 0) {
+            double gx = hit.gx, gy = hit.gy;
+            int nearest = hit.shape;
+            if (hit.dist < c.friction_range && nearest >= 0) {
                 double xi[4];
                 normal4(c.seed, STREAM_SURFACE_FRICTION, id, base + FRICTION_OBSTACLE_SURFACE, xi);
                 double vn = v[0] * gx + v[1] * gy;
@@ -149,6 +141,6 @@ __device__ __forceinline__ void surface_atom(const Consts& c, const Bufs& a, int
         real_s4 x = a.pos[i];
         hit = obs_hit(c, a, (double)x.x, (double)x.y);
     }
-    if (c.has_obstacles) obstacle_atom(c, a, i, &hit);
-    if (friction) friction_atom(c, a, i, &hit);
+    if (c.has_obstacles) obstacle_atom(c, a, i, hit);
+    if (friction) friction_atom(c, a, i, hit);
 }

@@ -176,7 +176,7 @@ pub fn options(precision: Precision, block: u32, n_types: usize, arch: (i32, i32
 }
 
 /// `ARGON_NVRTC_OPTIONS`: more NVRTC options, whitespace-separated, for tuning the kernels'
-/// compile-time knobs on a machine without a rebuild (`-DSURFACE_THREADS=1024`, ...); only
+/// compile-time knobs on a machine without a rebuild (`-DNAME=value ...`); only
 /// `-D` definitions are taken.
 fn extra_options() -> Vec<String> {
     std::env::var("ARGON_NVRTC_OPTIONS").map(|v| definitions_in(&v)).unwrap_or_default()
